@@ -1,0 +1,99 @@
+"""Multi-head attention written out, so its weights can be watched (sec. 3.2).
+
+Shape letters: B batch, H heads, Tq queries, Tk keys, D d_model, Dh d_head = D / H.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from .config import TransformerConfig
+from .hooks import HookPoint
+
+
+def scaled_dot_product_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Attention(Q, K, V) = softmax(Q Kᵀ / √Dh) V, eq. (1); returns (output, weights).
+
+    The reference form, without hooks or dropout; `MultiHeadAttention` does the same steps.
+    """
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, H, Tq, Tk)
+    scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+    weights = torch.softmax(scores, dim=-1).masked_fill(~mask, 0.0)  # a fully masked row is all zeros
+    return weights @ v, weights  # (B, H, Tq, Dh), (B, H, Tq, Tk)
+
+
+class MultiHeadAttention(nn.Module):
+    """MultiHead(Q, K, V) = Concat(head_1, …, head_H) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)."""
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        D = config.d_model
+        self.n_heads = config.n_heads
+        self.d_head = config.d_head
+        # One D×D projection per role; its output is split into H heads of width Dh,
+        # so each head has its own D×Dh slice (not one Dh×Dh matrix shared by all heads).
+        self.w_q = nn.Linear(D, D, bias=config.attn_bias)
+        self.w_k = nn.Linear(D, D, bias=config.attn_bias)
+        self.w_v = nn.Linear(D, D, bias=config.attn_bias)
+        self.w_o = nn.Linear(D, D, bias=config.attn_bias)
+        self.dropout = nn.Dropout(config.dropout)
+        self.hook_q = HookPoint()        # (B, H, Tq, Dh)
+        self.hook_k = HookPoint()        # (B, H, Tk, Dh)
+        self.hook_v = HookPoint()        # (B, H, Tk, Dh)
+        self.hook_mask = HookPoint()     # (B, 1, Tq, Tk) bool, True = may attend
+        self.hook_scores = HookPoint()   # (B, H, Tq, Tk) after masking, before softmax
+        self.hook_pattern = HookPoint()  # (B, H, Tq, Tk) softmax weights
+        self.hook_z = HookPoint()        # (B, H, Tq, Dh) each head's weighted sum of values
+
+    def split_heads(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, L, D) → (B, H, L, Dh)"""
+        B, L, _ = x.shape
+        return x.view(B, L, self.n_heads, self.d_head).transpose(1, 2)
+
+    def merge_heads(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, H, L, Dh) → (B, L, D)"""
+        B, H, L, Dh = x.shape
+        return x.transpose(1, 2).reshape(B, L, H * Dh)
+
+    def project_kv(self, source: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """K = source W^K, V = source W^V, split into heads: two (B, H, Tk, Dh)."""
+        return self.split_heads(self.w_k(source)), self.split_heads(self.w_v(source))
+
+    def forward(
+        self,
+        query: torch.Tensor,
+        source: torch.Tensor | None,
+        mask: torch.Tensor,
+        cache: dict | None = None,
+        cache_key: str = "",
+    ) -> torch.Tensor:
+        """query (B, Tq, D) attends to source (B, Tk, D) where mask (B, 1, Tq, Tk) is True.
+
+        With a `cache` dict, keys/values are stored under `cache_key`: self-attention appends
+        the new positions; cross-attention (source None) reuses the memory's K/V.
+        """
+        B, Tq, _ = query.shape
+        q = self.hook_q(self.split_heads(self.w_q(query)))  # (B, H, Tq, Dh)
+        if source is None:  # cross-attention step: memory K/V computed on the first step
+            k, v = cache[cache_key]
+        else:
+            k, v = self.project_kv(source)  # (B, H, Tk, Dh)
+            if cache is not None and cache_key in cache:  # self-attention step: prepend the past
+                past_k, past_v = cache[cache_key]
+                k, v = torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
+            if cache is not None:
+                cache[cache_key] = (k, v)
+        k, v = self.hook_k(k), self.hook_v(v)
+        Tk = k.shape[2]
+        mask = self.hook_mask(mask.expand(B, 1, Tq, Tk))  # (B, 1, Tq, Tk)
+
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (B, H, Tq, Tk), eq. (1)
+        scores = self.hook_scores(scores.masked_fill(~mask, torch.finfo(scores.dtype).min))
+        pattern = torch.softmax(scores, dim=-1).masked_fill(~mask, 0.0)  # (B, H, Tq, Tk)
+        pattern = self.hook_pattern(pattern)
+        z = self.hook_z(self.dropout(pattern) @ v)  # (B, H, Tq, Dh)
+        return self.w_o(self.merge_heads(z))  # (B, Tq, D)

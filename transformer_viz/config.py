@@ -1,0 +1,118 @@
+"""TransformerConfig: every architectural choice of the model, saved as config.json."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+POSITIONAL_KINDS = ("sinusoidal", "learned")
+
+
+@dataclass
+class TransformerConfig:
+    """One dataclass drives the model; the checkpoint carries it as config.json."""
+
+    src_vocab_size: int = 8000      # rows of the source embedding
+    tgt_vocab_size: int = 8000      # rows of the target embedding and columns of the logits
+    d_model: int = 256              # width D of the residual stream
+    n_heads: int = 4                # H heads per attention; D must divide by H (Dh = D / H)
+    n_layers: int = 3               # blocks in the encoder, and in the decoder
+    d_ff: int = 1024                # hidden width of the position-wise FFN (paper: 4 D)
+    dropout: float = 0.1            # on sublayer outputs, attention weights and embeddings
+    max_len: int = 128              # longest sequence the positional encodings cover
+    norm_first: bool = True         # pre-LN (norm → sublayer → residual) vs post-LN (sublayer → residual → norm)
+    final_norm: bool = True         # a LayerNorm after the last block of encoder and decoder (pre-LN needs it)
+    positional: str = "sinusoidal"  # "sinusoidal" (fixed table, sec. 3.5) or "learned" (nn.Embedding)
+    scale_embeddings: bool = True   # multiply token embeddings by √D (sec. 3.4)
+    zero_pad_embeddings: bool = True  # the embedding of <pad> is exactly zero
+    attn_bias: bool = False         # biases on the Q/K/V/O projections
+    share_embeddings: bool = False  # source and target use one embedding (needs one joint vocabulary)
+    tie_embeddings: bool = False    # the output projection reuses the target embedding matrix
+    layer_norm_eps: float = 1e-5
+    pad_id: int = 0
+    unk_id: int = 1
+    bos_id: int = 2
+    eos_id: int = 3
+    name: str = "custom"            # the preset this config was built from
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    @property
+    def d_head(self) -> int:
+        """Dh = D / H, the width of one head (sec. 3.2.2)."""
+        return self.d_model // self.n_heads
+
+    def validate(self) -> None:
+        """Raise ValueError with the fix for any inconsistent field."""
+        for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "n_layers", "d_ff", "max_len"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if self.d_model % self.n_heads:
+            raise ValueError(
+                f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads}); "
+                f"try n_heads in {[h for h in range(1, self.d_model + 1) if self.d_model % h == 0][:8]}"
+            )
+        if self.positional == "sinusoidal" and self.d_model % 2:
+            raise ValueError(f"sinusoidal positions need an even d_model, got {self.d_model}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.positional not in POSITIONAL_KINDS:
+            raise ValueError(f"positional must be one of {POSITIONAL_KINDS}, got {self.positional!r}")
+        specials = {"pad_id": self.pad_id, "unk_id": self.unk_id, "bos_id": self.bos_id, "eos_id": self.eos_id}
+        if len(set(specials.values())) != 4:
+            raise ValueError(f"special token ids must be distinct, got {specials}")
+        for name, value in specials.items():
+            if not 0 <= value < min(self.src_vocab_size, self.tgt_vocab_size):
+                raise ValueError(f"{name}={value} is outside the vocabulary")
+        if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
+            raise ValueError("share_embeddings needs src_vocab_size == tgt_vocab_size (one joint vocabulary)")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict of every field."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TransformerConfig":
+        """Build from a dict, refusing unknown keys and wrong types with a clear message."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a config must be a JSON object, got {type(data).__name__}")
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ValueError(f"unknown config fields {unknown}; known fields are {sorted(known)}")
+        for key, value in data.items():
+            expected = type(getattr(cls(), key))
+            ok = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
+            if expected is float and isinstance(value, int) and not isinstance(value, bool):
+                ok = True
+            if not ok:
+                raise ValueError(f"config field {key!r} must be {expected.__name__}, got {value!r}")
+        return cls(**data)
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> "TransformerConfig":
+        """A named architecture (see PRESETS) with fields overridden by keyword."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
+        fields = {**PRESETS[name], "name": name, **overrides}
+        return cls.from_dict(fields)
+
+
+# The two study notes the project grew from, with their bugs fixed (see README "Presets").
+PRESETS: dict[str, dict[str, Any]] = {
+    # Japanese notes: pre-LN, sinusoidal table, √D-scaled pad-zeroed embeddings, bias-free attention.
+    "seed000": dict(
+        norm_first=True, final_norm=True, positional="sinusoidal",
+        scale_embeddings=True, zero_pad_embeddings=True, attn_bias=False,
+    ),
+    # Korean notes: post-LN, learned positions nn.Embedding(max_len, D), biased projections.
+    "seed004": dict(
+        norm_first=False, final_norm=False, positional="learned",
+        scale_embeddings=False, zero_pad_embeddings=False, attn_bias=True,
+    ),
+}
+DEFAULT_PRESET = "seed000"
+
+__all__ = ["TransformerConfig", "PRESETS", "DEFAULT_PRESET"]

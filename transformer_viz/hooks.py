@@ -1,0 +1,129 @@
+"""Hook points and the Tracer that reads them.
+
+A HookPoint is an identity module placed at every quantity a learner may want to
+see; its name is its module path (``decoder.layers.1.cross_attn.hook_pattern``).
+
+Hooks are scoped to the current execution context (a ``contextvars.ContextVar``),
+not registered on the module: while a ``Tracer`` or ``intervene`` block is open,
+only forward passes run *in that thread or task* see its hooks. Two visitors
+tracing one shared model at the same time therefore never see each other's
+tensors, and the model object is never mutated. Leaving the block always removes
+the hooks, also when the forward pass raises.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import fnmatch
+from collections.abc import Callable, Iterable, Iterator
+
+import torch
+from torch import nn
+
+HookFn = Callable[[torch.Tensor, "HookPoint"], torch.Tensor | None]
+
+# name → hook functions active in this context; an immutable tuple per entry.
+_ACTIVE: contextvars.ContextVar[dict[str, tuple[HookFn, ...]]] = contextvars.ContextVar(
+    "transformer_viz_hooks", default={}
+)
+
+
+class HookPoint(nn.Module):
+    """Identity module; hooks active in the current context may read or replace its input."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = ""  # set by name_hook_points() to the module path
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        active = _ACTIVE.get()
+        if active:
+            for fn in active.get(self.name, ()):
+                out = fn(x, self)
+                x = x if out is None else out
+        return x
+
+
+def name_hook_points(model: nn.Module) -> None:
+    """Give every HookPoint its module path as name (call once after building a model)."""
+    for name, module in model.named_modules():
+        if isinstance(module, HookPoint):
+            module.name = name
+
+
+def hook_names(model: nn.Module) -> list[str]:
+    """All hook point names of a model, in module order."""
+    return [name for name, m in model.named_modules() if isinstance(m, HookPoint)]
+
+
+def select_hooks(model: nn.Module, names: str | Iterable[str] | Callable[[str], bool] | None) -> list[str]:
+    """Hook names matching exact names, glob patterns (``*.hook_pattern``) or a predicate."""
+    available = hook_names(model)
+    if names is None:
+        return available
+    if callable(names):
+        return [n for n in available if names(n)]
+    patterns = [names] if isinstance(names, str) else list(names)
+    chosen = [n for n in available if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+    unmatched = [p for p in patterns if not any(fnmatch.fnmatchcase(n, p) for n in available)]
+    if unmatched:
+        raise KeyError(f"no hook point matches {unmatched}; see hook_names(model) for the {len(available)} names")
+    return chosen
+
+
+@contextlib.contextmanager
+def intervene(model: nn.Module, hooks: dict[str, HookFn] | Iterable[tuple[str, HookFn]]) -> Iterator[None]:
+    """Run forward passes with extra hooks (name or glob → fn(x, hook) → new x or None), for this context only."""
+    pairs = list(hooks.items()) if isinstance(hooks, dict) else list(hooks)
+    added: dict[str, list[HookFn]] = {}
+    for pattern, fn in pairs:
+        for name in select_hooks(model, [pattern]):
+            added.setdefault(name, []).append(fn)
+    current = _ACTIVE.get()
+    merged = dict(current)
+    for name, fns in added.items():
+        merged[name] = current.get(name, ()) + tuple(fns)
+    token = _ACTIVE.set(merged)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+class Tracer:
+    """Context manager that caches the tensors at the chosen hook points, detached and on the CPU.
+
+    ``cache[name]`` holds the last value seen; ``history[name]`` every value in call order
+    (several entries when a hook fires once per decoding step).
+    """
+
+    def __init__(self, model: nn.Module, names: str | Iterable[str] | Callable[[str], bool] | None = None):
+        self.model = model
+        self.names = select_hooks(model, names)
+        self.cache: dict[str, torch.Tensor] = {}
+        self.history: dict[str, list[torch.Tensor]] = {}
+        self._context: contextlib.AbstractContextManager | None = None
+
+    def _record(self, x: torch.Tensor, hook: HookPoint) -> None:
+        value = x.detach().to("cpu", copy=True)
+        self.cache[hook.name] = value
+        self.history.setdefault(hook.name, []).append(value)
+
+    def __enter__(self) -> "Tracer":
+        self.cache.clear()
+        self.history.clear()
+        self._context = intervene(self.model, [(name, self._record) for name in self.names])
+        self._context.__enter__()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        context, self._context = self._context, None
+        context.__exit__(*exc_info)
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        return self.cache[name]
+
+
+def active_hooks() -> dict[str, tuple[HookFn, ...]]:
+    """The hooks live in the current context (empty outside any Tracer / intervene block)."""
+    return dict(_ACTIVE.get())
