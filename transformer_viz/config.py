@@ -89,7 +89,7 @@ class TransformerConfig:
                 ok = True
             if not ok:
                 raise ValueError(f"config field {key!r} must be {expected.__name__}, got {value!r}")
-        return cls(**data)
+        return cls(**{k: float(v) if type(getattr(cls(), k)) is float else v for k, v in data.items()})
 
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> "TransformerConfig":

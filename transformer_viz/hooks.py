@@ -22,8 +22,10 @@ from torch import nn
 
 HookFn = Callable[[torch.Tensor, "HookPoint"], torch.Tensor | None]
 
-# name → hook functions active in this context; an immutable tuple per entry.
-_ACTIVE: contextvars.ContextVar[dict[str, tuple[HookFn, ...]]] = contextvars.ContextVar(
+# HookPoint → hook functions active in this context; an immutable tuple per entry.
+# Keyed by the module itself, not its name: a Tracer on one model never fires on another
+# model's forward pass that happens to have the same hook names (e.g. comparing two presets).
+_ACTIVE: contextvars.ContextVar[dict["HookPoint", tuple[HookFn, ...]]] = contextvars.ContextVar(
     "transformer_viz_hooks", default={}
 )
 
@@ -38,7 +40,7 @@ class HookPoint(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         active = _ACTIVE.get()
         if active:
-            for fn in active.get(self.name, ()):
+            for fn in active.get(self, ()):
                 out = fn(x, self)
                 x = x if out is None else out
         return x
@@ -75,14 +77,15 @@ def select_hooks(model: nn.Module, names: str | Iterable[str] | Callable[[str], 
 def intervene(model: nn.Module, hooks: dict[str, HookFn] | Iterable[tuple[str, HookFn]]) -> Iterator[None]:
     """Run forward passes with extra hooks (name or glob → fn(x, hook) → new x or None), for this context only."""
     pairs = list(hooks.items()) if isinstance(hooks, dict) else list(hooks)
-    added: dict[str, list[HookFn]] = {}
+    modules = dict(model.named_modules())
+    added: dict[HookPoint, list[HookFn]] = {}
     for pattern, fn in pairs:
         for name in select_hooks(model, [pattern]):
-            added.setdefault(name, []).append(fn)
+            added.setdefault(modules[name], []).append(fn)
     current = _ACTIVE.get()
     merged = dict(current)
-    for name, fns in added.items():
-        merged[name] = current.get(name, ()) + tuple(fns)
+    for hook, fns in added.items():
+        merged[hook] = current.get(hook, ()) + tuple(fns)
     token = _ACTIVE.set(merged)
     try:
         yield
@@ -125,5 +128,5 @@ class Tracer:
 
 
 def active_hooks() -> dict[str, tuple[HookFn, ...]]:
-    """The hooks live in the current context (empty outside any Tracer / intervene block)."""
-    return dict(_ACTIVE.get())
+    """The hooks live in the current context by hook name (empty outside any Tracer / intervene block)."""
+    return {hook.name: fns for hook, fns in _ACTIVE.get().items()}

@@ -25,8 +25,9 @@ class TokenEmbedding(nn.Module):
         self.pad_id = config.pad_id
         self.zero_pad = config.zero_pad_embeddings
         self.scale = math.sqrt(config.d_model) if config.scale_embeddings else 1.0
-        # Scaled embeddings start at std D^-1/2 so that √D · e has unit variance.
-        nn.init.normal_(self.lookup.weight, std=config.d_model**-0.5 if config.scale_embeddings else 1.0)
+        # std D^-1/2: scaled by √D the inputs have unit variance, and the tied output projection
+        # starts with logits of order 1 (N(0, 1) rows would give logits of order √D).
+        nn.init.normal_(self.lookup.weight, std=config.d_model**-0.5)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         e = self.lookup(ids)  # (B, L, D)
@@ -61,7 +62,7 @@ class LearnedPositionalEmbedding(nn.Module):
         super().__init__()
         self.max_len = config.max_len
         self.table = nn.Embedding(config.max_len, config.d_model)
-        nn.init.normal_(self.table.weight, std=config.d_model**-0.5 if config.scale_embeddings else 1.0)
+        nn.init.normal_(self.table.weight, std=config.d_model**-0.5)  # the same scale as the token embeddings
 
     def forward(self, length: int, offset: int = 0) -> torch.Tensor:
         check_length(length + offset, self.max_len)
