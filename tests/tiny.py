@@ -1,0 +1,37 @@
+"""A tiny tokenizer + randomly initialised model, built in seconds, for tests that need a Translator."""
+from __future__ import annotations
+
+import functools
+import itertools
+import tempfile
+from pathlib import Path
+
+import torch
+
+from transformer_viz import Transformer, TransformerConfig
+from transformer_viz.tokenizer import Tokenizer
+from transformer_viz.translator import Translator
+
+SUBJECTS = [("I", "ich"), ("you", "du"), ("we", "wir"), ("the dog", "der Hund"), ("my brother", "mein Bruder")]
+VERBS = [("see", "sehe"), ("like", "mag"), ("have", "habe"), ("want", "will")]
+OBJECTS = [("the house", "das Haus"), ("a cat", "eine Katze"), ("the garden", "den Garten"), ("coffee", "Kaffee")]
+SENTENCES = [(f"{s} {v} {o}.", f"{sd} {vd} {od}.") for (s, sd), (v, vd), (o, od) in itertools.product(SUBJECTS, VERBS, OBJECTS)]
+
+
+@functools.lru_cache(maxsize=None)
+def tiny_tokenizer_file() -> Path:
+    """A 56-piece SentencePiece model trained on the toy sentences (cached per test session)."""
+    folder = Path(tempfile.mkdtemp(prefix="tv-tok-"))
+    texts = [en for en, _ in SENTENCES] + [de for _, de in SENTENCES]
+    Tokenizer.train(texts, folder / "tokenizer.model", vocab_size=56)
+    return folder / "tokenizer.model"
+
+
+def tiny_translator(preset: str = "seed000", seed: int = 0, **overrides) -> Translator:
+    """A randomly initialised 2-layer model with the tiny tokenizer: fast, deterministic, nonsense output."""
+    tokenizer = Tokenizer.load(tiny_tokenizer_file())
+    torch.manual_seed(seed)
+    fields = dict(src_vocab_size=tokenizer.vocab_size, tgt_vocab_size=tokenizer.vocab_size, d_model=32, n_heads=4,
+                  n_layers=2, d_ff=64, dropout=0.0, max_len=48)
+    config = TransformerConfig.preset(preset, **{**fields, **overrides})
+    return Translator(Transformer(config).eval(), tokenizer, name=f"tiny-{preset}")

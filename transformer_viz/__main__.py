@@ -1,0 +1,149 @@
+"""Command line: python -m transformer_viz {translate, trace, train, evaluate, push, serve}."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import sys
+from pathlib import Path
+
+from . import __version__
+
+
+def add_decoding_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default=None, help="checkpoint folder, bundled name (seed000, seed004) or Hub repo id")
+    p.add_argument("--strategy", choices=("greedy", "beam", "sample"), default="greedy")
+    p.add_argument("--beam-size", type=int, default=4)
+    p.add_argument("--temperature", type=float, default=1.0)
+    p.add_argument("--top-k", type=int, default=0)
+    p.add_argument("--top-p", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-new-tokens", type=int, default=64)
+    p.add_argument("--device", default="auto")
+
+
+def decode_overrides(args: argparse.Namespace) -> dict:
+    return dict(strategy=args.strategy, beam_size=args.beam_size, temperature=args.temperature, top_k=args.top_k,
+                top_p=args.top_p, seed=args.seed, max_new_tokens=args.max_new_tokens)
+
+
+def cmd_translate(args) -> int:
+    from .translator import load_model
+
+    tr = load_model(args.model, device=args.device)
+    sentences = args.sentence or [line.rstrip("\n") for line in sys.stdin if line.strip()]
+    for line in tr.translate(sentences, **decode_overrides(args)):
+        print(line)
+    return 0
+
+
+def cmd_trace(args) -> int:
+    from .translator import load_model
+
+    tr = load_model(args.model, device=args.device)
+    overrides = decode_overrides(args)
+    trace = tr.trace(args.sentence, strategy=overrides.pop("strategy"), max_new_tokens=overrides.pop("max_new_tokens"), **overrides)
+    text = trace.to_json(indent=None if args.compact else 1)
+    if args.out == "-":
+        print(text)
+    else:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"{trace.target_text}\n(trace written to {args.out})", file=sys.stderr)
+    return 0
+
+
+def cmd_train(args) -> int:
+    from .train import TrainOptions, train
+
+    fields = {f.name for f in dataclasses.fields(TrainOptions)}
+    opts = TrainOptions(**{k: v for k, v in vars(args).items() if k in fields and v is not None})
+    out = train(opts)
+    print(f"checkpoint written to {out}")
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    from .evaluate import evaluate_checkpoint
+
+    report = evaluate_checkpoint(args.model, limit=args.limit, beam_size=args.beam_size, write_card=not args.no_card)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+def cmd_push(args) -> int:
+    from .hub import push_to_hub, resolve_checkpoint
+
+    print(push_to_hub(resolve_checkpoint(args.model), args.repo, private=args.private))
+    return 0
+
+
+def cmd_serve(args) -> int:
+    import runpy
+
+    sys.argv = ["app.py"]
+    runpy.run_path(str(Path(__file__).resolve().parent.parent / "app.py"), run_name="__main__")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .train import TrainOptions
+
+    parser = argparse.ArgumentParser(prog="python -m transformer_viz", description="Look inside a small EN→DE Transformer.")
+    parser.add_argument("--version", action="version", version=f"transformer-viz {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("translate", help="translate sentences (arguments, or one per line on stdin)")
+    p.add_argument("sentence", nargs="*")
+    add_decoding_arguments(p)
+    p.set_defaults(func=cmd_translate)
+
+    p = sub.add_parser("trace", help="translate one sentence and write its trace JSON")
+    p.add_argument("sentence")
+    p.add_argument("--out", default="-", help="output file (default: stdout)")
+    p.add_argument("--compact", action="store_true", help="one line of JSON")
+    add_decoding_arguments(p)
+    p.set_defaults(func=cmd_trace)
+
+    p = sub.add_parser("train", help="train a tokenizer and a model into a checkpoint folder")
+    for f in dataclasses.fields(TrainOptions):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in ("bool", bool):
+            p.add_argument(flag, action="store_true", default=None, help=f"(default {f.default})")
+        else:
+            kind = {"int": int, "float": float, "str": str}[str(f.type)]
+            p.add_argument(flag, type=kind, default=None, help=f"(default {f.default})")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("evaluate", help="BLEU and chrF on the held-out test split; updates the model card")
+    p.add_argument("--model", default=None)
+    p.add_argument("--limit", type=int, default=0, help="only the first N test pairs (0 = all)")
+    p.add_argument("--beam-size", type=int, default=4)
+    p.add_argument("--no-card", action="store_true", help="do not write the scores into README.md")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("push", help="upload a checkpoint folder to the Hugging Face Hub")
+    p.add_argument("--model", required=True)
+    p.add_argument("--repo", required=True, help="owner/name")
+    p.add_argument("--private", action="store_true")
+    p.set_defaults(func=cmd_push)
+
+    p = sub.add_parser("serve", help="run the web app (same as python app.py)")
+    p.set_defaults(func=cmd_serve)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose or args.command == "train" else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError) as err:  # CheckpointError is a ValueError
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""The model card (README.md) of a checkpoint folder, written from what training and evaluation recorded."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .hub import load_config
+
+CURVE_NAME = "learning_curve.svg"
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
+
+
+def learning_curve_svg(metrics: list[dict], width: int = 640, height: int = 360) -> str:
+    """Training and validation loss against steps, as a self-contained SVG with labelled axes."""
+    left, right, top, bottom = 60, 20, 30, 50
+    steps = [m["step"] for m in metrics] or [0, 1]
+    losses = [m[k] for m in metrics for k in ("train_loss", "valid_loss") if m.get(k) == m.get(k)] or [0, 1]
+    x0, x1 = 0, max(steps)
+    y0, y1 = min(losses) * 0.95, max(losses) * 1.05
+
+    def xy(step: float, loss: float) -> str:
+        x = left + (step - x0) / max(x1 - x0, 1) * (width - left - right)
+        y = top + (y1 - loss) / max(y1 - y0, 1e-9) * (height - top - bottom)
+        return f"{x:.1f},{y:.1f}"
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
+             f'<rect width="{width}" height="{height}" fill="white"/>',
+             f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14">Learning curve</text>',
+             f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="black"/>',
+             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="black"/>',
+             f'<text x="{width / 2}" y="{height - 12}" text-anchor="middle">training step</text>',
+             f'<text transform="translate(16,{height / 2}) rotate(-90)" text-anchor="middle">loss (nats per token)</text>']
+    for i in range(5):
+        loss = y0 + (y1 - y0) * i / 4
+        step = x0 + (x1 - x0) * i / 4
+        y = xy(x0, loss).split(",")[1]
+        x = xy(step, y0).split(",")[0]
+        parts.append(f'<text x="{left - 6}" y="{y}" text-anchor="end" dominant-baseline="middle">{loss:.2f}</text>')
+        parts.append(f'<text x="{x}" y="{height - bottom + 16}" text-anchor="middle">{int(step)}</text>')
+    # Okabe–Ito colours: blue and vermillion stay distinct for colour-blind readers.
+    for key, colour, label, dy in (("train_loss", "#0072B2", "training (label-smoothed)", 0), ("valid_loss", "#D55E00", "validation", 16)):
+        points = " ".join(xy(m["step"], m[key]) for m in metrics if m.get(key) == m.get(key))
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>')
+        parts.append(f'<text x="{width - right - 170}" y="{top + 14 + dy}" fill="{colour}">— {label}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def write_model_card(folder: str | Path) -> Path:
+    """README.md for the checkpoint: architecture, size, data, training, scores, examples, limits."""
+    folder = Path(folder)
+    config = load_config(folder)
+    training = json.loads((folder / "training.json").read_text()) if (folder / "training.json").is_file() else {}
+    evaluation = json.loads((folder / "evaluation.json").read_text()) if (folder / "evaluation.json").is_file() else {}
+    metrics = read_jsonl(folder / "metrics.jsonl")
+    if metrics:
+        (folder / CURVE_NAME).write_text(learning_curve_svg(metrics))
+    from .hub import load_transformer
+
+    n_params = load_transformer(folder).num_parameters()
+    last = training.get("last", {})
+    arch = "pre-LN blocks with a final LayerNorm" if config.norm_first else "post-LN blocks"
+    pos = "sinusoidal positional encodings" if config.positional == "sinusoidal" else "learned positional embeddings"
+    lines = [
+        "---", "language: [en, de]", "license: gpl-2.0", "library_name: transformer-viz", "tags: [translation, transformer, education]", "---",
+        f"# transformer-viz checkpoint `{folder.name}` (preset `{config.name}`)", "",
+        f"An English→German encoder–decoder Transformer trained from scratch for the transformer-viz app: {arch}, {pos}.", "",
+        "## Architecture", "",
+        f"- {config.n_layers} encoder + {config.n_layers} decoder layers, d_model {config.d_model}, {config.n_heads} heads "
+        f"(d_head {config.d_head}), d_ff {config.d_ff}, dropout {config.dropout}, max_len {config.max_len}",
+        f"- joint SentencePiece vocabulary of {config.src_vocab_size} pieces; shared source/target embeddings: "
+        f"{config.share_embeddings}; output projection tied to the embedding: {config.tie_embeddings}",
+        f"- embeddings ×√d: {config.scale_embeddings}; zero at padding: {config.zero_pad_embeddings}; attention biases: {config.attn_bias}",
+        f"- **{n_params:,} parameters**", "",
+        "## Data", "",
+        "English–German pairs extracted from the Ding dictionary (Frank Richter, TU Chemnitz, https://dict.tu-chemnitz.de/), "
+        "as packaged by Debian (`trans-de-en`), licence **GPL-2.0-or-later**; hence these weights are offered under the same licence. "
+        "Example sentences, multi-word phrases and single words; the test split holds sentences whose English side never occurs in training.", "",
+        "## Training", "",
+    ]
+    if training:
+        lines += [
+            f"- command: `{training.get('command', '')}`",
+            f"- stopped at step {last.get('step')} (epoch {last.get('epoch')}), {last.get('tokens', 0):,} target tokens seen, "
+            f"{last.get('minutes')} minutes of training on {training.get('processes')} process(es), device {training.get('device')}, "
+            f"{training.get('threads')} CPU threads of {training.get('cpu_count')} ({training.get('cpu')}), torch {training.get('torch')}",
+            f"- final validation loss {last.get('valid_loss')} (perplexity {last.get('valid_ppl')})", "",
+        ]
+    if metrics:
+        lines += [f"![learning curve]({CURVE_NAME})", ""]
+    lines += ["## Evaluation (held-out test split, sacreBLEU)", ""]
+    if evaluation:
+        g, b = evaluation["greedy"], evaluation["beam"]
+        lines += [
+            "| decoding | BLEU | chrF | sentences |", "|---|---|---|---|",
+            f"| greedy | {g['bleu']} | {g['chrf']} | {g['sentences']} |",
+            f"| beam {b['beam_size']} | {b['bleu']} | {b['chrf']} | {b['sentences']} |", "",
+            "## Examples (our own sentences, greedy decoding)", "", "| English | model output |", "|---|---|",
+            *[f"| {e['source']} | {e['greedy']} |" for e in evaluation.get("examples", [])], "",
+        ]
+    else:
+        lines += ["Not evaluated yet: run `python -m transformer_viz evaluate --model <this folder>`.", ""]
+    lines += [
+        "## Known limitations", "",
+        "- Trained on dictionary sentences only: short everyday sentences work best; long, technical or informal text degrades quickly.",
+        "- A small model on a small corpus: expect wrong words, dropped clauses and repetitions; it is a teaching model, not a translator.",
+        "- Input longer than the model's max_len tokens is cut.",
+    ]
+    path = folder / "README.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

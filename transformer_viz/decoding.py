@@ -1,0 +1,223 @@
+"""Step-by-step decoding: greedy, beam search and sampling, recording every step.
+
+Each step keeps the chosen token, its probability under the model (softmax of the
+logits at temperature 1, whatever the strategy), the entropy of that distribution
+in nats, and the top alternatives — the numbers the app's top-k chart shows.
+A forced prefix makes the first tokens fixed (a learner's branch), then the
+strategy continues from there. All strategies decode incrementally with the
+key/value cache of `Transformer.decode`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+from .model import Transformer
+
+STRATEGIES = ("greedy", "beam", "sample")
+MAX_BEAM_SIZE = 16
+
+
+@dataclass
+class DecodeOptions:
+    """How to pick the next token; `validate()` explains any absurd value."""
+
+    strategy: str = "greedy"       # "greedy", "beam" or "sample"
+    max_new_tokens: int = 64       # stop after this many generated tokens (</s> included)
+    beam_size: int = 4             # hypotheses kept by beam search
+    length_penalty: float = 0.6    # beam: score = log p / ((5 + len) / 6) ** α (Wu et al. 2016)
+    temperature: float = 1.0       # sample: softmax(logits / temperature)
+    top_k: int = 0                 # sample: keep the k most likely tokens (0 = all)
+    top_p: float = 1.0             # sample: keep the smallest set with mass ≥ p (nucleus)
+    seed: int | None = 0           # sample: random seed (None = fresh randomness)
+    n_alternatives: int = 5        # alternatives recorded per step
+
+    def validate(self) -> "DecodeOptions":
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+        if not isinstance(self.max_new_tokens, int) or self.max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens!r}")
+        if not 1 <= self.beam_size <= MAX_BEAM_SIZE:
+            raise ValueError(f"beam_size must be between 1 and {MAX_BEAM_SIZE}, got {self.beam_size!r}")
+        if not (math.isfinite(self.temperature) and self.temperature > 0):
+            raise ValueError(f"temperature must be a positive number, got {self.temperature!r} (use greedy for 'no randomness')")
+        if self.top_k < 0:
+            raise ValueError(f"top_k must be 0 (off) or positive, got {self.top_k!r}")
+        if not 0.0 < self.top_p <= 1.0:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}")
+        if not math.isfinite(self.length_penalty) or not 0.0 <= self.length_penalty <= 5.0:
+            raise ValueError(f"length_penalty must be in [0, 5], got {self.length_penalty!r}")
+        if not 1 <= self.n_alternatives <= 50:
+            raise ValueError(f"n_alternatives must be between 1 and 50, got {self.n_alternatives!r}")
+        return self
+
+
+@dataclass
+class Step:
+    """One generated token and what the model thought at that moment."""
+
+    id: int
+    prob: float                 # p(token | source, prefix)
+    entropy: float              # H(p) in nats
+    top_ids: list[int]          # the most likely tokens, best first
+    top_probs: list[float]
+
+
+@dataclass
+class Hypothesis:
+    """A finished (or cut-off) output: token ids without <s>, ending with </s> when reached."""
+
+    ids: list[int]
+    steps: list[Step]
+    log_prob: float = 0.0
+    finished: bool = False
+    beam_tree: list[dict] = field(default_factory=list)  # beam search only: every node explored
+
+
+def describe(log_probs: torch.Tensor, n_alternatives: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per row of (N, V) log-probabilities: entropy (N,), top probabilities and ids (N, k)."""
+    probs = log_probs.exp()
+    entropy = -(probs * log_probs).nan_to_num().sum(-1)  # 0 · log 0 = 0
+    top_probs, top_ids = probs.topk(min(n_alternatives, probs.shape[-1]), dim=-1)
+    return entropy, top_probs, top_ids
+
+
+def make_step(token: int, log_probs_row: torch.Tensor, entropy, top_probs, top_ids) -> Step:
+    return Step(int(token), float(log_probs_row[token].exp()), float(entropy), top_ids.tolist(), top_probs.tolist())
+
+
+def next_token_logits(model: Transformer, token, memory, src_ids, cache) -> torch.Tensor:
+    """Logits (N, V) of the next token; <pad> and <s> are never generated, so they get −inf."""
+    logits = model.decode(token, memory, src_ids, cache)[:, -1].float()
+    logits[:, [model.config.pad_id, model.config.bos_id]] = float("-inf")
+    return logits
+
+
+def filter_logits(logits: torch.Tensor, top_k: int, top_p: float) -> torch.Tensor:
+    """Top-k then nucleus (top-p) filtering of (N, V) logits: removed tokens get −inf."""
+    if top_k and top_k < logits.shape[-1]:
+        kth = logits.topk(top_k, dim=-1).values[..., -1:]  # (N, 1)
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p < 1.0:
+        sorted_logits, order = logits.sort(dim=-1, descending=True)
+        cumulative = sorted_logits.softmax(-1).cumsum(-1)
+        drop_sorted = cumulative - sorted_logits.softmax(-1) >= top_p  # mass before this token already ≥ p
+        drop = drop_sorted.scatter(-1, order, drop_sorted)
+        logits = logits.masked_fill(drop, float("-inf"))
+    return logits
+
+
+@torch.no_grad()
+def generate(
+    model: Transformer,
+    src_ids: torch.Tensor,
+    options: DecodeOptions | None = None,
+    forced_prefix: list[int] | None = None,
+) -> list[Hypothesis]:
+    """Translate a batch of source ids (B, S); one hypothesis per row."""
+    options = (options or DecodeOptions()).validate()
+    max_new = min(options.max_new_tokens, model.config.max_len)
+    prefix = list(forced_prefix or [])
+    vocab = model.config.tgt_vocab_size
+    bad = [t for t in prefix if not 0 <= t < vocab or t in (model.config.pad_id, model.config.bos_id)]
+    if bad:
+        raise ValueError(f"forced prefix has token ids that cannot be generated: {bad}")
+    if model.config.eos_id in prefix[:-1]:
+        raise ValueError("a forced prefix may end with </s> but not contain it earlier")
+    if options.strategy == "beam":
+        return [beam_search(model, src_ids[i : i + 1], options, max_new, prefix) for i in range(src_ids.shape[0])]
+    return sample_or_greedy(model, src_ids, options, max_new, prefix)
+
+
+def sample_or_greedy(model, src_ids, options: DecodeOptions, max_new: int, prefix: list[int]) -> list[Hypothesis]:
+    """Greedy (argmax) or ancestral sampling, batched; finished rows are fed <pad>."""
+    cfg = model.config
+    B = src_ids.shape[0]
+    memory = model.encode(src_ids)  # (B, S, D)
+    cache = model.new_cache()
+    generator = None
+    if options.strategy == "sample":
+        generator = torch.Generator(device=src_ids.device)
+        generator.manual_seed(options.seed if options.seed is not None else torch.seed())
+    hyps = [Hypothesis([], []) for _ in range(B)]
+    token = torch.full((B, 1), cfg.bos_id, dtype=torch.long, device=src_ids.device)
+    for t in range(max_new):
+        logits = next_token_logits(model, token, memory, src_ids, cache)  # (B, V)
+        log_probs = logits.log_softmax(-1)
+        if t < len(prefix):
+            choice = torch.full((B,), prefix[t], dtype=torch.long, device=src_ids.device)
+        elif generator is None:
+            choice = logits.argmax(-1)  # (B,)
+        else:
+            filtered = filter_logits(logits / options.temperature, options.top_k, options.top_p)
+            choice = torch.multinomial(filtered.softmax(-1), 1, generator=generator).squeeze(1)
+        entropy, top_probs, top_ids = describe(log_probs, options.n_alternatives)
+        for b, hyp in enumerate(hyps):
+            if hyp.finished:
+                continue
+            tok = int(choice[b])
+            hyp.ids.append(tok)
+            hyp.steps.append(make_step(tok, log_probs[b], entropy[b], top_probs[b], top_ids[b]))
+            hyp.log_prob += float(log_probs[b, tok])
+            hyp.finished = tok == cfg.eos_id
+        if all(h.finished for h in hyps):
+            break
+        done = torch.tensor([h.finished for h in hyps], device=src_ids.device)
+        token = choice.masked_fill(done, cfg.pad_id)[:, None]  # (B, 1)
+    return hyps
+
+
+def length_penalty(length: int, alpha: float) -> float:
+    """lp(Y) = ((5 + |Y|) / 6) ** α, Wu et al. (2016), eq. (14)."""
+    return ((5 + length) / 6) ** alpha
+
+
+def beam_search(model, src_ids, options: DecodeOptions, max_new: int, prefix: list[int]) -> Hypothesis:
+    """Keep the `beam_size` best partial translations of one sentence (1, S) by total log-probability."""
+    cfg, k = model.config, options.beam_size
+    memory = model.encode(src_ids)  # (1, S, D)
+    cache = model.new_cache()
+    beams = [Hypothesis([], [])]  # alive hypotheses, one per batch row
+    finished: list[Hypothesis] = []
+    tree: list[dict] = []
+    parents = [-1]  # node index in `tree` of each alive beam
+    token = torch.full((1, 1), cfg.bos_id, dtype=torch.long, device=src_ids.device)
+    for t in range(max_new):
+        n = len(beams)
+        logits = next_token_logits(model, token, memory.expand(n, -1, -1), src_ids.expand(n, -1), cache)
+        log_probs = logits.log_softmax(-1)  # (n, V)
+        entropy, top_probs, top_ids = describe(log_probs, options.n_alternatives)
+        if t < len(prefix):  # forced: every beam takes the prefix token (there is one beam)
+            candidates = [(beams[0].log_prob + float(log_probs[0, prefix[t]]), 0, prefix[t])]
+        else:
+            scores = torch.tensor([b.log_prob for b in beams], device=logits.device)[:, None] + log_probs  # (n, V)
+            best, flat = scores.flatten().topk(min(2 * k, scores.numel()))
+            V = scores.shape[-1]
+            candidates = [(float(s), int(i) // V, int(i) % V) for s, i in zip(best, flat)]
+        new_beams, rows = [], []
+        for score, row, tok in candidates:
+            parent = beams[row]
+            hyp = Hypothesis(parent.ids + [tok], parent.steps + [make_step(tok, log_probs[row], entropy[row], top_probs[row], top_ids[row])], score)
+            node = dict(step=t, parent=parents[row], id=tok, log_prob=score, finished=tok == cfg.eos_id, kept=False)
+            tree.append(node)
+            if len(new_beams) >= k:
+                continue  # scored but pruned: the beam is full
+            node["kept"] = True
+            if tok == cfg.eos_id:
+                hyp.finished = True
+                finished.append(hyp)
+            else:
+                new_beams.append((hyp, len(tree) - 1))
+                rows.append(row)
+        if len(finished) >= k or not new_beams:
+            break
+        beams = [h for h, _ in new_beams]
+        parents = [i for _, i in new_beams]
+        cache.reorder(torch.tensor(rows, device=src_ids.device))
+        token = torch.tensor([[h.ids[-1]] for h in beams], device=src_ids.device)
+    pool = finished or beams
+    best = max(pool, key=lambda h: h.log_prob / length_penalty(len(h.ids), options.length_penalty))
+    best.beam_tree = tree
+    return best

@@ -1,0 +1,79 @@
+"""BLEU and chrF (sacreBLEU) on the held-out test split, and the checkpoint's model card."""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from .data import load_corpus
+from .decoding import DecodeOptions
+from .hub import resolve_checkpoint
+from .translator import Translator, load_model
+
+log = logging.getLogger(__name__)
+EVALUATION_NAME = "evaluation.json"
+
+# Everyday sentences of our own (not from the corpus) shown with their outputs in every model card.
+EXAMPLES = [
+    "I am hungry.", "I get up early every morning.", "The weather is nice today.", "Where is the station?",
+    "I would like a cup of coffee.", "My brother lives in Berlin.", "We are going to the cinema tonight.",
+    "The children are playing in the garden.", "Can you help me, please?", "I don't understand.",
+    "She reads a book.", "This house is very old.", "He has two sisters.", "It is raining.",
+    "Thank you very much.", "I have no time.", "The door is open.", "We need more money.",
+    "How old are you?", "I think that he is right.",
+]
+
+
+def batched(items: list, size: int):
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def score(translator: Translator, sources: list[str], references: list[str], options: DecodeOptions, batch_size: int = 64) -> dict:
+    """Corpus BLEU and chrF of the translations of `sources` against `references`."""
+    import sacrebleu
+
+    started = time.time()
+    size = 1 if options.strategy == "beam" else batch_size  # beam search decodes one sentence at a time
+    hypotheses: list[str] = []
+    for chunk in tqdm(list(batched(sources, size)), desc=f"evaluate {options.strategy}", unit="batch", leave=False):
+        hypotheses += translator.translate(chunk, options)
+    return dict(
+        bleu=round(sacrebleu.corpus_bleu(hypotheses, [references]).score, 2),
+        chrf=round(sacrebleu.corpus_chrf(hypotheses, [references]).score, 2),
+        sentences=len(sources), seconds=round(time.time() - started, 1), hypotheses=hypotheses,
+    )
+
+
+def test_split(folder: Path, limit: int = 0):
+    """The held-out test pairs of the split this checkpoint was trained with (its seed)."""
+    training = folder / "training.json"
+    seed = json.loads(training.read_text())["options"]["seed"] if training.is_file() else 0
+    test = load_corpus(seed=seed).test
+    return test[:limit] if limit else test
+
+
+def evaluate_checkpoint(model: str | None = None, limit: int = 0, beam_size: int = 4, write_card: bool = True) -> dict:
+    """Score greedy and beam search on the test split; write evaluation.json (and the card)."""
+    folder = resolve_checkpoint(model)
+    translator = load_model(folder)
+    test = test_split(folder, limit)
+    sources, references = [p.src for p in test], [p.tgt for p in test]
+    greedy = score(translator, sources, references, DecodeOptions(strategy="greedy", max_new_tokens=translator.config.max_len))
+    beam = score(translator, sources, references, DecodeOptions(strategy="beam", beam_size=beam_size, max_new_tokens=translator.config.max_len))
+    report = dict(
+        test_pairs=len(test), greedy={k: v for k, v in greedy.items() if k != "hypotheses"},
+        beam={**{k: v for k, v in beam.items() if k != "hypotheses"}, "beam_size": beam_size},
+        samples=[dict(source=s, reference=r, greedy=g) for s, r, g in list(zip(sources, references, greedy["hypotheses"]))[:10]],
+        examples=[dict(source=s, greedy=g) for s, g in zip(EXAMPLES, translator.translate(EXAMPLES))],
+    )
+    if not limit:
+        (folder / EVALUATION_NAME).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        if write_card:
+            from .card import write_model_card
+
+            write_model_card(folder)
+    return report

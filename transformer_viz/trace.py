@@ -1,0 +1,101 @@
+"""Trace: everything recorded while translating one sentence, and its JSON form.
+
+Schema "transformer-viz/trace/1" (README, "Trace JSON"):
+
+    source:  {text, tokens[S], ids[S]}           tokens include the final </s>
+    target:  {text, tokens[T], ids[T]}           generated tokens, ending with </s> when reached
+    steps:   [{index, token, id, prob, entropy, top_k: [{token, id, prob}]}]   one per target token
+    attention: {encoder_self[L][H][S][S], decoder_self[L][H][T][T], cross[L][H][T][S]}
+    masks:   {encoder[S][S], decoder[T][T], cross[T][S]}   1 = may attend
+    positional_encoding[S][D]                    the vectors added to the source embeddings
+    model:   {name, config}
+    options: the decoding options; forced_prefix: how many target tokens were forced; notices: [str]
+    beam_tree: beam search's explored nodes; decoder_self_scores[L][H][T][T]: scores before the causal mask
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+SCHEMA = "transformer-viz/trace/1"
+ATTENTION_KINDS = ("encoder_self", "decoder_self", "cross")
+DIGITS = 6  # decimals kept in JSON: rows still sum to 1 within 1e-5
+
+
+@dataclass
+class Trace:
+    """One recorded translation. Arrays are numpy: attention[kind] is (L, H, queries, keys)."""
+
+    source_text: str
+    source_tokens: list[str]
+    source_ids: list[int]
+    target_text: str
+    target_tokens: list[str]
+    target_ids: list[int]
+    steps: list[dict[str, Any]]
+    attention: dict[str, np.ndarray]
+    masks: dict[str, np.ndarray]
+    positional_encoding: np.ndarray           # (S, D)
+    model: dict[str, Any]
+    decoder_self_scores: np.ndarray | None = None  # (L, H, T, T) Q Kᵀ / √Dh before the causal mask
+    options: dict[str, Any] = field(default_factory=dict)
+    forced_prefix: int = 0
+    notices: list[str] = field(default_factory=list)
+    beam_tree: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def n_layers(self) -> int:
+        return self.attention["cross"].shape[0]
+
+    @property
+    def n_heads(self) -> int:
+        return self.attention["cross"].shape[1]
+
+    @property
+    def decoder_input_tokens(self) -> list[str]:
+        """The decoder's input at each step: <s>, y1..y(T-1) — the keys of decoder self-attention."""
+        return ["<s>"] + self.target_tokens[:-1]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form, schema "transformer-viz/trace/1"."""
+        def rounded(a: np.ndarray) -> list:
+            return np.round(a.astype(np.float64), DIGITS).tolist()
+
+        return {
+            "schema": SCHEMA,
+            "source": {"text": self.source_text, "tokens": self.source_tokens, "ids": self.source_ids},
+            "target": {"text": self.target_text, "tokens": self.target_tokens, "ids": self.target_ids},
+            "steps": self.steps,
+            "attention": {kind: rounded(self.attention[kind]) for kind in ATTENTION_KINDS},
+            "masks": {kind: self.masks[kind].astype(int).tolist() for kind in ("encoder", "decoder", "cross")},
+            "positional_encoding": rounded(self.positional_encoding),
+            "model": self.model,
+            "options": self.options,
+            "forced_prefix": self.forced_prefix,
+            "notices": self.notices,
+            "beam_tree": self.beam_tree,
+            "decoder_self_scores": None if self.decoder_self_scores is None else rounded(self.decoder_self_scores),
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Trace":
+        """Rebuild a Trace from its JSON form (e.g. a downloaded trace file)."""
+        if data.get("schema") != SCHEMA:
+            raise ValueError(f"not a {SCHEMA} trace (schema={data.get('schema')!r})")
+        return cls(
+            source_text=data["source"]["text"], source_tokens=data["source"]["tokens"], source_ids=data["source"]["ids"],
+            target_text=data["target"]["text"], target_tokens=data["target"]["tokens"], target_ids=data["target"]["ids"],
+            steps=data["steps"],
+            attention={k: np.asarray(v, dtype=np.float32) for k, v in data["attention"].items()},
+            masks={k: np.asarray(v, dtype=bool) for k, v in data["masks"].items()},
+            positional_encoding=np.asarray(data["positional_encoding"], dtype=np.float32),
+            model=data["model"], options=data.get("options", {}), forced_prefix=data.get("forced_prefix", 0),
+            notices=data.get("notices", []), beam_tree=data.get("beam_tree", []),
+            decoder_self_scores=None if data.get("decoder_self_scores") is None else np.asarray(data["decoder_self_scores"], dtype=np.float32),
+        )

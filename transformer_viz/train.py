@@ -1,0 +1,296 @@
+"""Training loop: label smoothing, the Noam schedule, gradient clipping, token batches (sec. 5).
+
+Runs on one process, or unchanged under ``torchrun --nproc_per_node=N`` with
+DistributedDataParallel (gloo on CPU, nccl on CUDA): every rank builds the same
+model from the same seed and takes every N-th batch; DDP averages the gradients.
+Rank 0 trains the tokenizer, validates and writes the checkpoint.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import math
+import os
+import platform
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+from tqdm.auto import tqdm
+
+from .config import TransformerConfig
+from .data import Pair, load_corpus, token_batches
+from .hub import TOKENIZER_NAME, WEIGHTS_NAME, load_transformer, save_checkpoint
+from .model import Transformer, resolve_device
+from .tokenizer import Tokenizer
+
+log = logging.getLogger(__name__)
+STATE_NAME = "train_state.pt"      # optimizer + progress, for --resume (not shipped)
+METRICS_NAME = "metrics.jsonl"     # one line per validation: the learning curve
+TRAINING_NAME = "training.json"    # how the checkpoint was made
+
+
+@dataclass
+class TrainOptions:
+    """Everything a training run depends on; saved in training.json beside the checkpoint."""
+
+    out: str = "checkpoints/seed000"
+    preset: str = "seed000"
+    vocab_size: int = 8000        # joint English+German SentencePiece vocabulary
+    d_model: int = 256
+    n_heads: int = 4
+    n_layers: int = 3
+    d_ff: int = 1024
+    dropout: float = 0.1
+    max_len: int = 128
+    max_tokens: int = 4096        # source or target tokens per batch (per process)
+    max_steps: int = 100_000
+    max_minutes: float = 0.0      # stop after this wall time (0 = no limit)
+    lr_factor: float = 1.0        # lrate = factor · D^-0.5 · min(step^-0.5, step · warmup^-1.5), eq. (3)
+    warmup: int = 1000
+    label_smoothing: float = 0.1  # ε_ls, sec. 5.4
+    clip: float = 1.0             # max gradient norm
+    seed: int = 0
+    valid_every: int = 250        # steps between validations / checkpoint writes
+    device: str = "auto"
+    threads: int = 0              # torch CPU threads (0 = torch's default)
+    extra_tsv: str = ""           # more training pairs, english<TAB>german
+    max_pairs: int = 0            # use only this many training pairs (0 = all); for quick runs
+    word_pairs: int = 40_000      # single-word dictionary pairs kept (seeded sample; -1 = all of ~280k)
+    corpus: str = ""              # the Ding file (default: the Debian package's)
+    resume: bool = False
+
+
+def noam_lr(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
+    """lrate = factor · d_model^-0.5 · min(step^-0.5, step · warmup_steps^-1.5), eq. (3)."""
+    step = max(step, 1)
+    return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+def mix_kinds(pairs: list[Pair], word_pairs: int, seed: int) -> list[Pair]:
+    """All sentences and phrases, plus a seeded sample of single-word pairs (they outnumber the rest 3:1)."""
+    words = [p for p in pairs if p.kind == "word"]
+    if 0 <= word_pairs < len(words):
+        words = random.Random(seed).sample(words, word_pairs)
+    mixed = [p for p in pairs if p.kind != "word"] + words
+    random.Random(seed).shuffle(mixed)
+    return mixed
+
+
+def encode_pairs(pairs: list[Pair], tokenizer: Tokenizer, max_len: int) -> list[tuple[list[int], list[int]]]:
+    """(source ids + </s>, target ids + </s>), dropping pairs longer than the model can hold."""
+    src = tokenizer.encode_batch([p.src for p in pairs])
+    tgt = tokenizer.encode_batch([p.tgt for p in pairs])
+    return [(s, t) for s, t in zip(src, tgt) if len(s) <= max_len and len(t) < max_len]
+
+
+def collate(examples: list[tuple[list[int], list[int]]], pad: int, bos: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Pad a batch: source (B, S), decoder input <s> y1..yn (B, T), labels y1..yn </s> (B, T)."""
+    S = max(len(s) for s, _ in examples)
+    T = max(len(t) for _, t in examples)
+    src = torch.full((len(examples), S), pad, dtype=torch.long)
+    tgt_in = torch.full((len(examples), T), pad, dtype=torch.long)
+    labels = torch.full((len(examples), T), pad, dtype=torch.long)
+    for b, (s, t) in enumerate(examples):
+        src[b, : len(s)] = torch.tensor(s)
+        tgt_in[b, : len(t)] = torch.tensor([bos] + t[:-1])
+        labels[b, : len(t)] = torch.tensor(t)
+    return src, tgt_in, labels
+
+
+def batch_loss(model, src, tgt_in, labels, pad: int, smoothing: float) -> tuple[torch.Tensor, int]:
+    """Mean label-smoothed cross-entropy over real target tokens, and their count."""
+    logits = model(src, tgt_in)  # (B, T, V)
+    loss = torch.nn.functional.cross_entropy(
+        logits.flatten(0, 1).float(), labels.flatten(), ignore_index=pad, label_smoothing=smoothing
+    )
+    return loss, int((labels != pad).sum())
+
+
+@torch.no_grad()
+def validation_loss(model: Transformer, examples, batches, pad: int, bos: int, device) -> float:
+    """Per-token negative log-likelihood (no smoothing) on the validation pairs."""
+    model.eval()
+    total, count = 0.0, 0
+    for batch in batches:
+        src, tgt_in, labels = (x.to(device) for x in collate([examples[i] for i in batch], pad, bos))
+        loss, n = batch_loss(model, src, tgt_in, labels, pad, 0.0)
+        total, count = total + float(loss) * n, count + n
+    model.train()
+    return total / max(count, 1)
+
+
+def setup_distributed(device: torch.device) -> tuple[int, int]:
+    """(rank, world size); joins the process group when started by torchrun."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1 and not dist.is_initialized():
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+    return (dist.get_rank(), world) if world > 1 else (0, 1)
+
+
+def prepare_tokenizer(opts: TrainOptions, out: Path, train: list[Pair], rank: int) -> Tokenizer:
+    """Train a joint SentencePiece model on the training pairs (rank 0), or reuse the saved one."""
+    path = out / TOKENIZER_NAME
+    if rank == 0 and not (opts.resume and path.is_file()):
+        out.mkdir(parents=True, exist_ok=True)
+        texts = [p.src for p in train] + [p.tgt for p in train]
+        Tokenizer.train(texts, path, vocab_size=opts.vocab_size)
+    if dist.is_initialized():
+        dist.barrier()
+    return Tokenizer.load(path)
+
+
+def train(opts: TrainOptions) -> Path:
+    """Train a model per `opts` and write the checkpoint folder `opts.out`; returns it."""
+    started = time.time()
+    device = resolve_device(opts.device)
+    rank, world = setup_distributed(device)
+    if opts.threads:
+        torch.set_num_threads(opts.threads)
+    random.seed(opts.seed)
+    torch.manual_seed(opts.seed)
+    out = Path(opts.out)
+
+    splits = load_corpus(opts.corpus or None, seed=opts.seed, extra_tsv=opts.extra_tsv or None)
+    train_pairs = mix_kinds(splits.train, opts.word_pairs, opts.seed)
+    train_pairs = train_pairs[: opts.max_pairs] if opts.max_pairs else train_pairs
+    tokenizer = prepare_tokenizer(opts, out, train_pairs, rank)
+    config = TransformerConfig.preset(
+        opts.preset, src_vocab_size=tokenizer.vocab_size, tgt_vocab_size=tokenizer.vocab_size,
+        d_model=opts.d_model, n_heads=opts.n_heads, n_layers=opts.n_layers, d_ff=opts.d_ff,
+        dropout=opts.dropout, max_len=opts.max_len, share_embeddings=True, tie_embeddings=True,
+    )
+    train_ex = encode_pairs(train_pairs, tokenizer, opts.max_len)
+    valid_ex = encode_pairs(splits.valid, tokenizer, opts.max_len)
+    valid_batches = token_batches([(len(s), len(t)) for s, t in valid_ex], opts.max_tokens, shuffle=False)
+    lengths = [(len(s), len(t)) for s, t in train_ex]
+
+    model = Transformer(config).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)  # sec. 5.3
+    step, epoch, position, best, tokens_seen, trained_seconds = 0, 0, 0, math.inf, 0, 0.0
+    state_file = out / STATE_NAME
+    if opts.resume and state_file.is_file():
+        state = torch.load(state_file, map_location=device, weights_only=True)  # tensors and numbers only
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        step, epoch, position, best = state["step"], state["epoch"], state["position"], state["best"]
+        tokens_seen, trained_seconds = state["tokens"], state["seconds"]
+        if "rng" in state:  # dropout continues with the masks an uninterrupted run would have drawn
+            torch.set_rng_state(state["rng"].cpu())
+        if "cuda_rng" in state and device.type == "cuda":
+            torch.cuda.set_rng_state(state["cuda_rng"].cpu(), device)
+        log.info("resumed %s at step %d (epoch %d)", out, step, epoch)
+    elif opts.resume and (out / WEIGHTS_NAME).is_file() and (out / TRAINING_NAME).is_file():
+        # No optimizer state (it is not shipped): continue from the shipped weights with fresh Adam moments.
+        model = load_transformer(out, device).train()
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
+        last = json.loads((out / TRAINING_NAME).read_text())["last"]
+        step, epoch, best = last["step"], last["epoch"] + 1, last["valid_loss"]
+        tokens_seen, trained_seconds = last["tokens"], last["minutes"] * 60
+        log.info("continuing %s from its weights at step %d (optimizer state restarts)", out, step)
+    config = model.config  # a continued checkpoint keeps the architecture it was trained with
+    net = DistributedDataParallel(model) if world > 1 else model
+    model.train()
+    pad, bos = config.pad_id, config.bos_id
+    if rank == 0:
+        log.info("%s: %s parameters, %d training pairs, %d validation pairs, %d processes on %s",
+                 opts.preset, f"{model.num_parameters():,}", len(train_ex), len(valid_ex), world, device)
+
+    def checkpoint(valid_loss: float) -> None:
+        nonlocal best
+        elapsed = trained_seconds + time.time() - started
+        record = dict(step=step, epoch=epoch, train_loss=round(running, 4), valid_loss=round(valid_loss, 4),
+                      valid_ppl=round(math.exp(min(valid_loss, 50)), 2), lr=noam_lr(step, config.d_model, opts.warmup, opts.lr_factor),
+                      tokens=tokens_seen * world, minutes=round(elapsed / 60, 2))
+        with open(out / METRICS_NAME, "a") as f:
+            f.write(json.dumps(record) + "\n")
+        if valid_loss < best:
+            best = valid_loss
+            save_checkpoint(out, model)
+        rng = {"rng": torch.get_rng_state()}  # for an exact --resume (dropout masks)
+        if device.type == "cuda":
+            rng["cuda_rng"] = torch.cuda.get_rng_state(device)
+        torch.save(dict(model=model.state_dict(), optimizer=optimizer.state_dict(), step=step, epoch=epoch,
+                        position=position, best=best, tokens=tokens_seen, seconds=elapsed, **rng), state_file)
+        write_training_record(out, opts, record, world, device)
+        log.info("step %d: valid loss %.3f (best %.3f)", step, valid_loss, best)
+
+    running = math.nan
+    deadline = started + opts.max_minutes * 60 if opts.max_minutes else math.inf
+    bar = tqdm(total=opts.max_steps, initial=step, disable=rank != 0, desc=f"train {opts.preset}", unit="step")
+    window_tokens, window_start = 0, time.time()
+    stopped = False
+    while step < opts.max_steps and not stopped:
+        batches = token_batches(lengths, opts.max_tokens, shuffle=True, seed=opts.seed + epoch)
+        batches = batches[: len(batches) - len(batches) % world][rank::world]  # an equal share per rank
+        for batch in batches[position :]:
+            src, tgt_in, labels = (x.to(device) for x in collate([train_ex[i] for i in batch], pad, bos))
+            step += 1
+            position += 1
+            for group in optimizer.param_groups:
+                group["lr"] = noam_lr(step, config.d_model, opts.warmup, opts.lr_factor)
+            loss, n_tokens = batch_loss(net, src, tgt_in, labels, pad, opts.label_smoothing)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), opts.clip)
+            optimizer.step()
+            tokens_seen += n_tokens
+            window_tokens += n_tokens
+            running = float(loss) if math.isnan(running) else 0.98 * running + 0.02 * float(loss)
+            bar.update(1)
+            if step % 10 == 0:
+                rate = window_tokens * world / max(time.time() - window_start, 1e-9)
+                bar.set_postfix(loss=f"{running:.3f}", tok_s=f"{rate:,.0f}", epoch=epoch)
+                window_tokens, window_start = 0, time.time()
+            last = all_ranks_agree(step >= opts.max_steps or time.time() >= deadline, device)
+            if step % opts.valid_every == 0 or last:
+                if rank == 0:
+                    checkpoint(validation_loss(model, valid_ex, valid_batches, pad, bos, device))
+                if dist.is_initialized():
+                    dist.barrier()
+            if last:
+                stopped = True
+                break
+        else:
+            epoch, position = epoch + 1, 0
+    bar.close()
+    if rank == 0 and not (out / WEIGHTS_NAME).is_file():
+        save_checkpoint(out, model)
+    log.info("rank %d of %d: final weights sha256 %s", rank, world, weights_digest(model.state_dict()))
+    return out
+
+
+def all_ranks_agree(flag: bool, device: torch.device) -> bool:
+    """True on every rank if it is True on any: ranks that stop at different steps would wait forever in DDP."""
+    if not dist.is_initialized():
+        return flag
+    flags = torch.tensor([float(flag)], device=device)
+    dist.all_reduce(flags, op=dist.ReduceOp.MAX)
+    return bool(flags.item())
+
+
+def weights_digest(state: dict[str, torch.Tensor]) -> str:
+    """SHA-256 of a state dict's names, shapes and bytes: equal digests mean bit-identical weights."""
+    digest = hashlib.sha256()
+    for name in sorted(state):
+        tensor = state[name].detach().to("cpu").contiguous()
+        digest.update(f"{name} {tuple(tensor.shape)} {tensor.dtype}".encode())
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def write_training_record(out: Path, opts: TrainOptions, last: dict, world: int, device: torch.device) -> None:
+    """training.json: the options, the command, the hardware and where training stopped."""
+    record = dict(
+        options=dataclasses.asdict(opts), command=" ".join(["python -m transformer_viz"] + sys.argv[1:]),
+        processes=world, device=str(device), cpu=platform.processor() or platform.machine(),
+        cpu_count=os.cpu_count(), torch=torch.__version__, threads=torch.get_num_threads(), last=last,
+    )
+    (out / TRAINING_NAME).write_text(json.dumps(record, indent=2) + "\n")

@@ -1,0 +1,157 @@
+"""Translator = model + tokenizer: translate sentences and record traces; load_model() finds checkpoints."""
+from __future__ import annotations
+
+import logging
+import os
+import unicodedata
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .decoding import DecodeOptions, Hypothesis, generate
+from .hooks import Tracer
+from .hub import TOKENIZER_NAME, CheckpointError, load_transformer, resolve_checkpoint
+from .model import Transformer, resolve_device
+from .tokenizer import Tokenizer
+from .trace import Trace
+
+log = logging.getLogger(__name__)
+MAX_CHARS = 2000  # longer input is cut before tokenising (the model sees at most max_len tokens anyway)
+PATTERN_HOOKS = ("encoder.layers.*.self_attn.hook_pattern", "decoder.layers.*.self_attn.hook_pattern",
+                 "decoder.layers.*.cross_attn.hook_pattern", "encoder.hook_pos", "encoder.layers.0.self_attn.hook_mask",
+                 "decoder.layers.0.self_attn.hook_mask", "decoder.layers.0.cross_attn.hook_mask",
+                 "decoder.layers.*.self_attn.hook_q", "decoder.layers.*.self_attn.hook_k")
+
+
+def clean_text(text: str) -> str:
+    """Drop control and zero-width characters (keeping ordinary spaces) and collapse whitespace."""
+    kept = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf"))
+    return " ".join(kept.split())
+
+
+class Translator:
+    """A trained model with its tokenizer: translate(str | list[str]) and trace(str)."""
+
+    def __init__(self, model: Transformer, tokenizer: Tokenizer, name: str = "custom"):
+        if tokenizer.vocab_size != model.config.src_vocab_size:
+            raise CheckpointError(
+                f"tokenizer has {tokenizer.vocab_size} pieces but the model expects {model.config.src_vocab_size}"
+            )
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.name = name
+
+    @property
+    def config(self):
+        return self.model.config
+
+    def encode_sources(self, texts: list[str]) -> tuple[torch.Tensor, list[list[str]]]:
+        """Padded source ids (B, S) ending in </s>, and per sentence the notices (e.g. truncation)."""
+        rows, notices = [], []
+        max_len = self.config.max_len
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"expected a sentence (str), got {type(text).__name__}")
+            notes: list[str] = []
+            cleaned = clean_text(text[:MAX_CHARS])
+            if not cleaned:
+                raise ValueError("the sentence is empty: type an English sentence to translate")
+            ids = self.tokenizer.encode(cleaned)
+            if len(ids) > max_len:
+                ids = ids[: max_len - 1] + [self.config.eos_id]
+                notes.append(f"input cut to the model's limit of {max_len} tokens")
+            if len(text) > MAX_CHARS:
+                notes.append(f"input cut to its first {MAX_CHARS} characters")
+            rows.append(ids)
+            notices.append(notes)
+        S = max(len(r) for r in rows)
+        src = torch.full((len(rows), S), self.config.pad_id, dtype=torch.long)
+        for b, ids in enumerate(rows):
+            src[b, : len(ids)] = torch.tensor(ids)
+        return src.to(self.model.device), notices
+
+    def options(self, options: DecodeOptions | None = None, **overrides) -> DecodeOptions:
+        return replace(options or DecodeOptions(), **overrides).validate()
+
+    def translate(self, text: str | list[str], options: DecodeOptions | None = None, **overrides) -> str | list[str]:
+        """English → German; a list in gives a list out, decoded as one padded batch."""
+        single = isinstance(text, str)
+        texts = [text] if single else list(text)
+        if not texts:
+            return []
+        src, _ = self.encode_sources(texts)
+        hyps = generate(self.model, src, self.options(options, **overrides))
+        out = [self.tokenizer.decode(h.ids) for h in hyps]
+        return out[0] if single else out
+
+    def trace(self, text: str, strategy: str = "greedy", max_new_tokens: int = 64,
+              forced_prefix: list[int] | None = None, options: DecodeOptions | None = None, **overrides) -> Trace:
+        """Translate one sentence and record every step and every attention pattern."""
+        opts = self.options(options, strategy=strategy, max_new_tokens=max_new_tokens, **overrides)
+        src, notices = self.encode_sources([text])
+        hyp = generate(self.model, src, opts, forced_prefix)[0]
+        return self.record(text, src, hyp, opts, len(forced_prefix or []), notices[0])
+
+    @torch.no_grad()
+    def record(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int, notices: list[str]) -> Trace:
+        """One teacher-forced pass over <s> y1..y(T-1) with the tracer on: row t is the query that produced y_t.
+
+        (Cached decoding and this pass give the same numbers; the test suite checks it.)
+        """
+        cfg, tok = self.config, self.tokenizer
+        tgt_in = torch.tensor([[cfg.bos_id] + hyp.ids[:-1]], device=src.device)  # (1, T)
+        with Tracer(self.model, PATTERN_HOOKS) as tracer:
+            self.model(src, tgt_in)
+
+        steps = [
+            dict(index=t, token=tok.id_to_piece(s.id), id=s.id, prob=s.prob, entropy=s.entropy,
+                 top_k=[dict(token=tok.id_to_piece(i), id=i, prob=p) for i, p in zip(s.top_ids, s.top_probs)])
+            for t, s in enumerate(hyp.steps)
+        ]
+        src_ids = src[0].tolist()
+        return Trace(
+            source_text=text, source_tokens=tok.ids_to_pieces(src_ids), source_ids=src_ids,
+            target_text=tok.decode(hyp.ids), target_tokens=tok.ids_to_pieces(hyp.ids), target_ids=list(hyp.ids),
+            steps=steps,
+            attention={
+                "encoder_self": stack_patterns(tracer, "encoder", "self_attn", cfg.n_layers),
+                "decoder_self": stack_patterns(tracer, "decoder", "self_attn", cfg.n_layers),
+                "cross": stack_patterns(tracer, "decoder", "cross_attn", cfg.n_layers),
+            },
+            masks={  # as the model applied them (layer 0; every layer uses the same), (Tq, Tk)
+                "encoder": tracer["encoder.layers.0.self_attn.hook_mask"][0, 0].numpy(),
+                "decoder": tracer["decoder.layers.0.self_attn.hook_mask"][0, 0].numpy(),
+                "cross": tracer["decoder.layers.0.cross_attn.hook_mask"][0, 0].numpy(),
+            },
+            positional_encoding=tracer["encoder.hook_pos"][0].numpy(),
+            decoder_self_scores=raw_scores(tracer, cfg.n_layers),
+            model={"name": self.name, "config": cfg.to_dict(), "parameters": self.model.num_parameters()},
+            options=asdict(opts), forced_prefix=n_forced, notices=notices, beam_tree=hyp.beam_tree,
+        )
+
+
+def stack_patterns(tracer: Tracer, stack: str, attn: str, n_layers: int) -> np.ndarray:
+    """Patterns of every layer of one attention kind for batch row 0: (L, H, Tq, Tk)."""
+    return torch.stack([tracer[f"{stack}.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).numpy()
+
+
+def raw_scores(tracer: Tracer, n_layers: int) -> np.ndarray:
+    """Decoder self-attention scores Q Kᵀ / √Dh before the causal mask, for the mask pipeline view. (L, H, T, T)"""
+    rows = []
+    for i in range(n_layers):
+        q, k = tracer[f"decoder.layers.{i}.self_attn.hook_q"][0], tracer[f"decoder.layers.{i}.self_attn.hook_k"][0]
+        rows.append(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5)  # (H, T, T)
+    return torch.stack(rows).numpy()
+
+
+def load_model(name_or_path: str | os.PathLike | None = None, device: str | torch.device = "auto") -> Translator:
+    """The bundled default checkpoint, a bundled name, a local folder, or a Hub repo id ('owner/name')."""
+    folder = resolve_checkpoint(name_or_path)
+    model = load_transformer(folder, resolve_device(device))
+    tokenizer_file = Path(folder) / TOKENIZER_NAME
+    if not tokenizer_file.is_file():
+        raise CheckpointError(f"{folder} has no {TOKENIZER_NAME}")
+    name = str(name_or_path) if name_or_path is not None else Path(folder).name
+    return Translator(model, Tokenizer.load(tokenizer_file), name=Path(name).name if Path(name).is_dir() else name)
