@@ -1,0 +1,261 @@
+"""Attention patterns as heatmaps: one head, every head of a layer, every layer × head, and a line alignment.
+
+Rows are queries, columns are keys, row 0 at the top. For decoder self-attention and cross-attention,
+row t is the query that produced target token t (trace.target_tokens[t]); decoder self-attention's keys
+are the decoder's inputs <s>, y1 … y(T-1) (trace.decoder_input_tokens). Layers and heads count from 0,
+as in the hook names (decoder.layers.0.cross_attn).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..trace import ATTENTION_KINDS, Trace
+from .style import (CATEGORICAL, FUTURE_SHADE, HIGHLIGHT, WEIGHTS_SCALE, esc, finish, pair_hover, style,
+                    token_ticks)
+
+KIND_NAMES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention (masked)",
+              "cross": "Cross-attention (decoder → encoder)"}
+# Axis titles are plain text (escaped when used); "\n" becomes a line break so long titles fit under a panel.
+QUERY_TARGET = "query\n(target token being produced)"
+KEY_TITLES = {"encoder_self": "key (source token)", "cross": "key (source token)",
+              "decoder_self": "key\n(decoder input: <s>, y1, y2, …)"}
+QUERY_TITLES = {"encoder_self": "query (source token)", "cross": QUERY_TARGET, "decoder_self": QUERY_TARGET}
+
+
+def attention_axes(trace: Trace, kind: str) -> tuple[list[str], list[str]]:
+    """(query tokens, key tokens) of one attention kind: the labels of its rows and columns."""
+    check_kind(kind)
+    if kind == "encoder_self":
+        return trace.source_tokens, trace.source_tokens
+    if kind == "cross":
+        return trace.target_tokens, trace.source_tokens
+    return trace.target_tokens, trace.decoder_input_tokens
+
+
+def check_kind(kind: str) -> None:
+    if kind not in ATTENTION_KINDS:
+        raise ValueError(f"kind must be one of {ATTENTION_KINDS}, got {kind!r}")
+
+
+def head_matrix(trace: Trace, kind: str, layer: int, head: int | str) -> np.ndarray:
+    """The (queries, keys) weights of one head, or of the average over heads when head == "mean"."""
+    check_kind(kind)
+    weights = trace.attention[kind]  # (L, H, Q, K)
+    if not 0 <= layer < weights.shape[0]:
+        raise ValueError(f"layer must be in 0..{weights.shape[0] - 1}, got {layer!r}")
+    if head == "mean":
+        return weights[layer].mean(axis=0).astype(np.float32)
+    if not isinstance(head, (int, np.integer)) or not 0 <= head < weights.shape[1]:
+        raise ValueError(f"head must be in 0..{weights.shape[1] - 1} or 'mean', got {head!r}")
+    return weights[layer, head].astype(np.float32)
+
+
+def check_step(trace: Trace, step: int | None) -> None:
+    if step is not None and not 0 <= step < len(trace.target_tokens):
+        raise ValueError(f"step must be in 0..{len(trace.target_tokens) - 1} (one per target token), got {step!r}")
+
+
+def head_label(head: int | str, n_heads: int) -> str:
+    return f"Head {head}" if head != "mean" else f"Head mean (average of {n_heads})"
+
+
+def axis_title(text: str) -> str:
+    return esc(text).replace("\n", "<br>")
+
+
+def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
+    """A tick font small enough that n_ticks labels fit along panel_px pixels (never above font_size)."""
+    return dict(size=int(max(8, min(font_size, 1.2 * panel_px / max(n_ticks, 1)))))
+
+
+def step_suffix(trace: Trace, kind: str, step: int | None) -> str:
+    if step is None or kind == "encoder_self":
+        return ""
+    return f"<br>step {step}: producing “{esc(trace.target_tokens[step])}”"
+
+
+def shown(z: np.ndarray, kind: str, step: int | None, hide_future: bool | None) -> np.ndarray:
+    """The weights as the learner should see them at `step`: rows not produced yet become gaps (NaN)."""
+    hide = (kind == "decoder_self") if hide_future is None else hide_future
+    if step is None or kind == "encoder_self" or not hide:
+        return z
+    z = z.copy()
+    z[step + 1:] = np.nan
+    return z
+
+
+def weight_heatmap(z: np.ndarray, hover: list[list[str]], label: str, show_values: bool = False) -> go.Heatmap:
+    """One attention panel on the figure's shared colour axis (x, y default to 0..n-1: integer positions)."""
+    return go.Heatmap(
+        z=z, coloraxis="coloraxis", hovertext=hover, hoverongaps=False, name=label,
+        hovertemplate="%{hovertext}<br>weight: %{z:.3f}<extra>" + label + "</extra>",
+        texttemplate="%{z:.2f}" if show_values else None,
+    )
+
+
+def mark_step(fig: go.Figure, z: np.ndarray, kind: str, step: int | None, line_width: float, **where) -> None:
+    """Outline the current query row and shade the rows after it when they are hidden."""
+    if step is None or kind == "encoder_self":
+        return
+    n_rows, n_cols = z.shape
+    if step + 1 < n_rows and np.isnan(z[step + 1:]).all():
+        fig.add_shape(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=step + 0.5, y1=n_rows - 0.5,
+                      fillcolor=FUTURE_SHADE, line_width=0, layer="above", **where)
+    fig.add_shape(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=step - 0.5, y1=step + 0.5,
+                  line=dict(color=HIGHLIGHT, width=line_width), fillcolor="rgba(0,0,0,0)", layer="above", **where)
+
+
+def weights_axis(presentation: bool) -> dict:
+    """The one colour axis every attention panel of a figure shares: weights from 0 to 1."""
+    return dict(colorscale=WEIGHTS_SCALE, cmin=0, cmax=1,
+                colorbar=dict(title=dict(text="weight"), thickness=24 if presentation else 14))
+
+
+def attention_grid(trace: Trace, kind: str, layer: int, step: int | None = None, presentation: bool = False,
+                   hide_future: bool | None = None) -> go.Figure:
+    """Every head of one layer plus their mean, on one shared 0–1 colour scale.
+
+    `step` outlines that query row; rows after it are hidden for decoder self-attention (the state when
+    token `step` was produced), and for cross-attention too when hide_future=True.
+    """
+    queries, keys = attention_axes(trace, kind)
+    check_step(trace, step)
+    st, n_heads = style(presentation), trace.n_heads
+    heads: list[int | str] = [*range(n_heads), "mean"]
+    cols = len(heads) if len(heads) <= 3 else math.ceil(math.sqrt(len(heads)))
+    rows = math.ceil(len(heads) / cols)
+    panel = max(st.panel_px, st.row_px * len(queries))
+    label_px = 14 + st.font_size * 0.6 * max(len(t) for t in keys) + 3 * st.font_size  # x tick labels + title
+    height = rows * panel + (rows - 1) * label_px + 140 + 3 * st.font_size
+    specs = [[{} if r * cols + c < len(heads) else None for c in range(cols)] for r in range(rows)]
+    fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=[head_label(h, n_heads) for h in heads],
+                        horizontal_spacing=0.12 if presentation else 0.08,
+                        vertical_spacing=min(0.3, label_px / height))
+    hover = pair_hover(queries, keys, "query", "key")
+    for i, head in enumerate(heads):
+        r, c = divmod(i, cols)
+        z = shown(head_matrix(trace, kind, layer, head), kind, step, hide_future)
+        fig.add_trace(weight_heatmap(z, hover, f"L{layer} {head_label(head, n_heads)}"), row=r + 1, col=c + 1)
+        mark_step(fig, z, kind, step, st.line_width, row=r + 1, col=c + 1)
+        bottom_left = r == rows - 1 and c == 0  # one key title: long ones would run into the next panel's
+        fig.update_xaxes(**token_ticks(keys), tickangle=-90, row=r + 1, col=c + 1,
+                         tickfont=tick_font(len(keys), 1000 / cols - 80, st.font_size),
+                         title_text=axis_title(KEY_TITLES[kind]) if bottom_left else None)
+        fig.update_yaxes(**token_ticks(queries), autorange="reversed", row=r + 1, col=c + 1,
+                         tickfont=tick_font(len(queries), panel, st.font_size),
+                         title_text=axis_title(QUERY_TITLES[kind]) if c == 0 else None)
+    title = f"{KIND_NAMES[kind]} · Layer {layer} · Heads 0–{n_heads - 1} and their mean{step_suffix(trace, kind, step)}"
+    return finish(fig, st, title, height, coloraxis=weights_axis(presentation))
+
+
+def attention_head(trace: Trace, kind: str, layer: int, head: int | str, step: int | None = None,
+                   presentation: bool = False, hide_future: bool | None = None, show_values: bool = False) -> go.Figure:
+    """One head (or head="mean") as a large heatmap; show_values writes each weight in its cell."""
+    queries, keys = attention_axes(trace, kind)
+    check_step(trace, step)
+    st = style(presentation)
+    z = shown(head_matrix(trace, kind, layer, head), kind, step, hide_future)
+    label = f"L{layer} {head_label(head, trace.n_heads)}"
+    fig = go.Figure(weight_heatmap(z, pair_hover(queries, keys, "query", "key"), label, show_values))
+    mark_step(fig, z, kind, step, st.line_width)
+    fig.update_xaxes(**token_ticks(keys), tickangle=-90, title_text=axis_title(KEY_TITLES[kind]),
+                     tickfont=tick_font(len(keys), 900, st.font_size))
+    fig.update_yaxes(**token_ticks(queries), autorange="reversed", title_text=axis_title(QUERY_TITLES[kind]),
+                     tickfont=tick_font(len(queries), 1.3 * st.row_px * len(queries), st.font_size))
+    title = f"{KIND_NAMES[kind]} · Layer {layer} · {head_label(head, trace.n_heads)}{step_suffix(trace, kind, step)}"
+    height = max(1.6 * st.panel_px, 1.3 * st.row_px * len(queries)) + 200 + 4 * st.font_size
+    return finish(fig, st, title, height, coloraxis=weights_axis(presentation))
+
+
+def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
+    """Every layer × head as a thumbnail (rows = layers, columns = heads), to pick one to open.
+
+    Trace number layer * n_heads + head draws thumbnail (layer, head), and carries meta=[layer, head].
+    In the browser, Plotly's `plotly_click` event gives `points[0].curveNumber` (and `points[0].data.meta`);
+    `overview_index(curveNumber, trace.n_heads)` turns it back into (layer, head).
+    """
+    check_kind(kind)
+    st = style(presentation)
+    n_layers, n_heads = trace.n_layers, trace.n_heads
+    thumb = 150 if presentation else 110
+    height = n_layers * (thumb + 2 * st.font_size) + 80 + 2 * st.title_size
+    titles = [f"L{layer} H{head}" for layer in range(n_layers) for head in range(n_heads)]
+    fig = make_subplots(rows=n_layers, cols=n_heads, subplot_titles=titles, horizontal_spacing=0.02,
+                        vertical_spacing=min(0.2, (2 * st.font_size + 8) / height))
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            name = f"L{layer} H{head}"
+            fig.add_trace(go.Heatmap(
+                z=head_matrix(trace, kind, layer, head), coloraxis="coloraxis", name=name, meta=[layer, head],
+                hovertemplate=f"{name} · click to open<br>query %{{y}}, key %{{x}}: %{{z:.2f}}<extra></extra>",
+            ), row=layer + 1, col=head + 1)
+    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(showticklabels=False, autorange="reversed")
+    title = f"{KIND_NAMES[kind]} · every Layer (rows) × Head (columns) · click one to open it"
+    return finish(fig, st, title, height, coloraxis=weights_axis(presentation))
+
+
+def overview_index(curve_number: int, n_heads: int) -> tuple[int, int]:
+    """(layer, head) of the overview thumbnail that Plotly reports as `curveNumber` in a click event."""
+    if curve_number < 0 or n_heads < 1:
+        raise ValueError(f"need curve_number >= 0 and n_heads >= 1, got {curve_number!r}, {n_heads!r}")
+    layer, head = divmod(int(curve_number), int(n_heads))
+    return layer, head
+
+
+def alignment(trace: Trace, layer: int, head: int | str = "mean", step: int | None = None,
+              presentation: bool = False, threshold: float = 0.05) -> go.Figure:
+    """Source tokens on the left, target tokens on the right, a line for every cross-attention weight ≥ threshold.
+
+    Line width and opacity grow with the weight; the current step's lines are drawn in the highlight colour.
+    Weights are binned into ten levels so a figure has at most twenty line traces, whatever the lengths.
+    """
+    check_step(trace, step)
+    st = style(presentation)
+    weights = head_matrix(trace, "cross", layer, head)  # (T, S)
+    n_tgt, n_src = weights.shape
+    span = max(n_tgt, n_src) - 1 or 1
+    y_src = np.linspace(0, span, n_src) if n_src > 1 else np.array([span / 2])
+    y_tgt = np.linspace(0, span, n_tgt) if n_tgt > 1 else np.array([span / 2])
+    fig = go.Figure()
+    levels = np.minimum((weights * 10).astype(int), 9)  # 0.05–0.1 → level 0, …, 0.9–1 → level 9
+    for current in (False, True):
+        for level in range(10):
+            segments_x, segments_y = [], []
+            for t, s in zip(*np.nonzero((levels == level) & (weights >= threshold))):
+                if (step is not None and t == step) == current:
+                    segments_x += [0, 1, None]
+                    segments_y += [y_src[s], y_tgt[t], None]
+            if not segments_x:
+                continue
+            strength = (level + 1) / 10
+            if current:  # the step being produced: strong colour, never faint
+                colour, width, opacity = HIGHLIGHT, 0.8 + 3.0 * strength, 0.55 + 0.45 * strength
+            else:        # the other steps: fainter still while a step is selected
+                colour, width, opacity = CATEGORICAL[0], 0.3 + 2.5 * strength, 0.15 + 0.85 * strength
+                opacity *= 0.4 if step is not None else 1.0
+            fig.add_trace(go.Scatter(
+                x=segments_x, y=segments_y, mode="lines", hoverinfo="skip", showlegend=False,
+                name=f"{'step ' + str(step) if current else 'weights'} ≥ {max(threshold, level / 10):.2f}",
+                line=dict(color=colour, width=st.line_width * width), opacity=opacity,
+            ))
+    for x, ys, tokens, side, position in ((0, y_src, trace.source_tokens, "source", "middle left"),
+                                          (1, y_tgt, trace.target_tokens, "target", "middle right")):
+        colours = [HIGHLIGHT if side == "target" and i == step else "#222222" for i in range(len(tokens))]
+        fig.add_trace(go.Scatter(
+            x=[x] * len(tokens), y=ys, mode="markers+text", text=[esc(t) for t in tokens], textposition=position,
+            textfont=dict(size=st.font_size, color=colours), marker=dict(size=st.font_size * 0.5, color=colours),
+            hovertext=[f"{side} {i}: {esc(t)}" for i, t in enumerate(tokens)], hoverinfo="text", showlegend=False,
+            name=f"{side} tokens",
+        ))
+    fig.update_xaxes(range=[-0.6, 1.6], tickvals=[0, 1], ticktext=["source (keys)", "target (queries)"], side="top",
+                     showline=False)
+    fig.update_yaxes(visible=False, autorange="reversed")
+    title = (f"Cross-attention alignment · Layer {layer} · {head_label(head, trace.n_heads)}"
+             f"{step_suffix(trace, 'cross', step)}")
+    height = max(400, st.row_px * 1.4 * (span + 1)) + 150
+    return finish(fig, st, title, height, plot_bgcolor="white")

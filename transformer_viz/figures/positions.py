@@ -1,0 +1,93 @@
+"""Positional encodings: any (P, D) table, the sinusoidal one of sec. 3.5 or a learned nn.Embedding's."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .style import CATEGORICAL, DIVERGING_SCALE, esc, finish, style, symmetric_range, token_ticks
+
+
+def as_table(pe) -> np.ndarray:
+    """The table as a float (P, D) numpy array (anything with __array__, e.g. a CPU tensor, works)."""
+    table = np.asarray(pe, dtype=np.float32)
+    if table.ndim != 2 or 0 in table.shape:
+        raise ValueError(f"a positional encoding table must be (positions, dimensions), got shape {table.shape}")
+    return table
+
+
+def position_ticks(n: int, tokens: Sequence[str] | None) -> dict:
+    """Position numbers, or "p · token" when the tokens at those positions are given."""
+    if tokens is None:
+        return dict(tickmode="auto")
+    if len(tokens) != n:
+        raise ValueError(f"got {len(tokens)} tokens for {n} positions")
+    return token_ticks([f"{p} · {t}" for p, t in enumerate(tokens)])
+
+
+def positional_heatmap(pe, tokens: Sequence[str] | None = None, title: str = "Positional encoding",
+                       presentation: bool = False) -> go.Figure:
+    """Positions (rows, 0 at the top) × dimensions (columns), blue > 0 > red, centred on 0."""
+    table, st = as_table(pe), style(presentation)
+    limit = symmetric_range(table)
+    fig = go.Figure(go.Heatmap(
+        z=table, colorscale=DIVERGING_SCALE, zmid=0, zmin=-limit, zmax=limit, name="PE",
+        colorbar=dict(title=dict(text="value"), thickness=24 if presentation else 14),
+        hovertemplate="position %{y}<br>dimension %{x}<br>value %{z:.3f}<extra></extra>",
+    ))
+    fig.update_xaxes(title_text="dimension i")
+    fig.update_yaxes(title_text="position", autorange="reversed", **position_ticks(len(table), tokens))
+    height = max(1.4 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
+    return finish(fig, st, esc(title), height)
+
+
+def default_dims(n_dims: int) -> list[int]:
+    """Two fast pairs and the slowest pair: sin/cos at dims 2k, 2k+1 share frequency 1/10000^(2k/D)."""
+    return sorted({d for d in (0, 1, 4, 5, n_dims - 2, n_dims - 1) if 0 <= d < n_dims})
+
+
+def positional_curves(pe, dims: Sequence[int] | None = None, presentation: bool = False,
+                      title: str = "Positional encoding: value against position") -> go.Figure:
+    """The value of chosen dimensions along the positions, one line per dimension ("dim i")."""
+    table, st = as_table(pe), style(presentation)
+    dims = default_dims(table.shape[1]) if dims is None else list(dims)
+    bad = [d for d in dims if not 0 <= d < table.shape[1]]
+    if bad:
+        raise ValueError(f"dims must be in 0..{table.shape[1] - 1}, got {bad}")
+    fig = go.Figure()
+    positions = np.arange(len(table))
+    for n, d in enumerate(dims):
+        fig.add_trace(go.Scatter(
+            x=positions, y=table[:, d], mode="lines+markers", name=f"dim {d}",
+            line=dict(color=CATEGORICAL[n % len(CATEGORICAL)], width=st.line_width,
+                      dash=("solid", "dash", "dot", "dashdot")[(n // len(CATEGORICAL)) % 4]),
+            marker=dict(size=2 + 2 * st.line_width),
+            hovertemplate=f"dim {d}<br>position %{{x}}<br>value %{{y:.3f}}<extra></extra>",
+        ))
+    fig.update_xaxes(title_text="position", showgrid=True, gridcolor="#E0E0E0")
+    fig.update_yaxes(title_text="value", showgrid=True, gridcolor="#E0E0E0", zeroline=True, zerolinecolor="#999999")
+    return finish(fig, st, esc(title), 380 + 8 * st.font_size, legend=dict(title=dict(text="dimension")))
+
+
+def cosine_similarity(table: np.ndarray) -> np.ndarray:
+    """(P, P) cosine similarity between the rows; an all-zero row is similar to nothing (0)."""
+    norms = np.linalg.norm(table, axis=1, keepdims=True)
+    unit = np.divide(table, norms, out=np.zeros_like(table), where=norms > 0)
+    return np.clip(unit @ unit.T, -1.0, 1.0)
+
+
+def position_similarity(pe, tokens: Sequence[str] | None = None, presentation: bool = False,
+                        title: str = "Cosine similarity between positional encodings") -> go.Figure:
+    """cos(PE_i, PE_j) for every pair of positions: near positions look alike, the diagonal is 1."""
+    table, st = as_table(pe), style(presentation)
+    fig = go.Figure(go.Heatmap(
+        z=cosine_similarity(table), colorscale=DIVERGING_SCALE, zmid=0, zmin=-1, zmax=1, name="cosine",
+        colorbar=dict(title=dict(text="cosine"), thickness=24 if presentation else 14),
+        hovertemplate="position %{y} · position %{x}<br>cosine %{z:.3f}<extra></extra>",
+    ))
+    ticks = position_ticks(len(table), tokens)
+    fig.update_xaxes(title_text="position", **ticks, **({"tickangle": -90} if tokens is not None else {}))
+    fig.update_yaxes(title_text="position", autorange="reversed", scaleanchor="x", **ticks)
+    height = max(1.6 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
+    return finish(fig, st, esc(title), height)

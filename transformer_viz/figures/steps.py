@@ -1,0 +1,123 @@
+"""Decoding figures: the next-token distribution at one step, and the tree beam search explored."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from ..trace import Trace
+from .attention import check_step
+from .style import MASKED_GREY, OKABE_ITO, esc, finish, style, token_ticks
+
+CHOSEN = OKABE_ITO["vermillion"]
+ALTERNATIVE = OKABE_ITO["sky_blue"]
+
+
+def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
+    """The most likely next tokens at `step` (probabilities at temperature 1), the chosen one highlighted.
+
+    A sampled token outside the recorded alternatives gets a bar of its own, so the choice is always shown.
+    """
+    check_step(trace, step)
+    st = style(presentation)
+    record = trace.steps[step]
+    options = [(o["token"], o["id"], float(o["prob"])) for o in record["top_k"]]
+    if record["id"] not in {i for _, i, _ in options}:
+        options.append((record["token"], record["id"], float(record["prob"])))
+    tokens = [token for token, _, _ in options]
+    fig = go.Figure()
+    for chosen, name, colour in ((False, "alternative", ALTERNATIVE), (True, "chosen token", CHOSEN)):
+        rows = [r for r, (_, i, _) in enumerate(options) if (i == record["id"]) == chosen]
+        fig.add_trace(go.Bar(
+            x=[options[r][2] for r in rows], y=rows, orientation="h", name=name, marker_color=colour,
+            text=[f"{options[r][2]:.1%}" for r in rows], textposition="outside", cliponaxis=False,
+            hovertext=[f"{esc(options[r][0])} (id {options[r][1]})" for r in rows],
+            hovertemplate="%{hovertext}<br>p = %{x:.3f}<extra>" + name + "</extra>",
+        ))
+    fig.update_xaxes(range=[0, 1], tickformat=".0%", title_text="probability", showgrid=True, gridcolor="#E0E0E0")
+    fig.update_yaxes(**token_ticks(tokens), autorange="reversed", title_text="next token")
+    forced = " (forced prefix)" if step < trace.forced_prefix else ""
+    title = f"Step {step}: next-token probabilities (entropy {float(record['entropy']):.2f} nats){forced}"
+    height = max(300, 1.6 * st.row_px * len(tokens)) + 160 + 2 * st.font_size
+    return finish(fig, st, title, height, barmode="overlay", bargap=0.25,
+                  legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+
+
+def token_lookup(trace: Trace, id_to_token: dict[int, str] | None) -> dict[int, str]:
+    """Every id → piece the trace knows (its output and each step's alternatives), overridden by id_to_token."""
+    lookup = dict(zip(trace.target_ids, trace.target_tokens))
+    for record in trace.steps:
+        lookup.update({o["id"]: o["token"] for o in record["top_k"]})
+    lookup.update(id_to_token or {})
+    return lookup
+
+
+def chosen_path(trace: Trace) -> set[int]:
+    """Indices of beam_tree nodes on the returned translation's path: follow target_ids from the root."""
+    path, parent = set(), -1
+    for step, token in enumerate(trace.target_ids):
+        match = [i for i, n in enumerate(trace.beam_tree)
+                 if n["step"] == step and n["parent"] == parent and n["id"] == token and n["kept"]]
+        if not match:
+            break
+        parent = match[0]
+        path.add(parent)
+    return path
+
+
+def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, presentation: bool = False) -> go.Figure:
+    """Beam search's explored nodes by (step, rank): kept beams in colour, pruned ones grey, the chosen path
+    highlighted, finished hypotheses (</s>) as diamonds. Tokens come from the trace or `id_to_token`."""
+    st = style(presentation)
+    fig = go.Figure()
+    if not trace.beam_tree:
+        fig.add_annotation(text=f"No beam tree: this trace was decoded with strategy "
+                                f"{esc(trace.options.get('strategy', 'greedy'))!s}, not beam search.",
+                           showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
+        fig.update_xaxes(visible=False)
+        fig.update_yaxes(visible=False)
+        return finish(fig, st, "Beam search tree", 300)
+    lookup, path = token_lookup(trace, id_to_token), chosen_path(trace)
+    nodes = trace.beam_tree
+    rank, seen = [], {}
+    for n in nodes:  # candidates come best-first within a step: their order is their rank
+        rank.append(seen.get(n["step"], 0))
+        seen[n["step"]] = rank[-1] + 1
+    x = [n["step"] for n in nodes]
+
+    def position(i: int) -> tuple[float, float]:
+        return (-1, (max(seen.values()) - 1) / 2) if i < 0 else (x[i], rank[i])
+
+    for on_path in (False, True):  # edges: pruned/kept first, the chosen path drawn on top
+        ex, ey = [], []
+        for i, n in enumerate(nodes):
+            if (i in path) == on_path:
+                (x0, y0), (x1, y1) = position(n["parent"]), position(i)
+                ex += [x0, x1, None]
+                ey += [y0, y1, None]
+        fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", hoverinfo="skip", showlegend=False,
+                                 line=dict(color=CHOSEN if on_path else "#BBBBBB",
+                                           width=st.line_width * (1.5 if on_path else 0.5))))
+    groups = (("pruned", lambda i: not nodes[i]["kept"], MASKED_GREY),
+              ("kept in the beam", lambda i: nodes[i]["kept"] and i not in path, OKABE_ITO["blue"]),
+              ("chosen translation", lambda i: i in path, CHOSEN))
+    for name, member, colour in groups:
+        members = [i for i in range(len(nodes)) if member(i)]
+        fig.add_trace(go.Scatter(
+            x=[x[i] for i in members], y=[rank[i] for i in members], mode="markers+text", name=name,
+            text=[esc(lookup.get(nodes[i]["id"], f"#{nodes[i]['id']}")) for i in members], textposition="top center",
+            marker=dict(color=colour, size=st.font_size * 0.9, line=dict(color="#444444", width=0.5),
+                        symbol=["diamond" if nodes[i]["finished"] else "circle" for i in members]),
+            hovertext=[f"step {nodes[i]['step']}: {esc(lookup.get(nodes[i]['id'], '#' + str(nodes[i]['id'])))}"
+                       f"<br>log p = {nodes[i]['log_prob']:.3f}{' · finished' if nodes[i]['finished'] else ''}"
+                       for i in members],
+            hoverinfo="text", textfont=dict(size=max(9, st.font_size - 3)),
+        ))
+    root_y = position(-1)[1]
+    fig.add_trace(go.Scatter(x=[-1], y=[root_y], mode="markers+text", text=["&lt;s&gt;"], textposition="middle left",
+                             marker=dict(color="#222222", size=st.font_size * 0.9), name="start", showlegend=False,
+                             hoverinfo="skip"))
+    fig.update_xaxes(title_text="step", tickmode="array", tickvals=sorted(seen), showgrid=True, gridcolor="#E0E0E0")
+    fig.update_yaxes(title_text="rank among the step's candidates (0 = best)", autorange="reversed", dtick=1)
+    width_hint = max(seen.values())
+    return finish(fig, st, f"Beam search tree · beam size {trace.options.get('beam_size', '?')}",
+                  max(400, 46 * width_hint) + 150,
+                  legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))

@@ -1,0 +1,211 @@
+"""The app's event handlers as plain functions: values in, values out, no gradio.
+
+ui.py only lays out components and wires these; tests call them directly.
+A visitor's recorded run is a `Session` (kept in gr.State); stepping and switching
+views redraw from it and never run the model again.
+"""
+from __future__ import annotations
+
+import html
+import os
+import threading
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from urllib.parse import urlencode
+
+from . import figures
+from .decoding import DecodeOptions
+from .hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
+from .trace import Trace
+from .translator import Translator, load_model
+
+HUB_MODEL_ENV = "TRANSFORMER_VIZ_HUB_MODEL"  # a Hub repo id to offer beside the bundled checkpoints
+KINDS = {"cross": "cross", "decoder self": "decoder_self", "encoder self": "encoder_self"}
+_models: dict[str, Translator] = {}
+_models_lock = threading.Lock()
+
+
+def available_models(folder: Path = CHECKPOINTS_DIR) -> list[str]:
+    """Every checkpoint folder bundled in checkpoints/ (default first), plus the Hub model named in the environment."""
+    names = sorted(p.name for p in folder.iterdir() if (p / "config.json").is_file()) if folder.is_dir() else []
+    names.sort(key=lambda n: n != DEFAULT_CHECKPOINT)
+    if os.environ.get(HUB_MODEL_ENV):
+        names.append(os.environ[HUB_MODEL_ENV])
+    return names
+
+
+def get_translator(name: str) -> Translator:
+    """Each model is loaded once per process and shared, read-only, by every visitor."""
+    with _models_lock:
+        if name not in _models:
+            _models[name] = load_model(name)
+        return _models[name]
+
+
+def register_translator(name: str, translator: Translator) -> None:
+    """Make an already loaded model available under `name` (tests, or a model built in code)."""
+    with _models_lock:
+        _models[name] = translator
+
+
+@dataclass
+class Session:
+    """One visitor's state: the trace on screen, the original before any branch, and the inputs that made it."""
+
+    trace: Trace
+    model: str
+    options: dict
+    original: Trace | None = None          # set while looking at a branch
+    branches: list[str] = field(default_factory=list)
+
+
+def decode_options(strategy: str, beam_size, temperature, top_k, top_p, seed, max_new_tokens) -> DecodeOptions:
+    """UI values → validated DecodeOptions (numbers from sliders may arrive as floats)."""
+    return DecodeOptions(
+        strategy=str(strategy), beam_size=int(beam_size), temperature=float(temperature), top_k=int(top_k),
+        top_p=float(top_p), seed=int(seed), max_new_tokens=int(max_new_tokens),
+    ).validate()
+
+
+def translate(sentence: str, model: str, options: DecodeOptions) -> Session:
+    """Run the model once with the tracer on and keep everything the views need."""
+    translator = get_translator(model)
+    trace = translator.trace(sentence, options=options, strategy=options.strategy, max_new_tokens=options.max_new_tokens)
+    return Session(trace=trace, model=model, options=options.__dict__.copy())
+
+
+def branch(session: Session, step: int, token_id: int) -> Session:
+    """Force `token_id` at `step` (keeping the tokens before it) and let the model continue."""
+    trace = session.trace
+    if not 0 <= step < len(trace.target_ids):
+        raise ValueError(f"step {step} is outside the translation (0–{len(trace.target_ids) - 1})")
+    prefix = trace.target_ids[:step] + [int(token_id)]
+    options = DecodeOptions(**session.options)
+    translator = get_translator(session.model)
+    new = translator.trace(trace.source_text, options=options, strategy=options.strategy,
+                           max_new_tokens=max(options.max_new_tokens, len(prefix)), forced_prefix=prefix)
+    label = f"step {step}: {trace.target_tokens[step]} → {translator.tokenizer.id_to_piece(int(token_id))}"
+    return replace(session, trace=new, original=session.original or session.trace, branches=session.branches + [label])
+
+
+def unbranch(session: Session) -> Session:
+    """Back to the translation before any forced token."""
+    if session.original is None:
+        return session
+    return replace(session, trace=session.original, original=None, branches=[])
+
+
+def tokens_table(trace: Trace) -> list[list]:
+    """Rows (side, position, piece, id) for the tokenisation table."""
+    rows = [["source", i, piece, ident] for i, (piece, ident) in enumerate(zip(trace.source_tokens, trace.source_ids))]
+    rows += [["target", i, piece, ident] for i, (piece, ident) in enumerate(zip(trace.target_tokens, trace.target_ids))]
+    return rows
+
+
+def clamp_step(trace: Trace, step) -> int:
+    return max(0, min(int(step or 0), len(trace.target_ids) - 1))
+
+
+def step_label(trace: Trace, step: int) -> str:
+    """'Step 3 of 9: produced "Haus" (p = 0.82)' — escaped, because tokens come from user text."""
+    s = trace.steps[step]
+    forced = " (forced)" if step < trace.forced_prefix else ""
+    return (f"Step {step + 1} of {len(trace.steps)}: the model produced **{html.escape(s['token'])}**{forced} "
+            f"with p = {s['prob']:.2f}; entropy {s['entropy']:.2f} nats")
+
+
+def alternatives(trace: Trace, step: int) -> list[tuple[str, int]]:
+    """The top-k candidates at `step` as (label, id) choices for forcing a different token."""
+    return [(f"{alt['token']}  (p = {alt['prob']:.2f})", alt["id"]) for alt in trace.steps[step]["top_k"]]
+
+
+def step_figures(trace: Trace, step: int, layer: int, head, presentation: bool) -> dict:
+    """The views that change with the step: the query row being produced is highlighted."""
+    head = "mean" if head in (None, "mean", "all") else int(head)
+    return {
+        "plot-topk": figures.topk_bar(trace, step, presentation=presentation),
+        "plot-cross": figures.attention_grid(trace, "cross", layer, step=step, presentation=presentation),
+        "plot-alignment": figures.alignment(trace, layer, head=head, step=step, presentation=presentation),
+        "plot-dec-self": figures.attention_grid(trace, "decoder_self", layer, step=step, presentation=presentation),
+        "plot-masks": figures.decoder_causal_mask(trace, step, presentation=presentation),
+        "plot-pipeline": figures.score_pipeline(trace, layer, 0 if head == "mean" else head, step=step, presentation=presentation),
+    }
+
+
+def static_figures(trace: Trace, layer: int, kind: str, presentation: bool, learned_pe=None) -> dict:
+    """The views that do not depend on the step."""
+    pe = trace.positional_encoding
+    return {
+        "plot-enc-self": figures.attention_grid(trace, "encoder_self", layer, presentation=presentation),
+        "plot-overview": figures.overview(trace, KINDS.get(kind, kind), presentation=presentation),
+        "plot-pe": figures.positional_heatmap(pe, tokens=trace.source_tokens, presentation=presentation),
+        "plot-pe-curves": figures.positional_curves(pe, presentation=presentation),
+        "plot-pe-similarity": figures.position_similarity(pe, presentation=presentation),
+        "plot-enc-mask": figures.encoder_padding_mask(trace, partner_len=len(trace.source_ids) + 3, presentation=presentation),
+        "plot-cross-mask": figures.cross_mask(trace, presentation=presentation),
+    }
+
+
+def share_query(sentence: str, model: str, options: DecodeOptions) -> str:
+    """The query string that reopens the app on this sentence with these options."""
+    return "?" + urlencode(dict(sentence=sentence, model=model, strategy=options.strategy, beam=options.beam_size,
+                                temperature=options.temperature, top_k=options.top_k, top_p=options.top_p,
+                                seed=options.seed, max_len=options.max_new_tokens))
+
+
+def parse_query(params: dict) -> dict:
+    """Query parameters → UI values, ignoring anything unknown or malformed."""
+    out: dict = {}
+    casts = dict(sentence=str, model=str, strategy=str, beam=int, temperature=float, top_k=int, top_p=float, seed=int, max_len=int)
+    for key, cast in casts.items():
+        if key in params:
+            try:
+                out[key] = cast(params[key])
+            except (TypeError, ValueError):
+                continue
+    if "sentence" in out:
+        out["sentence"] = out["sentence"][:2000]
+    return out
+
+
+def hook_shapes(translator: Translator) -> dict[str, str]:
+    """Every hook point's shape in letters, read off two dry runs: (B, S, T) = (1, 5, 3) and (2, 6, 4)."""
+    import torch
+
+    from .hooks import Tracer
+
+    cfg, model = translator.config, translator.model
+    runs = []
+    for B, S, T in ((1, 5, 3), (2, 6, 4)):
+        src = torch.full((B, S), 5, device=model.device)
+        tgt = torch.full((B, T), 5, device=model.device)
+        with torch.no_grad(), Tracer(model) as tracer:
+            model(src, tgt)
+        runs.append({name: tuple(t.shape) for name, t in tracer.cache.items()})
+
+    def letter(i: int, x: int, y: int, rank: int) -> str:
+        varying = {(1, 2): "B", (5, 6): "S", (3, 4): "T"}
+        if (x, y) in varying:
+            return varying[(x, y)]
+        if rank == 4 and i == 1 and x == cfg.n_heads:
+            return "H"
+        if rank == 4 and i == 3 and x == cfg.d_head:
+            return "Dh"
+        return {cfg.d_model: "D", cfg.tgt_vocab_size: "V"}.get(x, str(x))
+
+    return {name: "(" + ", ".join(letter(i, x, y, len(a)) for i, (x, y) in enumerate(zip(a, runs[1][name]))) + ")"
+            for name, a in runs[0].items()}
+
+
+def model_card(translator: Translator) -> str:
+    """Markdown: architecture, parameter count and every hook point with its shape."""
+    cfg = translator.config
+    rows = "\n".join(f"| `{name}` | {shape} |" for name, shape in hook_shapes(translator).items())
+    arch = "pre-LN (norm → sublayer → residual) + final LayerNorm" if cfg.norm_first else "post-LN (sublayer → residual → norm)"
+    return (
+        f"### {html.escape(translator.name)} (preset `{cfg.name}`)\n\n"
+        f"- **{translator.model.num_parameters():,} parameters**; {cfg.n_layers} encoder + {cfg.n_layers} decoder layers; "
+        f"D = {cfg.d_model}, H = {cfg.n_heads} heads of Dh = {cfg.d_head}, FFN width {cfg.d_ff}\n"
+        f"- blocks: {arch}; positions: {cfg.positional}; vocabulary {cfg.src_vocab_size} SentencePiece pieces\n\n"
+        f"Hook points (B batch, S source length, T target length):\n\n| hook point | shape |\n|---|---|\n{rows}\n"
+    )
