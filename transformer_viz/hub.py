@@ -31,7 +31,8 @@ CARD_NAME = "README.md"
 CHECKPOINT_FILES = (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME)
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
-CHECKPOINTS_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+# The bundled checkpoints; TRANSFORMER_VIZ_CHECKPOINTS points the app and load_model() at another folder.
+CHECKPOINTS_DIR = Path(os.environ.get("TRANSFORMER_VIZ_CHECKPOINTS") or Path(__file__).resolve().parent.parent / "checkpoints")
 DEFAULT_CHECKPOINT = "seed000"
 
 
