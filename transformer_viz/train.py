@@ -197,6 +197,7 @@ def train(opts: TrainOptions) -> Path:
         log.info("continuing %s from its weights at step %d (optimizer state restarts)", out, step)
     config = model.config  # a continued checkpoint keeps the architecture it was trained with
     net = DistributedDataParallel(model) if world > 1 else model
+    torch.manual_seed(opts.seed + rank)  # same initial weights on every rank, but each rank its own dropout masks
     model.train()
     pad, bos = config.pad_id, config.bos_id
     if rank == 0:
@@ -230,6 +231,8 @@ def train(opts: TrainOptions) -> Path:
     while step < opts.max_steps and not stopped:
         batches = token_batches(lengths, opts.max_tokens, shuffle=True, seed=opts.seed + epoch)
         batches = batches[: len(batches) - len(batches) % world][rank::world]  # an equal share per rank
+        if not batches:
+            raise ValueError(f"{len(train_ex)} training pairs make fewer batches than the {world} processes; use more data")
         for batch in batches[position :]:
             src, tgt_in, labels = (x.to(device) for x in collate([train_ex[i] for i in batch], pad, bos))
             step += 1
@@ -243,7 +246,8 @@ def train(opts: TrainOptions) -> Path:
             optimizer.step()
             tokens_seen += n_tokens
             window_tokens += n_tokens
-            running = float(loss) if math.isnan(running) else 0.98 * running + 0.02 * float(loss)
+            value = float(loss.detach())
+            running = value if math.isnan(running) else 0.98 * running + 0.02 * value
             bar.update(1)
             if step % 10 == 0:
                 rate = window_tokens * world / max(time.time() - window_start, 1e-9)

@@ -1,0 +1,138 @@
+"""The command line, as a user runs it: `python -m transformer_viz …` in a fresh process, offline.
+
+Each subprocess pays for importing torch, so they all start at once (module fixture) and the
+tests read their results; cheaper checks call `main([...])` in this process.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.tiny import tiny_tokenizer_file, tiny_translator
+from transformer_viz import __version__
+from transformer_viz.__main__ import main
+from transformer_viz.hub import save_checkpoint
+from transformer_viz.trace import SCHEMA
+from transformer_viz.translator import load_model
+
+ROOT = Path(__file__).resolve().parent.parent
+SENTENCES = ["I see the house.", "my brother wants a cat."]
+MAX_NEW = "8"
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:
+    return save_checkpoint(tmp_path_factory.mktemp("cli") / "tiny", tiny_translator("seed000").model, tiny_tokenizer_file())
+
+
+@pytest.fixture(scope="module")
+def runs(model_dir) -> dict[str, subprocess.CompletedProcess]:
+    """Start every CLI process in parallel, then wait for all of them."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT),
+           "TRANSFORMER_VIZ_MODEL": ""}
+    model = ["--model", str(model_dir), "--max-new-tokens", MAX_NEW]
+    out = model_dir.parent / "trace.json"
+    commands = {
+        "translate": (["translate", *SENTENCES, *model], None),
+        "trace": (["trace", SENTENCES[0], "--out", str(out), *model], None),
+        "missing": (["translate", "I see the house.", "--model", "/nonexistent"], None),
+        "version": (["--version"], None),
+    }
+    procs = {
+        name: (subprocess.Popen([sys.executable, "-m", "transformer_viz", *args], cwd=model_dir.parent, env=env,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), stdin)
+        for name, (args, stdin) in commands.items()
+    }
+    results = {}
+    for name, (proc, stdin) in procs.items():
+        stdout, stderr = proc.communicate(stdin, timeout=300)
+        results[name] = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    results["trace"].json_path = out
+    return results
+
+
+@pytest.fixture(scope="module")
+def expected(model_dir):
+    return load_model(model_dir, device="cpu")
+
+
+def test_translate_prints_one_line_per_sentence(runs, expected):
+    run = runs["translate"]
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == expected.translate(SENTENCES, max_new_tokens=int(MAX_NEW))
+    assert "Traceback" not in run.stderr
+
+
+def test_trace_writes_schema_json(runs, expected):
+    run = runs["trace"]
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == ""  # the JSON went to the file; the translation and a note go to stderr
+    data = json.loads(run.json_path.read_text(encoding="utf-8"))
+    reference = expected.trace(SENTENCES[0], max_new_tokens=int(MAX_NEW))
+    assert data["target"]["text"] in run.stderr and str(run.json_path) in run.stderr
+    assert data["schema"] == SCHEMA
+    assert {"source", "target", "steps", "attention", "masks", "positional_encoding", "model"} <= set(data)
+    assert data["source"]["tokens"][-1] == "</s>"
+    assert data["source"]["ids"] == reference.source_ids and data["target"]["ids"] == reference.target_ids
+    S, T, cfg = len(data["source"]["ids"]), len(data["target"]["ids"]), expected.config
+    assert len(data["steps"]) == T
+    assert len(data["attention"]["cross"]) == cfg.n_layers and len(data["attention"]["cross"][0]) == cfg.n_heads
+    assert len(data["attention"]["cross"][0][0]) == T and len(data["attention"]["cross"][0][0][0]) == S
+    assert len(data["masks"]["decoder"]) == T and len(data["positional_encoding"]) == S
+    assert len(data["positional_encoding"][0]) == cfg.d_model
+    assert data["model"]["config"] == cfg.to_dict()
+
+
+def test_missing_model_is_a_one_line_error(runs):
+    run = runs["missing"]
+    assert run.returncode != 0
+    assert run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "/nonexistent" in lines[0]
+    assert "Traceback" not in run.stderr
+
+
+def test_version(runs):
+    run = runs["version"]
+    assert run.returncode == 0
+    assert run.stdout.strip() == f"transformer-viz {__version__}"
+
+
+# ---------------------------------------------------------------------------- in process
+def test_translate_reads_stdin_and_skips_blank_lines(model_dir, expected, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{SENTENCES[0]}\n\n  \n{SENTENCES[1]}\n"))
+    assert main(["translate", "--model", str(model_dir), "--max-new-tokens", MAX_NEW]) == 0
+    assert capsys.readouterr().out.splitlines() == expected.translate(SENTENCES, max_new_tokens=int(MAX_NEW))
+
+
+def test_trace_to_stdout(model_dir, capsys):
+    assert main(["trace", SENTENCES[1], "--model", str(model_dir), "--max-new-tokens", "4", "--compact"]) == 0
+    out = capsys.readouterr().out
+    assert len(out.strip().splitlines()) == 1  # --compact: one line
+    data = json.loads(out)
+    assert data["schema"] == SCHEMA and len(data["steps"]) == len(data["target"]["ids"]) <= 4
+
+
+@pytest.mark.parametrize("args, message", [
+    (["translate", "   "], "empty"),
+    (["translate", "hello", "--strategy", "beam", "--beam-size", "0"], "beam_size"),
+    (["translate", "hello", "--temperature", "-1", "--strategy", "sample"], "temperature"),
+    (["trace", "hello", "--top-p", "0"], "top_p"),
+])
+def test_user_errors_exit_non_zero_with_one_line(model_dir, capsys, args, message):
+    assert main([*args, "--model", str(model_dir)]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and message in err[0]
+
+
+def test_unknown_command_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["translat", "x"])
+    assert exit_info.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err

@@ -1,0 +1,178 @@
+"""Training: the Noam schedule, batching, and tiny end-to-end runs (loss, determinism, resume, DDP).
+
+The corpus is a fake Ding file written here: ~1,900 combinatorial sentences, because the
+default split holds out 1,000 test + 500 validation sentences (TrainOptions has no way to
+ask for fewer), plus the single words, so that training sees every word.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from transformer_viz.data import load_corpus
+from transformer_viz.hub import WEIGHTS_NAME, load_transformer
+from transformer_viz.train import METRICS_NAME, STATE_NAME, TrainOptions, collate, noam_lr, train, weights_digest
+from transformer_viz.translator import load_model
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBJECTS = [("I", "Ich"), ("You", "Du"), ("We", "Wir"), ("They", "Sie"), ("My brother", "Mein Bruder")]
+VERBS = [("see", "sehen"), ("like", "mögen"), ("have", "haben"), ("want", "wollen"), ("buy", "kaufen"), ("paint", "malen")]
+OBJECTS = [("the house", "das Haus"), ("a cat", "eine Katze"), ("the garden", "den Garten"), ("coffee", "Kaffee"),
+           ("the dog", "den Hund"), ("a book", "ein Buch"), ("the car", "das Auto"), ("bread", "Brot")]
+TIMES = [("today", "heute"), ("tomorrow", "morgen"), ("now", "jetzt"), ("often", "oft"), ("again", "wieder"),
+         ("at home", "zu Hause"), ("every day", "jeden Tag"), ("in the morning", "am Morgen")]
+
+
+# ---------------------------------------------------------------------------- schedule and batches
+def test_noam_lr_is_equation_3():
+    d, warmup = 256, 100
+    for step in (1, 10, 99, 100, 101, 1000, 10_000):
+        assert noam_lr(step, d, warmup) == pytest.approx(d**-0.5 * min(step**-0.5, step * warmup**-1.5))
+        assert noam_lr(step, d, warmup, factor=2.0) == pytest.approx(2 * noam_lr(step, d, warmup))
+    lrs = [noam_lr(s, d, warmup) for s in range(1, 1000)]
+    peak = max(range(len(lrs)), key=lrs.__getitem__) + 1
+    assert peak == warmup and lrs[warmup - 1] == pytest.approx((d * warmup) ** -0.5)
+    assert all(a < b for a, b in zip(lrs[: warmup - 1], lrs[1:warmup]))  # linear warm-up
+    assert all(a > b for a, b in zip(lrs[warmup - 1 :], lrs[warmup:]))  # then ∝ step^-0.5
+    assert noam_lr(400, d, warmup) == pytest.approx(noam_lr(100, d, warmup) / 2)
+    assert noam_lr(0, d, warmup) == noam_lr(1, d, warmup) > 0  # step 0 is treated as step 1, no division by 0
+
+
+def test_collate_shifts_targets_and_pads_with_zero():
+    pad, bos, eos = 0, 2, 3
+    examples = [([10, 11, 12, eos], [20, 21, eos]), ([13, eos], [22, 23, 24, 25, eos])]
+    src, tgt_in, labels = collate(examples, pad, bos)
+    assert src.tolist() == [[10, 11, 12, eos], [13, eos, pad, pad]]
+    assert labels.tolist() == [[20, 21, eos, pad, pad], [22, 23, 24, 25, eos]]
+    assert tgt_in.tolist() == [[bos, 20, 21, pad, pad], [bos, 22, 23, 24, 25]]
+    assert src.dtype == tgt_in.dtype == labels.dtype == torch.long
+    for row_in, row_out in zip(tgt_in.tolist(), labels.tolist()):  # decoder input = <s> + labels shifted right
+        n = sum(t != pad for t in row_out)
+        assert row_in[:n] == [bos] + row_out[: n - 1] and row_out[n - 1] == eos
+
+
+# ---------------------------------------------------------------------------- end to end
+def write_fake_ding(path: Path) -> Path:
+    """`German :: English` lines: every subject × verb × object × time sentence, plus the words."""
+    lines = ["# a fake Ding dictionary for tests"]
+    for (s, sd), (v, vd), (o, od), (w, wd) in itertools.product(SUBJECTS, VERBS, OBJECTS, TIMES):
+        lines.append(f"{sd} {vd} {od} {wd}. :: {s} {v} {o} {w}.")
+    lines += [f"{de} {{n}} :: {en}" for en, de in SUBJECTS + VERBS + OBJECTS + TIMES]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    return write_fake_ding(tmp_path_factory.mktemp("ding") / "de-en")
+
+
+def options(corpus: Path, out: Path, **overrides) -> TrainOptions:
+    """A model of a few thousand parameters; dropout stays on so that resume must restore the RNG."""
+    fields = dict(out=str(out), corpus=str(corpus), vocab_size=80, d_model=16, n_heads=2, n_layers=1, d_ff=32,
+                  dropout=0.1, max_len=32, max_tokens=512, max_steps=30, warmup=10, valid_every=10, threads=1,
+                  device="cpu", word_pairs=-1, seed=0)
+    return TrainOptions(**{**fields, **overrides})
+
+
+def final_state(out: Path) -> dict[str, torch.Tensor]:
+    """The weights after the last step (model.safetensors holds the best validation step instead)."""
+    return torch.load(out / STATE_NAME, weights_only=True)["model"]
+
+
+def assert_same_weights(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> None:
+    assert a.keys() == b.keys()
+    for name in a:
+        assert torch.equal(a[name], b[name]), name
+
+
+@pytest.fixture(scope="module")
+def trained(corpus, tmp_path_factory) -> Path:
+    return train(options(corpus, tmp_path_factory.mktemp("train") / "run"))
+
+
+def test_fake_corpus_fills_the_default_split(corpus):
+    splits = load_corpus(corpus)
+    assert (len(splits.valid), len(splits.test)) == (500, 1000)
+    assert len(splits.train) > 400
+    held_out = {p.src for p in splits.valid + splits.test}
+    assert not held_out & {p.src for p in splits.train}
+
+
+def test_training_lowers_the_validation_loss(trained):
+    metrics = [json.loads(line) for line in (trained / METRICS_NAME).read_text().splitlines()]
+    assert [m["step"] for m in metrics] == [10, 20, 30]
+    assert metrics[-1]["valid_loss"] < metrics[0]["valid_loss"] - 0.3
+    assert all(math.isfinite(m["train_loss"]) for m in metrics)
+    assert metrics[0]["valid_loss"] < math.log(80) + 1  # started near uniform over the vocabulary
+
+
+def test_checkpoint_folder_loads_and_translates(trained):
+    tr = load_model(trained, device="cpu")
+    assert tr.config.d_model == 16 and tr.config.tie_embeddings and tr.config.share_embeddings
+    assert isinstance(tr.translate("I see the house today.", max_new_tokens=8), str)
+    record = json.loads((trained / "training.json").read_text())
+    assert record["options"]["max_steps"] == 30 and record["last"]["step"] == 30
+
+
+def test_training_is_deterministic(trained, corpus, tmp_path):
+    again = train(options(corpus, tmp_path / "again"))
+    assert_same_weights(final_state(again), final_state(trained))
+    assert (again / WEIGHTS_NAME).read_bytes() == (trained / WEIGHTS_NAME).read_bytes()
+
+
+def test_resume_continues_exactly(trained, corpus, tmp_path):
+    """15 steps, stop, resume to 30 = 30 steps in one go, bit for bit (dropout RNG included)."""
+    out = tmp_path / "resumed"
+    train(options(corpus, out, max_steps=15))
+    assert json.loads((out / "training.json").read_text())["last"]["step"] == 15
+    train(options(corpus, out, max_steps=30, resume=True))
+    assert_same_weights(final_state(out), final_state(trained))
+    steps = [json.loads(line)["step"] for line in (out / METRICS_NAME).read_text().splitlines()]
+    assert steps == [10, 15, 20, 30]
+
+
+def test_weights_digest_identifies_the_weights(trained):
+    state = final_state(trained)
+    model = load_transformer(trained)
+    assert weights_digest(state) == weights_digest(dict(state))  # a pure function of names and values
+    changed = {k: v.clone() for k, v in state.items()}
+    name = next(iter(changed))
+    changed[name].view(-1)[0] += 1e-3
+    assert weights_digest(changed) != weights_digest(state)
+    assert len(weights_digest(model.state_dict())) == 64
+
+
+# ---------------------------------------------------------------------------- torchrun, 2 CPU processes
+@pytest.mark.slow
+def test_distributed_ranks_end_with_identical_weights(corpus, tmp_path):
+    out = tmp_path / "ddp"
+    args = [f"--{k.replace('_', '-')}={v}" for k, v in vars(options(corpus, out, max_steps=6, valid_every=3)).items()
+            if k not in ("resume",)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+         "-m", "transformer_viz", "train", *args],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    digests = {}
+    for line in run.stderr.splitlines():
+        if "final weights sha256" in line:
+            rank = int(line.split("rank ")[1].split()[0])
+            digests[rank] = line.rsplit(" ", 1)[-1]
+    assert sorted(digests) == [0, 1], run.stderr[-3000:]
+    assert digests[0] == digests[1]  # DDP kept the replicas in lockstep
+    assert weights_digest(final_state(out)) == digests[0]  # and rank 0 saved exactly those weights
+    record = json.loads((out / "training.json").read_text())
+    assert record["processes"] == 2 and record["last"]["step"] == 6
+    single = train(options(corpus, tmp_path / "single", max_steps=6, valid_every=3))
+    assert weights_digest(final_state(single)) != digests[0]  # two ranks saw different batches than one
