@@ -64,3 +64,64 @@ def make_ids():
         return ids
 
     return build
+
+
+# ---------------------------------------------------------------- the app in a subprocess (browser and API tests)
+APP_CHECKPOINTS = ("seed000", "seed004")  # tiny random models saved under these names (seed000 is the default)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory):
+    """(url, checkpoints_dir): app.py serving two tiny checkpoints on 127.0.0.1; stopped at the end, also on failure."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    from tests.tiny import tiny_tokenizer_file, tiny_translator
+    from transformer_viz.hub import save_checkpoint
+
+    folder = tmp_path_factory.mktemp("checkpoints")
+    for preset in APP_CHECKPOINTS:
+        # max_len 24 keeps the untrained models' endless outputs short: small figures, quick pages.
+        save_checkpoint(folder / preset, tiny_translator(preset, max_len=24).model, tiny_tokenizer_file())
+    port = free_port()
+    env = {**os.environ, "TRANSFORMER_VIZ_CHECKPOINTS": str(folder), "GRADIO_SERVER_NAME": "127.0.0.1",
+           "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1"}
+    env.pop("TRANSFORMER_VIZ_HUB_MODEL", None)
+    log_path = folder.parent / "app.log"
+    root = Path(__file__).resolve().parent.parent
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "app.py"], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 180  # a loaded 2-core machine needs ~20 s to import gradio and torch
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"app.py exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"app.py did not answer on {url}:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield url, folder
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -107,10 +107,13 @@ def clamp_step(trace: Trace, step) -> int:
 
 
 def step_label(trace: Trace, step: int) -> str:
-    """'Step 3 of 9: produced "Haus" (p = 0.82)' — escaped, because tokens come from user text."""
+    """'Step 3 (token 4 of 9): produced "Haus" (p = 0.82)' — escaped, because tokens come from user text.
+
+    Steps count from 0, as on the step slider and in the figures' titles.
+    """
     s = trace.steps[step]
     forced = " (forced)" if step < trace.forced_prefix else ""
-    return (f"Step {step + 1} of {len(trace.steps)}: the model produced **{html.escape(s['token'])}**{forced} "
+    return (f"Step {step} (token {step + 1} of {len(trace.steps)}): the model produced **{html.escape(s['token'])}**{forced} "
             f"with p = {s['prob']:.2f}; entropy {s['entropy']:.2f} nats")
 
 

@@ -173,6 +173,7 @@ def train(opts: TrainOptions) -> Path:
     lengths = [(len(s), len(t)) for s, t in train_ex]
 
     model = Transformer(config).to(device)
+    torch.manual_seed(opts.seed + rank)  # same initial weights on every rank, but each rank its own dropout masks
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)  # sec. 5.3
     step, epoch, position, best, tokens_seen, trained_seconds = 0, 0, 0, math.inf, 0, 0.0
     state_file = out / STATE_NAME
@@ -197,7 +198,6 @@ def train(opts: TrainOptions) -> Path:
         log.info("continuing %s from its weights at step %d (optimizer state restarts)", out, step)
     config = model.config  # a continued checkpoint keeps the architecture it was trained with
     net = DistributedDataParallel(model) if world > 1 else model
-    torch.manual_seed(opts.seed + rank)  # same initial weights on every rank, but each rank its own dropout masks
     model.train()
     pad, bos = config.pad_id, config.bos_id
     if rank == 0:

@@ -1,6 +1,7 @@
 """The Gradio app: layout first, then wiring. All work happens in handlers.py and figures.py."""
 from __future__ import annotations
 
+import functools
 import tempfile
 from pathlib import Path
 
@@ -48,13 +49,12 @@ def plot(fig) -> PlotData:
 
 def user_error(fn):
     """Turn the library's ValueErrors (bad input, bad options) into a message in the browser."""
+    @functools.wraps(fn)  # keeps the signature and type hints: gr.api builds the endpoint's parameters from them
     def wrapped(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except (ValueError, TypeError) as err:
             raise gr.Error(str(err), print_exception=False) from None
-    wrapped.__name__ = fn.__name__
-    wrapped.__doc__ = fn.__doc__
     return wrapped
 
 
@@ -199,13 +199,21 @@ def build_demo() -> gr.Blocks:
             ]
 
         translate_out = [session, translation, notices, tokens, step, layer, head, pick, download, share, card, branch_md]
+
+        def translate_if_linked(text, model_name, *opts):
+            """On page load or a new model: translate straight away when there is a sentence."""
+            return [gr.skip()] * len(translate_out) if not text else on_translate(text, model_name, *opts)
+
         render_in = [session, step, layer, head, presentation, kind]
         render_out = step_out + [step_md, alt] + static_out
 
         translate_event = dict(fn=on_translate, inputs=[sentence, model] + options_in, outputs=translate_out)
         translate_btn.click(**translate_event, api_visibility="private").then(draw_all, render_in, render_out, api_visibility="private")
         sentence.submit(**translate_event, api_visibility="private").then(draw_all, render_in, render_out, api_visibility="private")
-        model.change(**translate_event, api_visibility="private").then(draw_all, render_in, render_out, api_visibility="private")
+        # .input, not .change: a share link that sets the model on load must not translate twice, and
+        # picking a model before typing a sentence is not an error.
+        model.input(translate_if_linked, [sentence, model] + options_in, translate_out, api_visibility="private").then(
+            draw_all, render_in, render_out, api_visibility="private")
 
         step.release(draw_step, [session, step, layer, head, presentation], step_out + [step_md, alt], api_visibility="private")
         step.input(draw_step, [session, step, layer, head, presentation], step_out + [step_md, alt], api_visibility="private",
@@ -272,10 +280,6 @@ def build_demo() -> gr.Blocks:
             for key in ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len"):
                 out.append(values.get(key, gr.skip()))
             return out
-
-        def translate_if_linked(text, model_name, *opts):
-            """On page load: translate straight away when the link carried a sentence."""
-            return [gr.skip()] * len(translate_out) if not text else on_translate(text, model_name, *opts)
 
         demo.load(on_load, None, [sentence, model] + options_in, api_visibility="private").then(
             translate_if_linked, [sentence, model] + options_in, translate_out, api_visibility="private").then(
