@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 import transformer_viz.figures as F
@@ -54,6 +55,17 @@ def axes_of(fig, trace_):
     """The layout x and y axes a trace is drawn on."""
     x, y = trace_.xaxis or "x", trace_.yaxis or "y"  # a single-plot figure leaves them unset
     return fig.layout["xaxis" + x[1:]], fig.layout["yaxis" + y[1:]]
+
+
+def hover_at(fig, panel, row, col):
+    """The hover label Plotly.js draws over a heatmap cell: %{x} and %{y} show the axes' tick text at that
+    position (tickmode "array"; checked in Chromium), %{hovertext} the cell's own hover text."""
+    x, y = axes_of(fig, panel)
+    label = panel.hovertemplate
+    if panel.hovertext is not None:
+        label = label.replace("%{hovertext}", np.asarray(panel.hovertext)[row, col])
+    return (label.replace("%{x}", x.ticktext[list(x.tickvals).index(col)])
+            .replace("%{y}", y.ticktext[list(y.tickvals).index(row)]))
 
 
 def strings(obj):
@@ -119,8 +131,9 @@ def test_ticks_are_the_tokens_in_order_duplicates_included(trace, kind):
             assert list(y.ticktext) == [esc(t) for t in queries] and list(y.tickvals) == list(range(len(queries)))
             assert y.autorange == "reversed"  # row 0 at the top
             assert np.asarray(panel.z).shape == (len(queries), len(keys))
-            hover = np.asarray(panel.hovertext)
-            assert esc(queries[-1]) in hover[-1, 0] and esc(keys[-1]) in hover[0, -1]
+            last_query, last_key = len(queries) - 1, len(keys) - 1
+            assert esc(queries[-1]) in hover_at(fig, panel, last_query, 0)
+            assert esc(keys[-1]) in hover_at(fig, panel, 0, last_key)
             assert "weight" in panel.hovertemplate
 
 
@@ -239,7 +252,7 @@ def test_user_text_is_escaped_everywhere(evil_trace, trace):
         assert any("&lt;img src=x onerror=alert(1)&gt;" in s for s in found)
     grid = figs[0]
     assert grid.layout.xaxis.ticktext[1] == "&lt;img src=x onerror=alert(1)&gt;"
-    assert "&lt;img" in np.asarray(heatmaps(grid)[0].hovertext)[0, 1]
+    assert "&lt;img" in hover_at(grid, heatmaps(grid)[0], 0, 1)
     assert "&lt;img" in grid.layout.title.text  # step 0 produces the payload
     assert esc("a & b $x$") == "a &amp; b &#36;x&#36;"
 
@@ -361,3 +374,54 @@ def test_figures_import_neither_torch_nor_gradio():
         roots = {name.lstrip(".").split(".")[0] for name in imported if not name.startswith(".")}
         assert not roots & {"torch", "gradio"}, path
         assert imported & {"..model", "..translator", "..hooks"} == set(), path
+
+
+@pytest.fixture(scope="module")
+def every_figure(trace, beam_trace):
+    """Every builder in its light and presentation looks, with the options that add shapes or text."""
+    figs = {**all_figures(trace, beam_trace), "greedy beam": F.beam_tree_figure(trace),
+            "grid hidden": F.attention_grid(trace, "decoder_self", 1, step=2),
+            "head values": F.attention_head(trace, "cross", 0, "mean", step=1, hide_future=True, show_values=True),
+            "alignment no step": F.alignment(trace, 0, head=2),
+            "mask": F.mask_matrix(np.array([[1, 0], [1, 1]], bool), ["a", "a"], ["b", "c"], "tiny", step=1),
+            "similarity tokens": F.position_similarity(trace.positional_encoding, tokens=trace.source_tokens)}
+    slides = {
+        "grid": F.attention_grid(trace, "decoder_self", 0, step=1, presentation=True),
+        "alignment": F.alignment(trace, 1, step=1, presentation=True),
+        "overview": F.overview(trace, "cross", presentation=True),
+        "topk": F.topk_bar(trace, 0, presentation=True),
+        "curves": F.positional_curves(trace.positional_encoding, presentation=True),
+        "padding": F.encoder_padding_mask(trace, 20, presentation=True),
+        "pipeline": F.score_pipeline(trace, 1, 3, step=0, presentation=True),
+        "beam": F.beam_tree_figure(beam_trace, presentation=True),
+    }
+    return {**figs, **{f"{name} (slides)": fig for name, fig in slides.items()}}
+
+
+def test_every_figure_is_valid_plotly_and_its_json_is_plotlys(every_figure):
+    """Builders skip Plotly's validation for speed: validating their output afterwards must accept it unchanged."""
+    for name, fig in every_figure.items():
+        validated = go.Figure(fig.to_plotly_json())  # raises ValueError on any unknown or ill-typed property
+        ours = json.loads(F.figure_json(fig))
+        assert ours.pop("config") == F.plot_config(), name
+        assert ours == json.loads(validated.to_json()), name
+
+
+def test_figure_json_of_any_figure_reads_as_plotlys():
+    """figure_json writes a figure's properties itself: for any figure it must read back as fig.to_json() does."""
+    points = go.Scatter(x=np.arange(4), y=[1.0, float("nan"), None, 2.5], text=np.array(["<b>", "a/b", "▁c", "d"]),
+                        marker=dict(size=np.array([3.5, 4, 5, 6])))
+    fig = go.Figure(points, layout=dict(title=dict(text="</script>")))
+    text = F.figure_json(fig)
+    ours = json.loads(text)
+    assert ours.pop("config") == F.plot_config()
+    assert ours == json.loads(fig.to_json())
+    assert "<" not in text and ">" not in text and "/" not in text  # safe inside an HTML <script>
+
+
+def test_heatmap_hover_sends_no_string_per_cell(every_figure):
+    """The query and key tokens reach the hover through the axes' tick text, not a string per cell."""
+    for name, fig in every_figure.items():
+        for panel in heatmaps(fig):
+            assert panel.hovertext is None and panel.customdata is None, name
+            assert "%{x}" in panel.hovertemplate and "%{y}" in panel.hovertemplate, name

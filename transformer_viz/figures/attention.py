@@ -11,11 +11,10 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from ..trace import ATTENTION_KINDS, Trace
-from .style import (CATEGORICAL, FUTURE_SHADE, HIGHLIGHT, WEIGHTS_SCALE, esc, finish, pair_hover, style,
-                    token_ticks)
+from .style import (CATEGORICAL, FUTURE_SHADE, HIGHLIGHT, PAIR_HOVER, WEIGHTS_SCALE, colorscale, esc, finish, style,
+                    subplot_grid, title_text, token_ticks)
 
 KIND_NAMES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention (masked)",
               "cross": "Cross-attention (decoder → encoder)"}
@@ -68,8 +67,10 @@ def axis_title(text: str) -> str:
 
 
 def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
-    """A tick font small enough that n_ticks labels fit along panel_px pixels (never above font_size)."""
-    return dict(size=int(max(8, min(font_size, 1.2 * panel_px / max(n_ticks, 1)))))
+    """Axis settings for a tick font small enough that n_ticks labels fit along panel_px pixels; none when the
+    figure's font_size fits (ticks inherit it, and each setting costs time on every subplot axis)."""
+    size = int(max(8, min(font_size, 1.2 * panel_px / max(n_ticks, 1))))
+    return {} if size == font_size else dict(tickfont=dict(size=size))
 
 
 def step_suffix(trace: Trace, kind: str, step: int | None) -> str:
@@ -88,30 +89,39 @@ def shown(z: np.ndarray, kind: str, step: int | None, hide_future: bool | None) 
     return z
 
 
-def weight_heatmap(z: np.ndarray, hover: list[list[str]], label: str, show_values: bool = False) -> go.Heatmap:
-    """One attention panel on the figure's shared colour axis (x, y default to 0..n-1: integer positions)."""
-    return go.Heatmap(
-        z=z, coloraxis="coloraxis", hovertext=hover, hoverongaps=False, name=label,
-        hovertemplate="%{hovertext}<br>weight: %{z:.3f}<extra>" + label + "</extra>",
-        texttemplate="%{z:.2f}" if show_values else None,
-    )
+def weight_heatmap(z: np.ndarray, label: str, show_values: bool = False, axes: tuple[str, str] | None = None) -> dict:
+    """One attention panel on the figure's shared colour axis (x, y default to 0..n-1: integer positions).
+
+    The hover names the query and key tokens through the axes' tick text, so no string is sent per cell.
+    """
+    panel = dict(type="heatmap", z=z, coloraxis="coloraxis", hoverongaps=False, name=label,
+                 hovertemplate=PAIR_HOVER + "<br>weight: %{z:.3f}<extra>" + label + "</extra>")
+    if show_values:
+        panel["texttemplate"] = "%{z:.2f}"
+    if axes:
+        panel["xaxis"], panel["yaxis"] = axes
+    return panel
 
 
-def mark_step(fig: go.Figure, z: np.ndarray, kind: str, step: int | None, line_width: float, **where) -> None:
-    """Outline the current query row and shade the rows after it when they are hidden."""
+def mark_step(z: np.ndarray, kind: str, step: int | None, line_width: float,
+              axes: tuple[str, str] | None = None) -> list[dict]:
+    """Shapes outlining the current query row and shading the rows after it when they are hidden."""
     if step is None or kind == "encoder_self":
-        return
+        return []
     n_rows, n_cols = z.shape
+    where = dict(xref=axes[0], yref=axes[1]) if axes else {}
+    shapes = []
     if step + 1 < n_rows and np.isnan(z[step + 1:]).all():
-        fig.add_shape(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=step + 0.5, y1=n_rows - 0.5,
-                      fillcolor=FUTURE_SHADE, line_width=0, layer="above", **where)
-    fig.add_shape(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=step - 0.5, y1=step + 0.5,
-                  line=dict(color=HIGHLIGHT, width=line_width), fillcolor="rgba(0,0,0,0)", layer="above", **where)
+        shapes.append(dict(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=step + 0.5, y1=n_rows - 0.5,
+                           fillcolor=FUTURE_SHADE, line=dict(width=0), layer="above", **where))
+    shapes.append(dict(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=step - 0.5, y1=step + 0.5,
+                       line=dict(color=HIGHLIGHT, width=line_width), fillcolor="rgba(0,0,0,0)", layer="above", **where))
+    return shapes
 
 
 def weights_axis(presentation: bool) -> dict:
     """The one colour axis every attention panel of a figure shares: weights from 0 to 1."""
-    return dict(colorscale=WEIGHTS_SCALE, cmin=0, cmax=1,
+    return dict(colorscale=colorscale(WEIGHTS_SCALE), cmin=0, cmax=1,
                 colorbar=dict(title=dict(text="weight"), thickness=24 if presentation else 14))
 
 
@@ -131,25 +141,21 @@ def attention_grid(trace: Trace, kind: str, layer: int, step: int | None = None,
     panel = max(st.panel_px, st.row_px * len(queries))
     label_px = 14 + st.font_size * 0.6 * max(len(t) for t in keys) + 3 * st.font_size  # x tick labels + title
     height = rows * panel + (rows - 1) * label_px + 140 + 3 * st.font_size
-    specs = [[{} if r * cols + c < len(heads) else None for c in range(cols)] for r in range(rows)]
-    fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=[head_label(h, n_heads) for h in heads],
-                        horizontal_spacing=0.12 if presentation else 0.08,
-                        vertical_spacing=min(0.3, label_px / height))
-    hover = pair_hover(queries, keys, "query", "key")
-    for i, head in enumerate(heads):
+    refs, layout = subplot_grid(rows, cols, len(heads), [head_label(h, n_heads) for h in heads],
+                                0.12 if presentation else 0.08, min(0.3, label_px / height))
+    key_ticks = dict(**token_ticks(keys), tickangle=-90, **tick_font(len(keys), 1000 / cols - 80, st.font_size))
+    query_ticks = dict(**token_ticks(queries), autorange="reversed", **tick_font(len(queries), panel, st.font_size))
+    data, shapes = [], []
+    for i, (head, (x, y)) in enumerate(zip(heads, refs)):
         r, c = divmod(i, cols)
         z = shown(head_matrix(trace, kind, layer, head), kind, step, hide_future)
-        fig.add_trace(weight_heatmap(z, hover, f"L{layer} {head_label(head, n_heads)}"), row=r + 1, col=c + 1)
-        mark_step(fig, z, kind, step, st.line_width, row=r + 1, col=c + 1)
+        data.append(weight_heatmap(z, f"L{layer} {head_label(head, n_heads)}", axes=(x, y)))
+        shapes += mark_step(z, kind, step, st.line_width, (x, y))
         bottom_left = r == rows - 1 and c == 0  # one key title: long ones would run into the next panel's
-        fig.update_xaxes(**token_ticks(keys), tickangle=-90, row=r + 1, col=c + 1,
-                         tickfont=tick_font(len(keys), 1000 / cols - 80, st.font_size),
-                         title_text=axis_title(KEY_TITLES[kind]) if bottom_left else None)
-        fig.update_yaxes(**token_ticks(queries), autorange="reversed", row=r + 1, col=c + 1,
-                         tickfont=tick_font(len(queries), panel, st.font_size),
-                         title_text=axis_title(QUERY_TITLES[kind]) if c == 0 else None)
+        layout["xaxis" + x[1:]].update(key_ticks, **title_text(axis_title(KEY_TITLES[kind]) if bottom_left else None))
+        layout["yaxis" + y[1:]].update(query_ticks, **title_text(axis_title(QUERY_TITLES[kind]) if c == 0 else None))
     title = f"{KIND_NAMES[kind]} · Layer {layer} · Heads 0–{n_heads - 1} and their mean{step_suffix(trace, kind, step)}"
-    return finish(fig, st, title, height, coloraxis=weights_axis(presentation))
+    return finish(data, {**layout, "shapes": shapes, "coloraxis": weights_axis(presentation)}, st, title, height)
 
 
 def attention_head(trace: Trace, kind: str, layer: int, head: int | str, step: int | None = None,
@@ -160,15 +166,16 @@ def attention_head(trace: Trace, kind: str, layer: int, head: int | str, step: i
     st = style(presentation)
     z = shown(head_matrix(trace, kind, layer, head), kind, step, hide_future)
     label = f"L{layer} {head_label(head, trace.n_heads)}"
-    fig = go.Figure(weight_heatmap(z, pair_hover(queries, keys, "query", "key"), label, show_values))
-    mark_step(fig, z, kind, step, st.line_width)
-    fig.update_xaxes(**token_ticks(keys), tickangle=-90, title_text=axis_title(KEY_TITLES[kind]),
-                     tickfont=tick_font(len(keys), 900, st.font_size))
-    fig.update_yaxes(**token_ticks(queries), autorange="reversed", title_text=axis_title(QUERY_TITLES[kind]),
-                     tickfont=tick_font(len(queries), 1.3 * st.row_px * len(queries), st.font_size))
+    layout = dict(
+        xaxis=dict(**token_ticks(keys), tickangle=-90, title=dict(text=axis_title(KEY_TITLES[kind])),
+                   **tick_font(len(keys), 900, st.font_size)),
+        yaxis=dict(**token_ticks(queries), autorange="reversed", title=dict(text=axis_title(QUERY_TITLES[kind])),
+                   **tick_font(len(queries), 1.3 * st.row_px * len(queries), st.font_size)),
+        shapes=mark_step(z, kind, step, st.line_width), coloraxis=weights_axis(presentation),
+    )
     title = f"{KIND_NAMES[kind]} · Layer {layer} · {head_label(head, trace.n_heads)}{step_suffix(trace, kind, step)}"
     height = max(1.6 * st.panel_px, 1.3 * st.row_px * len(queries)) + 200 + 4 * st.font_size
-    return finish(fig, st, title, height, coloraxis=weights_axis(presentation))
+    return finish([weight_heatmap(z, label, show_values)], layout, st, title, height)
 
 
 def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
@@ -184,19 +191,22 @@ def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
     thumb = 150 if presentation else 110
     height = n_layers * (thumb + 2 * st.font_size) + 80 + 2 * st.title_size
     titles = [f"L{layer} H{head}" for layer in range(n_layers) for head in range(n_heads)]
-    fig = make_subplots(rows=n_layers, cols=n_heads, subplot_titles=titles, horizontal_spacing=0.02,
-                        vertical_spacing=min(0.2, (2 * st.font_size + 8) / height))
-    for layer in range(n_layers):
-        for head in range(n_heads):
-            name = f"L{layer} H{head}"
-            fig.add_trace(go.Heatmap(
-                z=head_matrix(trace, kind, layer, head), coloraxis="coloraxis", name=name, meta=[layer, head],
-                hovertemplate=f"{name} · click to open<br>query %{{y}}, key %{{x}}: %{{z:.2f}}<extra></extra>",
-            ), row=layer + 1, col=head + 1)
-    fig.update_xaxes(showticklabels=False)
-    fig.update_yaxes(showticklabels=False, autorange="reversed")
+    refs, layout = subplot_grid(n_layers, n_heads, n_layers * n_heads, titles, 0.02,
+                                min(0.2, (2 * st.font_size + 8) / height))
+    data = []
+    for i, (x, y) in enumerate(refs):
+        layer, head = divmod(i, n_heads)
+        name = f"L{layer} H{head}"
+        data.append(dict(
+            type="heatmap", z=head_matrix(trace, kind, layer, head), coloraxis="coloraxis", name=name,
+            meta=[layer, head],
+            hovertemplate=f"{name} · click to open<br>query %{{y}}, key %{{x}}: %{{z:.2f}}<extra></extra>",
+            xaxis=x, yaxis=y,
+        ))
+        layout["xaxis" + x[1:]]["showticklabels"] = False
+        layout["yaxis" + y[1:]].update(showticklabels=False, autorange="reversed")
     title = f"{KIND_NAMES[kind]} · every Layer (rows) × Head (columns) · click one to open it"
-    return finish(fig, st, title, height, coloraxis=weights_axis(presentation))
+    return finish(data, {**layout, "coloraxis": weights_axis(presentation)}, st, title, height)
 
 
 def overview_index(curve_number: int, n_heads: int) -> tuple[int, int]:
@@ -221,41 +231,44 @@ def alignment(trace: Trace, layer: int, head: int | str = "mean", step: int | No
     span = max(n_tgt, n_src) - 1 or 1
     y_src = np.linspace(0, span, n_src) if n_src > 1 else np.array([span / 2])
     y_tgt = np.linspace(0, span, n_tgt) if n_tgt > 1 else np.array([span / 2])
-    fig = go.Figure()
-    levels = np.minimum((weights * 10).astype(int), 9)  # 0.05–0.1 → level 0, …, 0.9–1 → level 9
+    y_src, y_tgt = np.round(y_src, 3).tolist(), np.round(y_tgt, 3).tolist()  # plain floats, short in the JSON
+    data = []
+    targets, sources = np.nonzero(weights >= threshold)  # one line each
+    levels = np.minimum((weights[targets, sources] * 10).astype(int), 9)  # 0.05–0.1 → level 0, …, 0.9–1 → level 9
+    at_step = targets == step if step is not None else np.zeros(targets.shape, bool)
     for current in (False, True):
         for level in range(10):
-            segments_x, segments_y = [], []
-            for t, s in zip(*np.nonzero((levels == level) & (weights >= threshold))):
-                if (step is not None and t == step) == current:
-                    segments_x += [0, 1, None]
-                    segments_y += [y_src[s], y_tgt[t], None]
-            if not segments_x:
+            chosen = np.flatnonzero((levels == level) & (at_step == current))
+            if not chosen.size:
                 continue
+            segments_x = [0, 1, None] * chosen.size  # source → target, then a gap
+            segments_y = [y for t, s in zip(targets[chosen].tolist(), sources[chosen].tolist())
+                          for y in (y_src[s], y_tgt[t], None)]
             strength = (level + 1) / 10
             if current:  # the step being produced: strong colour, never faint
                 colour, width, opacity = HIGHLIGHT, 0.8 + 3.0 * strength, 0.55 + 0.45 * strength
             else:        # the other steps: fainter still while a step is selected
                 colour, width, opacity = CATEGORICAL[0], 0.3 + 2.5 * strength, 0.15 + 0.85 * strength
                 opacity *= 0.4 if step is not None else 1.0
-            fig.add_trace(go.Scatter(
-                x=segments_x, y=segments_y, mode="lines", hoverinfo="skip", showlegend=False,
+            data.append(dict(
+                type="scatter", x=segments_x, y=segments_y, mode="lines", hoverinfo="skip", showlegend=False,
                 name=f"{'step ' + str(step) if current else 'weights'} ≥ {max(threshold, level / 10):.2f}",
                 line=dict(color=colour, width=st.line_width * width), opacity=opacity,
             ))
     for x, ys, tokens, side, position in ((0, y_src, trace.source_tokens, "source", "middle left"),
                                           (1, y_tgt, trace.target_tokens, "target", "middle right")):
         colours = [HIGHLIGHT if side == "target" and i == step else "#222222" for i in range(len(tokens))]
-        fig.add_trace(go.Scatter(
-            x=[x] * len(tokens), y=ys, mode="markers+text", text=[esc(t) for t in tokens], textposition=position,
-            textfont=dict(size=st.font_size, color=colours), marker=dict(size=st.font_size * 0.5, color=colours),
+        data.append(dict(
+            type="scatter", x=[x] * len(tokens), y=ys, mode="markers+text", text=[esc(t) for t in tokens],
+            textposition=position, textfont=dict(size=st.font_size, color=colours),
+            marker=dict(size=st.font_size * 0.5, color=colours),
             hovertext=[f"{side} {i}: {esc(t)}" for i, t in enumerate(tokens)], hoverinfo="text", showlegend=False,
             name=f"{side} tokens",
         ))
-    fig.update_xaxes(range=[-0.6, 1.6], tickvals=[0, 1], ticktext=["source (keys)", "target (queries)"], side="top",
-                     showline=False)
-    fig.update_yaxes(visible=False, autorange="reversed")
+    layout = dict(xaxis=dict(range=[-0.6, 1.6], tickvals=[0, 1], ticktext=["source (keys)", "target (queries)"],
+                             side="top", showline=False),
+                  yaxis=dict(visible=False, autorange="reversed"), plot_bgcolor="white")
     title = (f"Cross-attention alignment · Layer {layer} · {head_label(head, trace.n_heads)}"
              f"{step_suffix(trace, 'cross', step)}")
     height = max(400, st.row_px * 1.4 * (span + 1)) + 150
-    return finish(fig, st, title, height, plot_bgcolor="white")
+    return finish(data, layout, st, title, height)

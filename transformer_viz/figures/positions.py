@@ -6,7 +6,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import CATEGORICAL, DIVERGING_SCALE, esc, finish, style, symmetric_range, token_ticks
+from .style import CATEGORICAL, DIVERGING_SCALE, colorscale, esc, finish, style, symmetric_range, token_ticks
 
 
 def as_table(pe) -> np.ndarray:
@@ -31,15 +31,15 @@ def positional_heatmap(pe, tokens: Sequence[str] | None = None, title: str = "Po
     """Positions (rows, 0 at the top) × dimensions (columns), blue > 0 > red, centred on 0."""
     table, st = as_table(pe), style(presentation)
     limit = symmetric_range(table)
-    fig = go.Figure(go.Heatmap(
-        z=table, colorscale=DIVERGING_SCALE, zmid=0, zmin=-limit, zmax=limit, name="PE",
+    heatmap = dict(
+        type="heatmap", z=table, colorscale=colorscale(DIVERGING_SCALE), zmid=0, zmin=-limit, zmax=limit, name="PE",
         colorbar=dict(title=dict(text="value"), thickness=24 if presentation else 14),
         hovertemplate="position %{y}<br>dimension %{x}<br>value %{z:.3f}<extra></extra>",
-    ))
-    fig.update_xaxes(title_text="dimension i")
-    fig.update_yaxes(title_text="position", autorange="reversed", **position_ticks(len(table), tokens))
+    )
+    layout = dict(xaxis=dict(title=dict(text="dimension i")),
+                  yaxis=dict(title=dict(text="position"), autorange="reversed", **position_ticks(len(table), tokens)))
     height = max(1.4 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
-    return finish(fig, st, esc(title), height)
+    return finish([heatmap], layout, st, esc(title), height)
 
 
 def default_dims(n_dims: int) -> list[int]:
@@ -55,19 +55,21 @@ def positional_curves(pe, dims: Sequence[int] | None = None, presentation: bool 
     bad = [d for d in dims if not 0 <= d < table.shape[1]]
     if bad:
         raise ValueError(f"dims must be in 0..{table.shape[1] - 1}, got {bad}")
-    fig = go.Figure()
     positions = np.arange(len(table))
+    data = []
     for n, d in enumerate(dims):
-        fig.add_trace(go.Scatter(
-            x=positions, y=table[:, d], mode="lines+markers", name=f"dim {d}",
+        data.append(dict(
+            type="scatter", x=positions, y=table[:, d], mode="lines+markers", name=f"dim {d}",
             line=dict(color=CATEGORICAL[n % len(CATEGORICAL)], width=st.line_width,
                       dash=("solid", "dash", "dot", "dashdot")[(n // len(CATEGORICAL)) % 4]),
             marker=dict(size=2 + 2 * st.line_width),
             hovertemplate=f"dim {d}<br>position %{{x}}<br>value %{{y:.3f}}<extra></extra>",
         ))
-    fig.update_xaxes(title_text="position", showgrid=True, gridcolor="#E0E0E0")
-    fig.update_yaxes(title_text="value", showgrid=True, gridcolor="#E0E0E0", zeroline=True, zerolinecolor="#999999")
-    return finish(fig, st, esc(title), 380 + 8 * st.font_size, legend=dict(title=dict(text="dimension")))
+    layout = dict(xaxis=dict(title=dict(text="position"), showgrid=True, gridcolor="#E0E0E0"),
+                  yaxis=dict(title=dict(text="value"), showgrid=True, gridcolor="#E0E0E0", zeroline=True,
+                             zerolinecolor="#999999"),
+                  legend=dict(title=dict(text="dimension")))
+    return finish(data, layout, st, esc(title), 380 + 8 * st.font_size)
 
 
 def cosine_similarity(table: np.ndarray) -> np.ndarray:
@@ -81,13 +83,14 @@ def position_similarity(pe, tokens: Sequence[str] | None = None, presentation: b
                         title: str = "Cosine similarity between positional encodings") -> go.Figure:
     """cos(PE_i, PE_j) for every pair of positions: near positions look alike, the diagonal is 1."""
     table, st = as_table(pe), style(presentation)
-    fig = go.Figure(go.Heatmap(
-        z=cosine_similarity(table), colorscale=DIVERGING_SCALE, zmid=0, zmin=-1, zmax=1, name="cosine",
+    heatmap = dict(
+        type="heatmap", z=cosine_similarity(table), colorscale=colorscale(DIVERGING_SCALE), zmid=0, zmin=-1, zmax=1,
+        name="cosine",
         colorbar=dict(title=dict(text="cosine"), thickness=24 if presentation else 14),
         hovertemplate="position %{y} · position %{x}<br>cosine %{z:.3f}<extra></extra>",
-    ))
+    )
     ticks = position_ticks(len(table), tokens)
-    fig.update_xaxes(title_text="position", **ticks, **({"tickangle": -90} if tokens is not None else {}))
-    fig.update_yaxes(title_text="position", autorange="reversed", scaleanchor="x", **ticks)
+    layout = dict(xaxis=dict(title=dict(text="position"), **ticks, **({} if tokens is None else {"tickangle": -90})),
+                  yaxis=dict(title=dict(text="position"), autorange="reversed", scaleanchor="x", **ticks))
     height = max(1.6 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
-    return finish(fig, st, esc(title), height)
+    return finish([heatmap], layout, st, esc(title), height)

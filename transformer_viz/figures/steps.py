@@ -23,22 +23,24 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
     if record["id"] not in {i for _, i, _ in options}:
         options.append((record["token"], record["id"], float(record["prob"])))
     tokens = [token for token, _, _ in options]
-    fig = go.Figure()
+    data = []
     for chosen, name, colour in ((False, "alternative", ALTERNATIVE), (True, "chosen token", CHOSEN)):
         rows = [r for r, (_, i, _) in enumerate(options) if (i == record["id"]) == chosen]
-        fig.add_trace(go.Bar(
-            x=[options[r][2] for r in rows], y=rows, orientation="h", name=name, marker_color=colour,
+        data.append(dict(
+            type="bar", x=[options[r][2] for r in rows], y=rows, orientation="h", name=name, marker=dict(color=colour),
             text=[f"{options[r][2]:.1%}" for r in rows], textposition="outside", cliponaxis=False,
             hovertext=[f"{esc(options[r][0])} (id {options[r][1]})" for r in rows],
             hovertemplate="%{hovertext}<br>p = %{x:.3f}<extra>" + name + "</extra>",
         ))
-    fig.update_xaxes(range=[0, 1], tickformat=".0%", title_text="probability", showgrid=True, gridcolor="#E0E0E0")
-    fig.update_yaxes(**token_ticks(tokens), autorange="reversed", title_text="next token")
+    layout = dict(
+        xaxis=dict(range=[0, 1], tickformat=".0%", title=dict(text="probability"), showgrid=True, gridcolor="#E0E0E0"),
+        yaxis=dict(**token_ticks(tokens), autorange="reversed", title=dict(text="next token")),
+        barmode="overlay", bargap=0.25, legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+    )
     forced = " (forced prefix)" if step < trace.forced_prefix else ""
     title = f"Step {step}: next-token probabilities (entropy {float(record['entropy']):.2f} nats){forced}"
     height = max(300, 1.6 * st.row_px * len(tokens)) + 160 + 2 * st.font_size
-    return finish(fig, st, title, height, barmode="overlay", bargap=0.25,
-                  legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+    return finish(data, layout, st, title, height)
 
 
 def token_lookup(trace: Trace, id_to_token: dict[int, str] | None) -> dict[int, str]:
@@ -67,14 +69,12 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
     """Beam search's explored nodes by (step, rank): kept beams in colour, pruned ones grey, the chosen path
     highlighted, finished hypotheses (</s>) as diamonds. Tokens come from the trace or `id_to_token`."""
     st = style(presentation)
-    fig = go.Figure()
     if not trace.beam_tree:
-        fig.add_annotation(text=f"No beam tree: this trace was decoded with strategy "
-                                f"{esc(trace.options.get('strategy', 'greedy'))!s}, not beam search.",
-                           showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
-        fig.update_xaxes(visible=False)
-        fig.update_yaxes(visible=False)
-        return finish(fig, st, "Beam search tree", 300)
+        note = dict(text=f"No beam tree: this trace was decoded with strategy "
+                         f"{esc(trace.options.get('strategy', 'greedy'))!s}, not beam search.",
+                    showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
+        layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False))
+        return finish([], layout, st, "Beam search tree", 300)
     lookup, path = token_lookup(trace, id_to_token), chosen_path(trace)
     nodes = trace.beam_tree
     rank, seen = [], {}
@@ -86,6 +86,7 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
     def position(i: int) -> tuple[float, float]:
         return (-1, (max(seen.values()) - 1) / 2) if i < 0 else (x[i], rank[i])
 
+    data = []
     for on_path in (False, True):  # edges: pruned/kept first, the chosen path drawn on top
         ex, ey = [], []
         for i, n in enumerate(nodes):
@@ -93,16 +94,16 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
                 (x0, y0), (x1, y1) = position(n["parent"]), position(i)
                 ex += [x0, x1, None]
                 ey += [y0, y1, None]
-        fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", hoverinfo="skip", showlegend=False,
-                                 line=dict(color=CHOSEN if on_path else "#BBBBBB",
-                                           width=st.line_width * (1.5 if on_path else 0.5))))
+        data.append(dict(type="scatter", x=ex, y=ey, mode="lines", hoverinfo="skip", showlegend=False,
+                         line=dict(color=CHOSEN if on_path else "#BBBBBB",
+                                   width=st.line_width * (1.5 if on_path else 0.5))))
     groups = (("pruned", lambda i: not nodes[i]["kept"], MASKED_GREY),
               ("kept in the beam", lambda i: nodes[i]["kept"] and i not in path, OKABE_ITO["blue"]),
               ("chosen translation", lambda i: i in path, CHOSEN))
     for name, member, colour in groups:
         members = [i for i in range(len(nodes)) if member(i)]
-        fig.add_trace(go.Scatter(
-            x=[x[i] for i in members], y=[rank[i] for i in members], mode="markers+text", name=name,
+        data.append(dict(
+            type="scatter", x=[x[i] for i in members], y=[rank[i] for i in members], mode="markers+text", name=name,
             text=[esc(lookup.get(nodes[i]["id"], f"#{nodes[i]['id']}")) for i in members], textposition="top center",
             marker=dict(color=colour, size=st.font_size * 0.9, line=dict(color="#444444", width=0.5),
                         symbol=["diamond" if nodes[i]["finished"] else "circle" for i in members]),
@@ -112,12 +113,15 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
             hoverinfo="text", textfont=dict(size=max(9, st.font_size - 3)),
         ))
     root_y = position(-1)[1]
-    fig.add_trace(go.Scatter(x=[-1], y=[root_y], mode="markers+text", text=["&lt;s&gt;"], textposition="middle left",
-                             marker=dict(color="#222222", size=st.font_size * 0.9), name="start", showlegend=False,
-                             hoverinfo="skip"))
-    fig.update_xaxes(title_text="step", tickmode="array", tickvals=sorted(seen), showgrid=True, gridcolor="#E0E0E0")
-    fig.update_yaxes(title_text="rank among the step's candidates (0 = best)", autorange="reversed", dtick=1)
+    data.append(dict(type="scatter", x=[-1], y=[root_y], mode="markers+text", text=["&lt;s&gt;"],
+                     textposition="middle left", marker=dict(color="#222222", size=st.font_size * 0.9), name="start",
+                     showlegend=False, hoverinfo="skip"))
+    layout = dict(
+        xaxis=dict(title=dict(text="step"), tickmode="array", tickvals=sorted(seen), showgrid=True,
+                   gridcolor="#E0E0E0"),
+        yaxis=dict(title=dict(text="rank among the step's candidates (0 = best)"), autorange="reversed", dtick=1),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+    )
     width_hint = max(seen.values())
-    return finish(fig, st, f"Beam search tree · beam size {trace.options.get('beam_size', '?')}",
-                  max(400, 46 * width_hint) + 150,
-                  legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+    return finish(data, layout, st, f"Beam search tree · beam size {trace.options.get('beam_size', '?')}",
+                  max(400, 46 * width_hint) + 150)

@@ -4,12 +4,15 @@ Figures never import torch, the model or gradio: they take a Trace or numpy arra
 """
 from __future__ import annotations
 
+import base64
+import functools
 import html
 import json
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+import plotly.colors
 import plotly.graph_objects as go
 
 # Okabe & Ito (2008): eight colours that stay distinct for the common colour-vision deficiencies.
@@ -45,9 +48,63 @@ def figure_json(fig: go.Figure, fmt: str = "png") -> str:
 
     In the UI: `gr.Plot(value=PlotData(type="plotly", plot=figure_json(fig)))`, where PlotData
     comes from gradio.components.plot; a bare go.Figure is shown without our modebar config.
+    The same JSON as fig.to_json() (numpy arrays as base64 typed arrays; <, > and / escaped so it is
+    safe inside an HTML <script>) but non-ASCII text left as UTF-8, written straight from the figure's
+    properties: to_json first deep-copies them and walks every list element looking for arrays.
     """
-    body = fig.to_json()  # keeps Plotly's own encoding (it escapes <, > and / for embedding in HTML)
-    return body[:-1] + ',"config":' + json.dumps(plot_config(fmt)) + "}"
+    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)  # the dicts fig.to_dict() copies
+    if fig.frames or data is None or layout is None:  # animation frames, or a plotly that keeps them elsewhere
+        body = fig.to_plotly_json()
+    else:
+        body = {"data": data, "layout": layout}
+    body["config"] = plot_config(fmt)
+    options = dict(separators=(",", ":"), ensure_ascii=False)  # "▁", in most tokens: 3 UTF-8 bytes, not a 6-byte escape
+    text = json.dumps(body, default=json_default, **options)
+    if "NaN" in text or "Infinity" in text:  # a non-finite Python float: JSON has none, Plotly reads null as a gap
+        text = json.dumps(json.loads(text, parse_constant=lambda _: None), **options)
+    for char, escaped in HTML_UNSAFE.items():
+        text = text.replace(char, escaped)
+    return text
+
+
+# Escaped as plotly's to_json escapes them, so the JSON can sit inside an HTML <script>; U+2028 and U+2029
+# end a line in older JavaScript.
+HTML_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "/": "\\u002f", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+# numpy dtypes plotly.js reads from base64 ("typed arrays"); float NaN stays NaN there, a gap in a heatmap.
+TYPED_ARRAYS = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4",
+                "float32": "f4", "float64": "f8"}
+
+
+def json_default(value: object) -> object:
+    """What json cannot write itself: numpy arrays as Plotly's typed arrays ({"dtype", "bdata", "shape"}),
+    as plotly's own to_json writes them, and numpy scalars and other arrays as plain numbers and lists."""
+    if isinstance(value, np.ndarray) and value.size:
+        if value.dtype in (np.int64, np.uint64):  # plotly.js has no 64-bit integers: the smallest type that fits
+            low, high = value.min(), value.max()
+            smaller = (np.int8, np.int16, np.int32) if value.dtype == np.int64 else (np.uint8, np.uint16, np.uint32)
+            fits = [t for t in smaller if np.iinfo(t).min <= low and high <= np.iinfo(t).max]
+            value = value.astype(fits[0]) if fits else value
+        if value.dtype.name in TYPED_ARRAYS:
+            typed = {"dtype": TYPED_ARRAYS[value.dtype.name],
+                     "bdata": base64.b64encode(np.ascontiguousarray(value)).decode("ascii")}
+            if value.ndim > 1:
+                typed["shape"] = ", ".join(str(n) for n in value.shape)
+            return typed
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+@functools.cache
+def colorscale(name: str) -> list:
+    """A named Plotly colour scale as its [position, colour] list, as Plotly's validation would expand it.
+
+    Unvalidated figures must not send the name: plotly.js has its own scales of the same names, and its
+    "RdBu" runs the other way (blue low, red high) with a grey middle.
+    """
+    return plotly.colors.get_colorscale(name)
 
 
 def esc(text: object) -> str:
@@ -77,33 +134,76 @@ def style(presentation: bool) -> Style:
     return PRESENTATION if presentation else LIGHT
 
 
-def finish(fig: go.Figure, st: Style, title: str, height: int, **layout) -> go.Figure:
-    """Apply the shared layout: fonts, backgrounds, title, margins. `title` must already be escaped."""
-    fig.update_layout(
-        template="none",  # no 7 kB default template in every figure's JSON; everything is set here
-        title=dict(text=title, font=dict(size=st.title_size), x=0.5, xanchor="center"),
-        font=dict(size=st.font_size, color="#222222"),
-        **{"paper_bgcolor": st.paper_bg, "plot_bgcolor": st.plot_bg,
-           "margin": dict(l=40, r=40, t=70 + 2 * st.title_size, b=40), **layout},
-        height=int(height), hoverlabel=dict(font=dict(size=st.font_size)),
-    )
-    fig.update_annotations(font=dict(size=st.font_size + 1))  # subplot titles
-    fig.update_xaxes(showgrid=False, zeroline=False, automargin=True, linecolor="#888888", ticks="")
-    fig.update_yaxes(showgrid=False, zeroline=False, automargin=True, linecolor="#888888", ticks="")
-    return fig
+# Every axis: a grey line, no grid, no zero line, room for long tick labels. A builder's own axis settings win.
+AXIS = dict(showline=True, linecolor="#888888", showgrid=False, zeroline=False, automargin=True, ticks="")
+# Plotly's template="none" (no 7 kB default template in every figure's JSON) plus AXIS: a template's
+# layout.xaxis applies to every x axis (xaxis2, …) in plotly.js, so AXIS is sent once, not once per panel.
+TEMPLATE = {"data": {"scatter": [{"type": "scatter"}]}, "layout": {"xaxis": AXIS, "yaxis": AXIS}}
+
+
+def finish(data: list[dict], layout: dict, st: Style, title: str, height: float) -> go.Figure:
+    """The figure from plain Plotly JSON, with the shared look: fonts, backgrounds, title, margins.
+
+    `data` and `layout` follow Plotly's JSON schema (every key nested: title=dict(text=…), never
+    title_text); `title` must already be escaped. Plotly's per-property validation is skipped: it cost
+    100–1000 ms a figure. test_figures.py validates every builder's output, so the dicts stay valid Plotly.
+    """
+    full = {
+        "template": TEMPLATE,
+        "title": dict(text=title, font=dict(size=st.title_size), x=0.5, xanchor="center"),
+        "font": dict(size=st.font_size, color="#222222"),
+        "paper_bgcolor": st.paper_bg, "plot_bgcolor": st.plot_bg,
+        **layout,
+        "margin": {**dict(l=40, r=40, t=70 + 2 * st.title_size, b=40), **layout.get("margin", {})},
+        "height": int(height), "hoverlabel": dict(font=dict(size=st.font_size)),
+    }
+    if layout.get("annotations"):  # subplot titles and notes, a little larger than the ticks
+        full["annotations"] = [{**note, "font": dict(size=st.font_size + 1)} for note in layout["annotations"]]
+    for key in ("annotations", "shapes"):
+        if not full.get(key, True):
+            del full[key]  # as Plotly's validation does: no empty lists in the JSON
+    # Plotly still validates numbered subplot axes (xaxis2, …), ~0.2 ms each; everything else is taken as it is.
+    return go.Figure({"data": data, "layout": full}, _validate=False)
+
+
+def subplot_grid(rows: int, cols: int, n_panels: int, titles: list[str], horizontal_spacing: float,
+                 vertical_spacing: float) -> tuple[list[tuple[str, str]], dict]:
+    """Panels laid out as plotly's make_subplots does it, row by row from the top left.
+
+    Returns each panel's (xaxis, yaxis) trace references ("x", "y"), ("x2", "y2"), … and the layout
+    entries: every axis with its domain and anchor, and each panel's title as an annotation above it.
+    """
+    width = (1.0 - horizontal_spacing * (cols - 1)) / cols
+    height = (1.0 - vertical_spacing * (rows - 1)) / rows
+    refs, layout, notes = [], {}, []
+    for i in range(n_panels):
+        r, c = divmod(i, cols)
+        x0, y0 = c * (width + horizontal_spacing), (rows - 1 - r) * (height + vertical_spacing)
+        x1, y1 = min(1.0, x0 + width), min(1.0, y0 + height)  # rounding must not leave the [0, 1] paper
+        n = "" if i == 0 else str(i + 1)
+        layout["xaxis" + n] = dict(anchor="y" + n, domain=[x0, x1])
+        layout["yaxis" + n] = dict(anchor="x" + n, domain=[y0, y1])
+        notes.append(dict(text=titles[i], x=x0 + width / 2, y=y1, xref="paper", yref="paper", xanchor="center",
+                          yanchor="bottom", showarrow=False))
+        refs.append(("x" + n, "y" + n))
+    layout["annotations"] = notes
+    return refs, layout
+
+
+def title_text(text: str | None) -> dict:
+    """An axis title; None (no title) gives an empty dict."""
+    return {} if text is None else {"title": dict(text=text)}
 
 
 def token_ticks(tokens: Sequence[str]) -> dict:
     """Axis settings labelling positions 0..n-1 with tokens: integer positions keep duplicates apart
-    (Plotly merges equal category labels), the tick text shows each token literally."""
-    return dict(tickmode="array", tickvals=list(range(len(tokens))), ticktext=[esc(t) for t in tokens])
+    (Plotly merges equal category labels), the tick text shows each token literally. Plotly.js shows
+    the tick text in hover labels too, so a hovertemplate's %{x} and %{y} read "the", not "3"."""
+    return dict(tickvals=list(range(len(tokens))), ticktext=[esc(t) for t in tokens])  # tickmode "array": implied
 
 
-def pair_hover(query_tokens: Sequence[str], key_tokens: Sequence[str], query_name: str, key_name: str) -> list[list[str]]:
-    """Hover text for every (query, key) cell; the value itself comes from the hovertemplate (%{z})."""
-    q = [f"{query_name} {i}: {esc(t)}" for i, t in enumerate(query_tokens)]
-    k = [f"{key_name} {j}: {esc(t)}" for j, t in enumerate(key_tokens)]
-    return [[f"{qi}<br>{kj}" for kj in k] for qi in q]
+# A (query, key) cell's hover: the tokens come from the axes' tick text, not from a string per cell.
+PAIR_HOVER = "query: %{y}<br>key: %{x}"
 
 
 def symmetric_range(values: np.ndarray) -> float:
