@@ -1,6 +1,7 @@
 """BLEU and chrF (sacreBLEU) on the held-out test split, and the checkpoint's model card."""
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -15,6 +16,7 @@ from .translator import Translator, load_model
 
 log = logging.getLogger(__name__)
 EVALUATION_NAME = "evaluation.json"
+SUBSET = 100  # the first test pairs, scored separately so a quick test can check the shipped model
 
 # Everyday sentences of our own (not from the corpus) shown with their outputs in every model card.
 EXAMPLES = [
@@ -52,8 +54,14 @@ def test_split(folder: Path, limit: int = 0):
     """The held-out test pairs of the split this checkpoint was trained with (its seed)."""
     training = folder / "training.json"
     seed = json.loads(training.read_text())["options"]["seed"] if training.is_file() else 0
-    test = load_corpus(seed=seed).test
+    test = held_out_test(seed)
     return test[:limit] if limit else test
+
+
+@functools.lru_cache(maxsize=4)
+def held_out_test(seed: int) -> list:
+    """The test pairs of the seeded split (reading the corpus takes seconds, so once per process)."""
+    return load_corpus(seed=seed).test
 
 
 def evaluate_checkpoint(model: str | None = None, limit: int = 0, beam_size: int = 4, write_card: bool = True) -> dict:
@@ -64,8 +72,9 @@ def evaluate_checkpoint(model: str | None = None, limit: int = 0, beam_size: int
     sources, references = [p.src for p in test], [p.tgt for p in test]
     greedy = score(translator, sources, references, DecodeOptions(strategy="greedy", max_new_tokens=translator.config.max_len))
     beam = score(translator, sources, references, DecodeOptions(strategy="beam", beam_size=beam_size, max_new_tokens=translator.config.max_len))
+    subset = score(translator, sources[:SUBSET], references[:SUBSET], DecodeOptions(max_new_tokens=translator.config.max_len))
     report = dict(
-        test_pairs=len(test), greedy={k: v for k, v in greedy.items() if k != "hypotheses"},
+        test_pairs=len(test), subset={k: v for k, v in subset.items() if k != "hypotheses"}, greedy={k: v for k, v in greedy.items() if k != "hypotheses"},
         beam={**{k: v for k, v in beam.items() if k != "hypotheses"}, "beam_size": beam_size},
         samples=[dict(source=s, reference=r, greedy=g) for s, r, g in list(zip(sources, references, greedy["hypotheses"]))[:10]],
         examples=[dict(source=s, greedy=g) for s, g in zip(EXAMPLES, translator.translate(EXAMPLES))],
