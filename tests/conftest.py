@@ -80,7 +80,11 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def app_server(tmp_path_factory):
-    """(url, checkpoints_dir): app.py serving two tiny checkpoints on 127.0.0.1; stopped at the end, also on failure."""
+    """(url, checkpoints_dir): app.py serving two checkpoints on 127.0.0.1; stopped at the end, also on failure.
+
+    The checkpoints are tiny random seed000 and seed004 models, or with TRANSFORMER_VIZ_TEST_CHECKPOINTS=folder
+    that folder's (it must hold seed000 and seed004; it is only read).
+    """
     import subprocess
     import sys
     import time
@@ -90,15 +94,19 @@ def app_server(tmp_path_factory):
     from tests.tiny import tiny_tokenizer_file, tiny_translator
     from transformer_viz.hub import save_checkpoint
 
-    folder = tmp_path_factory.mktemp("checkpoints")
-    for preset in APP_CHECKPOINTS:
-        # max_len 24 keeps the untrained models' endless outputs short: small figures, quick pages.
-        save_checkpoint(folder / preset, tiny_translator(preset, max_len=24).model, tiny_tokenizer_file())
+    if os.environ.get("TRANSFORMER_VIZ_TEST_CHECKPOINTS"):  # e.g. =checkpoints: README screenshots of trained models
+        folder = Path(os.environ["TRANSFORMER_VIZ_TEST_CHECKPOINTS"]).resolve()  # only read, never written
+    else:
+        folder = tmp_path_factory.mktemp("checkpoints")
+        for preset in APP_CHECKPOINTS:
+            # max_len 16 keeps the untrained models' endless outputs short: small figures, quick pages.
+            save_checkpoint(folder / preset, tiny_translator(preset, max_len=16).model, tiny_tokenizer_file())
     port = free_port()
     env = {**os.environ, "TRANSFORMER_VIZ_CHECKPOINTS": str(folder), "GRADIO_SERVER_NAME": "127.0.0.1",
-           "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1"}
+           "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1",
+           "OMP_NUM_THREADS": "1"}  # tiny tensors: one torch thread leaves the other core to the browser
     env.pop("TRANSFORMER_VIZ_HUB_MODEL", None)
-    log_path = folder.parent / "app.log"
+    log_path = tmp_path_factory.getbasetemp() / "app.log"
     root = Path(__file__).resolve().parent.parent
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([sys.executable, "app.py"], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -22,15 +22,16 @@ EXAMPLES = [
     "We need a train station.",                      # compound: "Bahnhof"
     "Where is the station?",
 ]
+# Markdown: write tokens such as `<s>` in backticks, or the browser takes them for HTML tags (<s> strikes text out).
 EXPLAIN = {
     "cross": "Each row is one target token being produced (the query); each column is a source token (a key). "
              "Bright cells show which English pieces the decoder read when it wrote that German piece.",
-    "dec-self": "The decoder reads only what it has already written: row t can look at <s> and the tokens before "
-                "it, never ahead. The empty upper triangle is the causal mask at work.",
+    "dec-self": "The decoder reads only what it has already written: row t can look at `<s>` and the tokens before "
+                "it, never ahead: every weight above the diagonal is exactly zero (the causal mask), and rows not produced yet are grey.",
     "enc-self": "Every English piece looks at every other piece (no mask except padding): this is how the encoder "
                 "mixes context into each token's vector.",
     "overview": "Every layer × head at once. Heads specialise: some look at the previous token, some at the same "
-                "position, some park on </s> when they have nothing to do. Pick one to open it large.",
+                "position, some park on `</s>` when they have nothing to do. Pick one to open it large.",
     "pe": "Positions are not words: the model adds a vector per position to each embedding. Sinusoidal encodings "
           "use waves of different frequencies (fast on the left, slow on the right); learned ones are trained. "
           "Nearby positions get similar vectors, which the similarity matrix shows as a bright band.",
@@ -215,7 +216,6 @@ def build_demo() -> gr.Blocks:
         model.input(translate_if_linked, [sentence, model] + options_in, translate_out, api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private")
 
-        step.release(draw_step, [session, step, layer, head, presentation], step_out + [step_md, alt], api_visibility="private")
         step.input(draw_step, [session, step, layer, head, presentation], step_out + [step_md, alt], api_visibility="private",
                    trigger_mode="always_last")
 

@@ -47,7 +47,7 @@ def encoder_padding_mask(trace: Trace, partner_len: int, presentation: bool = Fa
     width = max(n_real, int(partner_len))
     tokens = trace.source_tokens + ["<pad>"] * (width - n_real)
     mask = np.broadcast_to(np.arange(width) < n_real, (width, width))  # (S', S'): key j is a real token
-    title = f"Encoder padding mask: {n_real} tokens padded to {width} (a longer sentence in the batch)"
+    title = f"Encoder padding mask<br>{n_real} tokens padded to {width}<br>(a longer sentence shares the batch)"
     return mask_matrix(mask, tokens, tokens, title, presentation, "query (source token)", "key (source token)")
 
 

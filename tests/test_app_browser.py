@@ -1,0 +1,350 @@
+"""The app end to end: app.py in a subprocess, driven by headless Chromium through Playwright.
+
+One server (the session fixture `app_server` in conftest.py: two tiny random checkpoints, seed000 and
+seed004) and one page for the whole module; the tests run in file order and each starts from the state the
+previous one left (translated, stepped, branched, …), as a visitor's session would. Expected values come
+from the library itself (load_model + Translator), so the page must show exactly what the library computes.
+Screenshots of every view are written to $TRANSFORMER_VIZ_SCREENSHOTS (docs/screenshots/ for the README).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from transformer_viz import handlers as h
+from transformer_viz.decoding import DecodeOptions
+from transformer_viz.figures import esc
+from transformer_viz.translator import load_model
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+# Screenshots go to a temporary folder unless TRANSFORMER_VIZ_SCREENSHOTS names one: the README's
+# images in docs/screenshots/ are refreshed from the trained checkpoints with
+#   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots ./scripts/test tests/test_app_browser.py
+SCREENSHOTS = Path(os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")).resolve()
+SENTENCE = "I see the house."
+EVIL = "<img src=x onerror=alert(1)>"
+WAIT = 90_000  # ms: a translation and its dozen figures take ~10 s on a busy 2-core machine
+
+# The plot inside a gr.Plot block, once Plotly has drawn it: its title and the tick labels of every axis.
+PLOT_INFO = """id => {
+    const el = document.querySelector('#' + id + ' .js-plotly-plot');
+    if (!el || !el.layout || !el.querySelector('.main-svg')) return null;
+    const axes = Object.keys(el.layout).filter(k => /^[xy]axis\\d*$/.test(k)).sort();
+    return {title: (el.layout.title && el.layout.title.text) || '', traces: el.data.length,
+            ticks: axes.map(k => el.layout[k].ticktext).filter(t => Array.isArray(t))};
+}"""
+TITLE_HAS = "([id, parts]) => { const info = (" + PLOT_INFO + ")(id); return !!info && parts.every(p => info.title.includes(p)); }"
+
+
+@pytest.fixture(scope="module")
+def server(app_server):
+    """(url, models): the server and, per checkpoint name, its Translator loaded here by the library."""
+    url, folder = app_server
+    return url, {name: load_model(folder / name, device="cpu") for name in ("seed000", "seed004")}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def visit(browser, server):
+    """visit(query) opens a page on the app; visit.requests and visit.dialogs record what every page did."""
+    url, _ = server
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    requests: list[str] = []
+    dialogs: list[str] = []  # an alert() from injected HTML would land here; the tests assert it stays empty
+    context.on("request", lambda request: requests.append(request.url))
+
+    def on_dialog(dialog):
+        dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    def open_page(query: str = ""):
+        page = context.new_page()
+        page.on("dialog", on_dialog)
+        page.goto(url + query, wait_until="load")  # Gradio keeps a connection open: networkidle never comes
+        page.wait_for_selector("#sentence textarea", timeout=WAIT)
+        return page
+
+    open_page.requests, open_page.dialogs = requests, dialogs
+    yield open_page
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def page(visit):
+    return visit()
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+def expected_trace(translator, sentence=SENTENCE, **kwargs):
+    return translator.trace(sentence, options=DecodeOptions(), **kwargs)  # the UI's default options
+
+
+def plot_info(page, elem_id: str) -> dict | None:
+    return page.evaluate(PLOT_INFO, elem_id)
+
+
+def wait_plot(page, elem_id: str, *title_parts: str) -> dict:
+    """Wait until the plot is drawn with a title containing every part; return its info."""
+    try:
+        page.wait_for_function(TITLE_HAS, arg=[elem_id, list(title_parts)], timeout=WAIT)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"#{elem_id} never showed {title_parts}; it shows {plot_info(page, elem_id)}") from None
+    return plot_info(page, elem_id)
+
+
+def wait_ticks(page, elem_id: str, ticks: list[str]) -> dict:
+    """Wait until one axis of the plot is labelled exactly `ticks`."""
+    try:
+        page.wait_for_function("([id, want]) => { const info = (" + PLOT_INFO + ")(id); "
+                               "return !!info && info.ticks.some(t => JSON.stringify(t) === JSON.stringify(want)); }",
+                               arg=[elem_id, ticks], timeout=WAIT)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"#{elem_id} never had an axis labelled {ticks}; it shows {plot_info(page, elem_id)}") from None
+    return plot_info(page, elem_id)
+
+
+def translation(page) -> str:
+    return page.input_value("#translation textarea")
+
+
+def wait_translation(page, text: str) -> None:
+    try:
+        page.wait_for_function("t => document.querySelector('#translation textarea').value === t", arg=text, timeout=WAIT)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"the translation never became {text!r}; it is {translation(page)!r}") from None
+
+
+def wait_step(page, step: int) -> None:
+    """The step-dependent views show `step` (the slider, the label and the top-k chart agree)."""
+    wait_plot(page, "plot-topk", f"Step {step}:")
+    page.wait_for_function("s => document.querySelector('#step-label').innerText.startsWith(s)",
+                           arg=f"Step {step} (token", timeout=WAIT)
+    assert page.input_value("#step-slider input[type=number]") == str(step)
+
+
+def choose(page, elem_id: str, label: str) -> None:
+    """Pick an option of a gr.Dropdown the way a visitor does: open it, click the option."""
+    page.click(f"#{elem_id} input")
+    page.get_by_role("option", name=label, exact=True).click()
+
+
+def screenshot(page, selector: str, name: str, max_height: int = 2000) -> None:
+    """An element's picture for the README, cut to its first max_height pixels."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    element = page.locator(selector)
+    element.scroll_into_view_if_needed()
+    box = element.bounding_box()
+    if box["height"] <= max_height:
+        element.screenshot(path=str(SCREENSHOTS / name), animations="disabled")
+        return
+    scroll = page.evaluate("() => [window.scrollX, window.scrollY]")  # clip is in page coordinates
+    clip = dict(x=box["x"] + scroll[0], y=box["y"] + scroll[1], width=box["width"], height=max_height)
+    page.screenshot(path=str(SCREENSHOTS / name), clip=clip, full_page=True, animations="disabled")
+
+
+def escaped(tokens) -> list[str]:
+    return [esc(t) for t in tokens]
+
+
+# ------------------------------------------------------------------------------------------------ tests
+def test_translate_shows_the_library_translation(page, server):
+    _, models = server
+    trace = expected_trace(models["seed000"])
+    assert page.input_value("#model input") == "seed000"  # the default checkpoint comes first
+    page.fill("#sentence textarea", SENTENCE)
+    page.click("#translate")
+    wait_translation(page, models["seed000"].translate(SENTENCE))
+    assert translation(page) == trace.target_text
+    last = len(trace.target_ids) - 1
+    wait_step(page, last)  # the views open on the last step
+    topk = plot_info(page, "plot-topk")
+    assert escaped(a["token"] for a in trace.steps[last]["top_k"]) in topk["ticks"]
+    share = page.input_value("#share-link textarea")
+    assert share == h.share_query(SENTENCE, "seed000", DecodeOptions())
+    screenshot(page, "#plot-topk", "topk.png")
+
+
+def test_step_buttons_move_one_token(page, server):
+    _, models = server
+    last = len(expected_trace(models["seed000"]).target_ids) - 1
+    page.click("#step-prev")
+    wait_step(page, last - 1)
+    assert f"step {last - 1}: producing" in wait_plot(page, "plot-cross", f"step {last - 1}:")["title"]
+    page.click("#step-next")
+    wait_step(page, last)
+    # Typing a step number goes straight there (the views for step 2 are used by the tests below).
+    page.fill("#step-slider input[type=number]", "2")
+    page.press("#step-slider input[type=number]", "Enter")
+    wait_step(page, 2)
+
+
+def test_layer_slider_and_head_dropdown(page):
+    page.fill("#layer input[type=number]", "1")
+    page.press("#layer input[type=number]", "Enter")
+    wait_plot(page, "plot-cross", "Layer 1", "step 2: producing")
+    wait_plot(page, "plot-alignment", "Layer 1", "Head mean")
+    choose(page, "head", "2")
+    wait_plot(page, "plot-alignment", "Layer 1", "Head 2", "step 2: producing")
+    # The whole app at 1400 px wide, for the README's first picture.
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "app.png"), full_page=True, animations="disabled")
+
+
+VIEWS = {  # tab → (plots in it, screenshot)
+    "cross": (["plot-cross", "plot-alignment"], "cross.png"),
+    "dec-self": (["plot-dec-self"], "dec-self.png"),
+    "enc-self": (["plot-enc-self"], "enc-self.png"),
+    "overview": (["plot-overview"], "overview.png"),
+    "pe": (["plot-pe", "plot-pe-curves", "plot-pe-similarity"], "pe.png"),
+    "masks": (["plot-enc-mask", "plot-masks", "plot-cross-mask", "plot-pipeline"], "masks.png"),
+}
+
+
+@pytest.mark.parametrize("tab", list(VIEWS))
+def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
+    _, models = server
+    trace = expected_trace(models["seed000"])
+    source, target, dec_in = escaped(trace.source_tokens), escaped(trace.target_tokens), escaped(trace.decoder_input_tokens)
+    page.click(f"#tab-{tab}-button")
+    plots, png = VIEWS[tab]
+    info = {elem_id: wait_plot(page, elem_id) for elem_id in plots}
+    panels = trace.n_heads + 1  # every head and their mean
+    if tab == "cross":
+        assert info["plot-cross"]["ticks"].count(source) == info["plot-cross"]["ticks"].count(target) == panels
+        assert "Layer 1" in info["plot-cross"]["title"] and "step 2: producing" in info["plot-cross"]["title"]
+        texts = page.evaluate("() => document.querySelector('#plot-alignment .js-plotly-plot').data.map(d => d.text)")
+        assert source in texts and target in texts
+    elif tab == "dec-self":
+        # The explanation names the token <s>: it must show as text, not strike the rest of the sentence out.
+        assert "look at <s> and the tokens" in page.inner_text("#tab-dec-self")
+        assert page.locator("#tab-dec-self s").count() == 0
+        assert info["plot-dec-self"]["ticks"].count(dec_in) == info["plot-dec-self"]["ticks"].count(target) == panels
+        assert dec_in[0] == "&lt;s&gt;" and "Layer 1" in info["plot-dec-self"]["title"]
+    elif tab == "enc-self":
+        assert info["plot-enc-self"]["ticks"].count(source) == 2 * panels and "Layer 1" in info["plot-enc-self"]["title"]
+    elif tab == "overview":
+        assert info["plot-overview"]["traces"] >= trace.n_layers * trace.n_heads
+        assert "Cross" in info["plot-overview"]["title"] and "park on </s> when" in page.inner_text("#tab-overview")
+        choose(page, "overview-pick", "layer 1 head 2")  # opens that head large below the thumbnails
+        head = wait_plot(page, "plot-head", "Layer 1", "Head 2")
+        assert target in head["ticks"] and source in head["ticks"]
+    elif tab == "pe":
+        assert escaped(f"{p} · {t}" for p, t in enumerate(trace.source_tokens)) in info["plot-pe"]["ticks"]
+    elif tab == "masks":
+        assert dec_in in info["plot-masks"]["ticks"] and target in info["plot-masks"]["ticks"]
+        assert source in info["plot-cross-mask"]["ticks"] and source + ["&lt;pad&gt;"] * 3 in info["plot-enc-mask"]["ticks"]
+    screenshot(page, f"#tab-{tab}", png)
+
+
+def test_model_card_lists_hook_shapes(page):
+    page.click("#tab-card-button")
+    page.wait_for_selector("#model-card table", timeout=WAIT)
+    card = page.inner_text("#model-card")
+    assert "seed000 (preset seed000)" in card
+    assert "decoder.layers.0.cross_attn.hook_pattern\t(B, H, T, S)" in card
+    screenshot(page, "#tab-card", "card.png", max_height=900)
+    page.click("#tab-cross-button")
+
+
+def test_branch_forces_a_token_and_unbranch_goes_back(page, server):
+    _, models = server
+    tr = models["seed000"]
+    trace, t = expected_trace(tr), 2
+    label, forced = next((label, i) for label, i in h.alternatives(trace, t) if i != trace.target_ids[t])
+    choose(page, "alternative", label)
+    page.click("#branch")
+    branched = tr.trace(SENTENCE, options=DecodeOptions(), forced_prefix=trace.target_ids[:t] + [forced])
+    wait_translation(page, branched.target_text)
+    assert branched.target_ids[:t + 1] == trace.target_ids[:t] + [forced]
+    assert tr.tokenizer.decode(trace.target_ids[:t] + [forced]).strip() in translation(page)
+    page.wait_for_function("() => document.querySelector('#branch-info').innerText.includes('Branch')", timeout=WAIT)
+    assert f"step {t}:" in page.inner_text("#branch-info")
+    wait_step(page, len(branched.target_ids) - 1)
+    page.click("#unbranch")
+    wait_translation(page, trace.target_text)
+    page.wait_for_function("() => !document.querySelector('#branch-info').innerText.includes('Branch')", timeout=WAIT)
+
+
+def test_download_trace_is_schema_json(page, server):
+    _, models = server
+    with page.expect_download(timeout=WAIT) as download:
+        page.click("#download-trace")
+    data = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    trace = expected_trace(models["seed000"])
+    assert data["schema"] == "transformer-viz/trace/1"
+    assert data["source"]["text"] == SENTENCE and data["target"]["ids"] == trace.target_ids
+    assert len(data["attention"]["cross"]) == trace.n_layers
+
+
+def test_switching_model_translates_with_it(page, server):
+    _, models = server
+    expected = models["seed004"].translate(SENTENCE)
+    assert expected != models["seed000"].translate(SENTENCE)
+    choose(page, "model", "seed004")
+    wait_translation(page, expected)
+    trace = expected_trace(models["seed004"])
+    wait_ticks(page, "plot-cross", escaped(trace.target_tokens))  # the views show seed004's run too
+    wait_plot(page, "plot-topk", f"Step {len(trace.target_ids) - 1}:")
+    page.wait_for_function("() => document.querySelector('#share-link textarea').value.includes('model=seed004')",
+                           timeout=WAIT)
+
+
+def test_html_in_the_sentence_is_shown_as_text(page, visit, server):
+    _, models = server
+    page.fill("#sentence textarea", EVIL)
+    page.click("#translate")
+    wait_translation(page, models["seed004"].translate(EVIL))
+    wait_ticks(page, "plot-cross", escaped(expected_trace(models["seed004"], EVIL).source_tokens))
+    page.wait_for_function("() => document.querySelector('#share-link textarea').value.includes('%3Cimg')", timeout=WAIT)
+    assert page.input_value("#sentence textarea") == EVIL
+    assert page.locator("img[src='x']").count() == 0 and page.locator("img[onerror]").count() == 0
+    page.wait_for_timeout(500)  # an onerror handler would have fired by now
+    assert visit.dialogs == []
+
+
+def test_share_link_reopens_the_same_translation(visit, page, server):
+    """The link of the page above (model seed004, the HTML sentence) opens a second page on the same translation."""
+    _, models = server
+    query = page.input_value("#share-link textarea")
+    assert query.startswith("?") and "model=seed004" in query and "%3Cimg" in query
+    other = visit(query)
+    try:
+        other.wait_for_function("t => document.querySelector('#sentence textarea').value === t", arg=EVIL, timeout=WAIT)
+        wait_translation(other, models["seed004"].translate(EVIL))
+        assert other.input_value("#model input") == "seed004"
+        wait_ticks(other, "plot-cross", escaped(expected_trace(models["seed004"], EVIL).source_tokens))
+        assert other.locator("img[src='x']").count() == 0
+    finally:
+        other.close()
+    assert visit.dialogs == []
+
+
+def test_no_request_leaves_the_machine(page, visit, server):
+    url, _ = server
+    requests = visit.requests
+    assert requests, "no request was recorded"
+    outside = [r for r in requests if not r.startswith(("data:", "blob:"))
+               and urlparse(r).hostname not in ("127.0.0.1", "localhost")]
+    assert outside == [], f"the page asked the outside world for {outside[:5]}"
+    assert visit.dialogs == []
+

@@ -1,0 +1,248 @@
+"""The app's handlers as plain functions: no browser, no gradio, tiny random models."""
+from __future__ import annotations
+
+import dataclasses
+from urllib.parse import parse_qsl
+
+import numpy as np
+import pytest
+import torch
+
+from tests.tiny import tiny_tokenizer_file, tiny_translator
+from transformer_viz import handlers as h
+from transformer_viz.decoding import DecodeOptions
+from transformer_viz.figures import esc
+from transformer_viz.hooks import hook_names
+from transformer_viz.hub import save_checkpoint
+
+SENTENCE = "I see the house."
+UI_DEFAULTS = dict(strategy="greedy", beam_size=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_new_tokens=64)
+
+
+@pytest.fixture(autouse=True)
+def _models(monkeypatch):
+    """Each test starts with an empty model registry and leaves none behind."""
+    monkeypatch.setattr(h, "_models", {})
+
+
+@pytest.fixture(scope="module")
+def translators():
+    """Two tiny presets with different positional encodings and block layouts."""
+    return {"tiny-a": tiny_translator("seed000", max_len=24), "tiny-b": tiny_translator("seed004", max_len=24)}
+
+
+@pytest.fixture
+def session(translators):
+    for name, tr in translators.items():
+        h.register_translator(name, tr)
+    return h.translate(SENTENCE, "tiny-a", h.decode_options(*UI_DEFAULTS.values()))
+
+
+def axis_ticks(fig) -> list[list[str]]:
+    """The tick labels of every axis of a figure (x before y, subplots in order)."""
+    layout = fig.layout.to_plotly_json()
+    return [list(layout[key]["ticktext"]) for key in sorted(layout) if key.startswith(("xaxis", "yaxis"))
+            and layout[key].get("ticktext") is not None]
+
+
+def escaped(tokens) -> list[str]:
+    return [esc(t) for t in tokens]
+
+
+# ---------------------------------------------------------------- translate and decode options
+def test_translate_records_the_translators_trace(session, translators):
+    expected = translators["tiny-a"].trace(SENTENCE, options=DecodeOptions(**UI_DEFAULTS))
+    trace = session.trace
+    assert (session.model, session.original, session.branches) == ("tiny-a", None, [])
+    assert session.options == dataclasses.asdict(DecodeOptions(**UI_DEFAULTS))
+    assert trace.source_ids == expected.source_ids and trace.target_ids == expected.target_ids
+    assert trace.target_text == expected.target_text == translators["tiny-a"].translate(SENTENCE)
+    for kind in ("encoder_self", "decoder_self", "cross"):
+        np.testing.assert_allclose(trace.attention[kind], expected.attention[kind], atol=1e-6)
+
+
+def test_decode_options_casts_slider_floats():
+    options = h.decode_options("beam", 3.0, 0.5, 10.0, 0.9, 7.0, 20.0)
+    assert options == DecodeOptions(strategy="beam", beam_size=3, temperature=0.5, top_k=10, top_p=0.9, seed=7,
+                                    max_new_tokens=20)
+    assert isinstance(options.beam_size, int) and isinstance(options.max_new_tokens, int)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("temperature", -0.5, "temperature"), ("temperature", 0.0, "temperature"), ("beam_size", 0, "beam_size"),
+    ("top_p", 0.0, "top_p"), ("top_k", -1, "top_k"), ("max_new_tokens", 0, "max_new_tokens"), ("strategy", "magic", "strategy"),
+])
+def test_decode_options_rejects_bad_values(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        h.decode_options(**{**UI_DEFAULTS, field: value})
+
+
+def test_translate_refuses_an_empty_sentence(session):
+    with pytest.raises(ValueError, match="empty"):
+        h.translate("  ", "tiny-a", DecodeOptions())
+
+
+# ---------------------------------------------------------------- branching
+def test_branch_forces_the_token_and_lets_the_model_continue(session, translators):
+    trace, t = session.trace, 2
+    forced = next(alt["id"] for alt in trace.steps[t]["top_k"] if alt["id"] != trace.target_ids[t])
+    new = h.branch(session, t, forced)
+    ids = new.trace.target_ids
+    assert ids[:t] == trace.target_ids[:t] and ids[t] == forced
+    assert new.trace.forced_prefix == t + 1
+    assert new.original is trace and session.trace is trace  # the visitor's session is not mutated
+    assert len(new.branches) == 1 and new.branches[0].startswith(f"step {t}: ")
+
+    # After the forced token every step is the model's own greedy choice: recompute it with one teacher-forced pass.
+    model, cfg = translators["tiny-a"].model, translators["tiny-a"].config
+    src = torch.tensor([new.trace.source_ids])
+    with torch.no_grad():
+        logits = model(src, torch.tensor([[cfg.bos_id] + ids[:-1]]))[0]  # (T, V)
+    assert logits[t + 1:].argmax(-1).tolist() == ids[t + 1:]
+    assert len(ids) > t + 1
+
+
+def test_branch_twice_keeps_the_first_original_and_unbranch_returns_it(session):
+    trace = session.trace
+    first = h.branch(session, 1, trace.steps[1]["top_k"][1]["id"])
+    second = h.branch(first, 3, first.trace.steps[3]["top_k"][1]["id"])
+    assert second.original is trace and len(second.branches) == 2
+    back = h.unbranch(second)
+    assert back.trace is trace and back.original is None and back.branches == []
+    assert h.unbranch(back) is back  # nothing to undo
+
+
+@pytest.mark.parametrize("step", [-1, 10_000])
+def test_branch_outside_the_translation_is_an_error(session, step):
+    with pytest.raises(ValueError, match="outside the translation"):
+        h.branch(session, step, 5)
+
+
+# ---------------------------------------------------------------- stepping and figures
+def test_clamp_step(session):
+    last = len(session.trace.target_ids) - 1
+    assert [h.clamp_step(session.trace, s) for s in (-3, 0, 2, 2.0, None, last, last + 5)] == [0, 0, 2, 2, 0, last, last]
+
+
+def test_step_label_counts_from_zero_and_escapes_html(session):
+    trace = session.trace
+    steps = [dict(s) for s in trace.steps]
+    steps[1] = {**steps[1], "token": "<img src=x onerror=alert(1)>"}
+    evil = dataclasses.replace(trace, steps=steps)
+    label = h.step_label(evil, 1)
+    assert label.startswith(f"Step 1 (token 2 of {len(trace.steps)})")
+    assert "<img" not in label and "&lt;img src=x onerror=alert(1)&gt;" in label
+    assert f"produced **{esc(trace.steps[0]['token'])}**" in h.step_label(trace, 0)
+
+
+def test_alternatives_are_the_top_k_of_that_step(session):
+    for t in (0, len(session.trace.steps) - 1):
+        choices = h.alternatives(session.trace, t)
+        top = session.trace.steps[t]["top_k"]
+        assert [ident for _, ident in choices] == [alt["id"] for alt in top]
+        assert all(label.startswith(alt["token"]) for (label, _), alt in zip(choices, top))
+
+
+def test_step_figures_label_their_axes_with_the_tokens(session):
+    trace, t = session.trace, 3
+    figs = h.step_figures(trace, t, 1, "2", False)
+    assert set(figs) == {"plot-topk", "plot-cross", "plot-alignment", "plot-dec-self", "plot-masks", "plot-pipeline"}
+    source, target, dec_in = escaped(trace.source_tokens), escaped(trace.target_tokens), escaped(trace.decoder_input_tokens)
+    assert escaped(alt["token"] for alt in trace.steps[t]["top_k"]) in axis_ticks(figs["plot-topk"])
+    assert figs["plot-topk"].layout.title.text.startswith(f"Step {t}:")
+    cross = axis_ticks(figs["plot-cross"])
+    assert len(cross) == 2 * (trace.n_heads + 1) and cross.count(source) == cross.count(target) == trace.n_heads + 1
+    assert [list(d.text) for d in figs["plot-alignment"].data if d.name in ("source tokens", "target tokens")] == [source, target]
+    for key in ("plot-cross", "plot-alignment", "plot-dec-self"):
+        assert "Layer 1" in figs[key].layout.title.text and f"step {t}: producing" in figs[key].layout.title.text, key
+    assert "Head 2" in figs["plot-alignment"].layout.title.text
+    dec_self = axis_ticks(figs["plot-dec-self"])
+    assert dec_self.count(dec_in) == dec_self.count(target) == trace.n_heads + 1 and dec_in[0] == esc("<s>")
+    assert dec_in in axis_ticks(figs["plot-masks"]) and target in axis_ticks(figs["plot-masks"])
+
+
+@pytest.mark.parametrize("head", [None, "mean", "0"])
+def test_step_figures_accept_every_head_choice(session, head):
+    assert h.step_figures(session.trace, 0, 0, head, True)["plot-pipeline"].data
+
+
+def test_static_figures_label_their_axes_with_the_tokens(session):
+    trace = session.trace
+    figs = h.static_figures(trace, 1, "decoder self", False)
+    source, target = escaped(trace.source_tokens), escaped(trace.target_tokens)
+    enc = axis_ticks(figs["plot-enc-self"])
+    assert enc.count(source) == 2 * (trace.n_heads + 1) and "Layer 1" in figs["plot-enc-self"].layout.title.text
+    assert escaped(f"{p} · {t}" for p, t in enumerate(trace.source_tokens)) in axis_ticks(figs["plot-pe"])
+    assert source + [esc("<pad>")] * 3 in axis_ticks(figs["plot-enc-mask"])
+    assert source in axis_ticks(figs["plot-cross-mask"]) and target in axis_ticks(figs["plot-cross-mask"])
+    assert "Decoder self-attention" in figs["plot-overview"].layout.title.text
+    assert len(figs["plot-overview"].data) >= trace.n_layers * trace.n_heads
+
+
+def test_tokens_table_lists_both_sides(session):
+    rows = h.tokens_table(session.trace)
+    assert len(rows) == len(session.trace.source_ids) + len(session.trace.target_ids)
+    assert rows[0] == ["source", 0, session.trace.source_tokens[0], session.trace.source_ids[0]]
+    assert rows[-1][0] == "target"
+
+
+# ---------------------------------------------------------------- share links
+def test_share_query_round_trips():
+    options = DecodeOptions(strategy="sample", beam_size=2, temperature=0.7, top_k=5, top_p=0.9, seed=3, max_new_tokens=30)
+    sentence = "Where is the station? <b>&</b> 100% #1"
+    query = h.share_query(sentence, "seed004", options)
+    assert query.startswith("?")
+    values = h.parse_query(dict(parse_qsl(query[1:])))
+    assert values == dict(sentence=sentence, model="seed004", strategy="sample", beam=2, temperature=0.7, top_k=5,
+                          top_p=0.9, seed=3, max_len=30)
+    assert h.decode_options(values["strategy"], values["beam"], values["temperature"], values["top_k"], values["top_p"],
+                            values["seed"], values["max_len"]) == options
+
+
+def test_parse_query_ignores_malformed_and_unknown_values():
+    values = h.parse_query({"beam": "four", "temperature": "hot", "seed": "1e9x", "top_k": "", "evil": "<script>",
+                            "max_len": "12", "sentence": "x" * 5000})
+    assert values == {"max_len": 12, "sentence": "x" * 2000}
+    assert h.parse_query({}) == {}
+
+
+# ---------------------------------------------------------------- models
+def test_available_models_lists_checkpoint_folders_default_first(tmp_path, monkeypatch):
+    monkeypatch.delenv(h.HUB_MODEL_ENV, raising=False)
+    for name in ("aaa", "seed004", "seed000", "zzz"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.json").write_text("{}")
+    (tmp_path / "not-a-checkpoint").mkdir()
+    (tmp_path / "notes.txt").write_text("")
+    assert h.available_models(tmp_path) == ["seed000", "aaa", "seed004", "zzz"]
+    monkeypatch.setenv(h.HUB_MODEL_ENV, "someone/transformer-viz-seed000")
+    assert h.available_models(tmp_path)[-1] == "someone/transformer-viz-seed000"
+    assert h.available_models(tmp_path / "missing") == ["someone/transformer-viz-seed000"]
+
+
+def test_model_card_lists_every_hook_with_its_shape(translators):
+    tr = translators["tiny-b"]
+    card = h.model_card(tr)
+    names = hook_names(tr.model)
+    assert names and all(f"| `{name}` |" in card for name in names)
+    assert "| `decoder.layers.0.cross_attn.hook_pattern` | (B, H, T, S) |" in card
+    assert "| `decoder.layers.1.self_attn.hook_pattern` | (B, H, T, T) |" in card
+    assert "| `encoder.layers.0.self_attn.hook_pattern` | (B, H, S, S) |" in card
+    assert "| `encoder.layers.0.self_attn.hook_q` | (B, H, S, Dh) |" in card
+    assert "| `decoder.hook_logits` | (B, T, V) |" in card
+    assert f"{tr.model.num_parameters():,} parameters" in card
+
+
+def test_get_translator_loads_each_model_once(tmp_path, monkeypatch):
+    folder = save_checkpoint(tmp_path / "ckpt", tiny_translator("seed004", max_len=24).model, tiny_tokenizer_file())
+    calls, load = [], h.load_model
+    monkeypatch.setattr(h, "load_model", lambda name: calls.append(name) or load(name))
+    first = h.get_translator(str(folder))
+    assert h.get_translator(str(folder)) is first
+    assert calls == [str(folder)]
+    assert first.translate(SENTENCE) == tiny_translator("seed004", max_len=24).translate(SENTENCE)
+
+
+def test_get_translator_names_the_fix_for_a_missing_model(tmp_path):
+    with pytest.raises(ValueError, match="neither a checkpoint folder nor a Hub repo id"):
+        h.get_translator(str(tmp_path / "no" / "such" / "folder"))
