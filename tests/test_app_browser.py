@@ -248,8 +248,20 @@ def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
         choose(page, "overview-pick", "layer 1 head 2")  # opens that head large below the thumbnails
         head = wait_plot(page, "plot-head", "Layer 1", "Head 2")
         assert target in head["ticks"] and source in head["ticks"]
+        # A real mouse click on a thumbnail opens that head: subplot n is layer n // H, head n % H.
+        n = trace.n_heads + 1  # layer 1, head 1
+        thumbnail = page.locator("#plot-overview .nsewdrag").nth(n)
+        thumbnail.scroll_into_view_if_needed()
+        box = thumbnail.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y, steps=5)  # Plotly clicks the point it is hovering
+        page.wait_for_timeout(300)
+        page.mouse.click(x, y)
+        wait_plot(page, "plot-head", "Layer 1", "Head 1")
     elif tab == "pe":
         assert escaped(f"{p} · {t}" for p, t in enumerate(trace.source_tokens)) in info["plot-pe"]["ticks"]
+        wait_plot(page, "plot-pe-learned", "Learned positions of seed004")
+        wait_plot(page, "plot-pe-sinusoidal", "Sinusoidal positions of seed000")
     elif tab == "masks":
         assert dec_in in info["plot-masks"]["ticks"] and target in info["plot-masks"]["ticks"]
         assert source in info["plot-cross-mask"]["ticks"] and source + ["&lt;pad&gt;"] * 3 in info["plot-enc-mask"]["ticks"]

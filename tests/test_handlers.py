@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from urllib.parse import parse_qsl
 
 import numpy as np
@@ -246,3 +247,21 @@ def test_get_translator_loads_each_model_once(tmp_path, monkeypatch):
 def test_get_translator_names_the_fix_for_a_missing_model(tmp_path):
     with pytest.raises(ValueError, match="neither a checkpoint folder nor a Hub repo id"):
         h.get_translator(str(tmp_path / "no" / "such" / "folder"))
+
+
+def test_positional_comparison_shows_the_learned_table_beside_the_sinusoidal_one(tmp_path, monkeypatch):
+    """Each bundled model's encoder table, read from the model itself; the formula fills in a missing kind."""
+    monkeypatch.delenv(h.HUB_MODEL_ENV, raising=False)
+    learned = tiny_translator("seed004", seed=3)
+    save_checkpoint(tmp_path / "seed004", learned.model, tiny_tokenizer_file())
+    monkeypatch.setattr(h, "CHECKPOINTS_DIR", tmp_path)
+    monkeypatch.setattr(h, "available_models", lambda folder=tmp_path: ["seed004"])
+    h.register_translator("seed004", learned)
+    tables = h.learned_and_sinusoidal(n_positions=10)
+    np.testing.assert_array_equal(tables["learned"][1], learned.model.encoder.pos.table.weight[:10].detach().numpy())
+    d = learned.config.d_model
+    pos, i = 7, 3  # PE(pos, 2i+1) = cos(pos / 10000^(2i/d))
+    assert tables["sinusoidal"][1][pos, 2 * i + 1] == pytest.approx(math.cos(pos / 10000 ** (2 * i / d)), abs=1e-6)
+    figs = h.comparison_figures(presentation=False)
+    np.testing.assert_allclose(np.asarray(figs["plot-pe-learned"].data[0].z), learned.model.encoder.pos.table.weight[:64].detach().numpy(), atol=1e-6)
+    assert "Learned positions of seed004" in figs["plot-pe-learned"].layout.title.text

@@ -149,6 +149,43 @@ def static_figures(trace: Trace, layer: int, kind: str, presentation: bool, lear
     }
 
 
+def learned_and_sinusoidal(n_positions: int = 64) -> dict[str, tuple[str, object]]:
+    """First positions of a bundled model's learned table and of the sinusoidal table, for side-by-side views.
+
+    The sinusoidal table comes from a bundled sinusoidal model (or the formula, at the learned model's width).
+    """
+    tables: dict[str, tuple[str, object]] = {}
+    for name in available_models():
+        if not (CHECKPOINTS_DIR / name).is_dir():
+            continue  # only bundled models: never download just for this view
+        translator = get_translator(name)
+        kind = translator.config.positional
+        if kind in tables:
+            continue
+        pos = translator.model.encoder.pos
+        weight = pos.table if kind == "sinusoidal" else pos.table.weight
+        tables[kind] = (f"{kind.capitalize()} positions of {name} (first {n_positions})", weight[:n_positions].detach().cpu().numpy())
+    if "learned" in tables and "sinusoidal" not in tables:
+        from .model import SinusoidalPositionalEncoding
+
+        width = tables["learned"][1].shape[1]
+        config = replace(get_translator(next(iter(available_models()))).config, d_model=width, positional="sinusoidal")
+        tables["sinusoidal"] = (f"Sinusoidal positions, the formula at D = {width}", SinusoidalPositionalEncoding(config).table[:n_positions].numpy())
+    return tables
+
+
+def comparison_figures(presentation: bool) -> dict:
+    """Heatmap and similarity matrix of the learned and the sinusoidal tables (None where a kind is missing)."""
+    tables = learned_and_sinusoidal()
+    out = {}
+    for kind in ("sinusoidal", "learned"):
+        title, table = tables.get(kind, (None, None))
+        out[f"plot-pe-{kind}"] = None if table is None else figures.positional_heatmap(table, title=title, presentation=presentation)
+        out[f"plot-pe-{kind}-similarity"] = None if table is None else figures.position_similarity(
+            table, title=f"Cosine similarity: {title}", presentation=presentation)
+    return out
+
+
 def share_query(sentence: str, model: str, options: DecodeOptions) -> str:
     """The query string that reopens the app on this sentence with these options."""
     return "?" + urlencode(dict(sentence=sentence, model=model, strategy=options.strategy, beam=options.beam_size,

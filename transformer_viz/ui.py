@@ -35,17 +35,35 @@ EXPLAIN = {
     "pe": "Positions are not words: the model adds a vector per position to each embedding. Sinusoidal encodings "
           "use waves of different frequencies (fast on the left, slow on the right); learned ones are trained. "
           "Nearby positions get similar vectors, which the similarity matrix shows as a bright band.",
+    "pe-compare": "The two bundled models side by side: seed000 adds the fixed sinusoidal table, seed004 learned "
+                  "its positions from data. Compare the patterns and how smoothly similarity falls off with distance.",
     "masks": "A mask says which keys a query may attend to (1) and which it may not (0). Masked scores become −∞ "
              "before the softmax, so their weight is exactly zero.",
 }
+# gr.Plot has no click event with point data: listen to Plotly's own and hand the head to a hidden textbox.
+OVERVIEW_CLICK_JS = """() => {
+  const attach = () => {
+    const plot = document.querySelector('#plot-overview .js-plotly-plot');
+    if (!plot || plot.dataset.tvClick || !plot.on) return;
+    plot.dataset.tvClick = '1';
+    plot.on('plotly_click', (event) => {
+      const meta = event.points[0].data.meta;  // [layer, head], set by figures.overview
+      const box = document.querySelector('#overview-click textarea, #overview-click input');
+      if (!meta || !box) return;
+      box.value = `layer ${meta[0]} head ${meta[1]} (${Date.now()})`;  // changes even when the same head is clicked again
+      box.dispatchEvent(new Event('input', {bubbles: true}));
+    });
+  };
+  new MutationObserver(attach).observe(document.body, {childList: true, subtree: true});
+}"""
 CSS = "#step-label {min-height: 2.5em} .tv-hidden {display: none !important}"
 # System fonts only: the page must load nothing from outside the machine.
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 
 
-def plot(fig) -> PlotData:
+def plot(fig) -> PlotData | None:
     """A Plotly figure for gr.Plot with our modebar config (high-resolution PNG download)."""
-    return PlotData(type="plotly", plot=figures.figure_json(fig))
+    return None if fig is None else PlotData(type="plotly", plot=figures.figure_json(fig))
 
 
 def user_error(fn):
@@ -132,6 +150,7 @@ def build_demo() -> gr.Blocks:
                     kind = gr.Radio(list(h.KINDS), value="cross", label="Attention", elem_id="overview-kind")
                     pick = gr.Dropdown([], label="Open layer / head", elem_id="overview-pick")
                 overview = gr.Plot(elem_id="plot-overview")
+                clicked = gr.Textbox(elem_id="overview-click", elem_classes=["tv-hidden"], show_label=False, container=False)
                 large = gr.Plot(elem_id="plot-head")
             with gr.Tab("Positional encoding", elem_id="tab-pe"):
                 gr.Markdown(EXPLAIN["pe"])
@@ -139,6 +158,13 @@ def build_demo() -> gr.Blocks:
                 with gr.Row():
                     pe_curves = gr.Plot(elem_id="plot-pe-curves")
                     pe_sim = gr.Plot(elem_id="plot-pe-similarity")
+                gr.Markdown(EXPLAIN["pe-compare"])
+                with gr.Row():
+                    pe_sin = gr.Plot(elem_id="plot-pe-sinusoidal")
+                    pe_learned = gr.Plot(elem_id="plot-pe-learned")
+                with gr.Row():
+                    pe_sin_sim = gr.Plot(elem_id="plot-pe-sinusoidal-similarity")
+                    pe_learned_sim = gr.Plot(elem_id="plot-pe-learned-similarity")
             with gr.Tab("Masks", elem_id="tab-masks"):
                 gr.Markdown(EXPLAIN["masks"])
                 with gr.Row():
@@ -153,9 +179,10 @@ def build_demo() -> gr.Blocks:
         # ------------------------------------------------------------------ wiring
         options_in = [strategy, beam, temperature, top_k, top_p, seed, max_len]
         step_out = [topk, cross, alignment, dec_self, masks, pipeline]
-        static_out = [enc_self, overview, pe, pe_curves, pe_sim, enc_mask, cross_mask]
+        static_out = [enc_self, overview, pe, pe_curves, pe_sim, enc_mask, cross_mask, pe_sin, pe_learned, pe_sin_sim, pe_learned_sim]
         step_keys = ["plot-topk", "plot-cross", "plot-alignment", "plot-dec-self", "plot-masks", "plot-pipeline"]
-        static_keys = ["plot-enc-self", "plot-overview", "plot-pe", "plot-pe-curves", "plot-pe-similarity", "plot-enc-mask", "plot-cross-mask"]
+        static_keys = ["plot-enc-self", "plot-overview", "plot-pe", "plot-pe-curves", "plot-pe-similarity", "plot-enc-mask", "plot-cross-mask",
+                       "plot-pe-sinusoidal", "plot-pe-learned", "plot-pe-sinusoidal-similarity", "plot-pe-learned-similarity"]
 
         def draw_step(sess, t, lay, hd, pres):
             if sess is None:
@@ -168,7 +195,7 @@ def build_demo() -> gr.Blocks:
         def draw_all(sess, t, lay, hd, pres, knd):
             if sess is None:
                 return [gr.skip()] * (len(step_out) + 2 + len(static_out))
-            figs = h.static_figures(sess.trace, int(lay), knd, bool(pres))
+            figs = {**h.static_figures(sess.trace, int(lay), knd, bool(pres)), **h.comparison_figures(bool(pres))}
             return draw_step(sess, t, lay, hd, pres) + [plot(figs[k]) for k in static_keys]
 
         @user_error
@@ -248,10 +275,12 @@ def build_demo() -> gr.Blocks:
         def open_head(sess, choice, knd, pres):
             if sess is None or not choice:
                 return gr.skip()
-            _, lay, _, hd = choice.split()
+            _, lay, _, hd = choice.split()[:4]  # "layer L head H", perhaps followed by a click's timestamp
             return plot(figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=bool(pres)))
 
         pick.change(open_head, [session, pick, kind, presentation], large, api_visibility="private")
+        # A click on a thumbnail: OVERVIEW_CLICK_JS writes "layer L head H" into the hidden box.
+        clicked.change(open_head, [session, clicked, kind, presentation], large, api_visibility="private")
 
         @user_error
         def on_branch(sess, t, token_id):
@@ -281,6 +310,7 @@ def build_demo() -> gr.Blocks:
                 out.append(values.get(key, gr.skip()))
             return out
 
+        demo.load(None, None, None, js=OVERVIEW_CLICK_JS)
         demo.load(on_load, None, [sentence, model] + options_in, api_visibility="private").then(
             translate_if_linked, [sentence, model] + options_in, translate_out, api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private")
