@@ -268,6 +268,23 @@ def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
     screenshot(page, f"#tab-{tab}", png)
 
 
+def test_slides_look_enlarges_fonts_and_downloads_svg(page):
+    """The presentation control redraws every figure for slides and switches the camera button's format."""
+    look = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
+        return el && el._context ? [el.layout.font.size, el.layout.plot_bgcolor, el._context.toImageButtonOptions.format,
+                                    el._context.toImageButtonOptions.scale] : null; }"""
+    screen = page.evaluate(look, "plot-cross")
+    page.get_by_role("radio", name="slides (SVG download)").check()
+    page.wait_for_function("([id, size]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); "
+                           "return el && el.layout.font.size > size; }", arg=["plot-cross", screen[0]], timeout=WAIT)
+    slides = page.evaluate(look, "plot-cross")
+    assert screen[2] == "png" and screen[3] >= 3
+    assert slides[0] > screen[0] and slides[1] in ("white", "#ffffff", "#fff") and slides[2] == "svg"
+    page.get_by_role("radio", name="screen", exact=True).check()
+    page.wait_for_function("([id, size]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); "
+                           "return el && el.layout.font.size == size; }", arg=["plot-cross", screen[0]], timeout=WAIT)
+
+
 def test_model_card_lists_hook_shapes(page):
     page.click("#tab-card-button")
     page.wait_for_selector("#model-card table", timeout=WAIT)

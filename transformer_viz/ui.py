@@ -61,9 +61,19 @@ CSS = "#step-label {min-height: 2.5em} .tv-hidden {display: none !important}"
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 
 
-def plot(fig) -> PlotData | None:
-    """A Plotly figure for gr.Plot with our modebar config (high-resolution PNG download)."""
-    return None if fig is None else PlotData(type="plotly", plot=figures.figure_json(fig))
+# The figures' look: on screen, or for slides (large fonts, white) with a 3× PNG or an SVG download.
+LOOKS = ["screen", "slides (PNG download)", "slides (SVG download)"]
+
+
+def slides(look) -> bool:
+    return look in LOOKS[1:]
+
+
+def plot(fig, look=LOOKS[0]) -> PlotData | None:
+    """A Plotly figure for gr.Plot with our modebar config (the camera downloads a 3× PNG, or an SVG)."""
+    if fig is None:
+        return None
+    return PlotData(type="plotly", plot=figures.figure_json(fig, fmt="svg" if look == LOOKS[2] else "png"))
 
 
 def user_error(fn):
@@ -108,7 +118,7 @@ def build_demo() -> gr.Blocks:
                 tokens = gr.Dataframe(headers=["side", "position", "piece", "id"], label="Tokenisation (SentencePiece pieces)",
                                       elem_id="tokens", interactive=False, max_height=220)
                 with gr.Row():
-                    presentation = gr.Checkbox(False, label="Presentation mode (large fonts, white)", elem_id="presentation")
+                    presentation = gr.Radio(LOOKS, value=LOOKS[0], label="Figures", elem_id="presentation")
                     download = gr.DownloadButton("Download trace (JSON)", elem_id="download-trace", interactive=False)
                 with gr.Row():
                     share = gr.Textbox(label="Share link (query string)", elem_id="share-link", interactive=False, scale=4)
@@ -189,14 +199,14 @@ def build_demo() -> gr.Blocks:
                 return [gr.skip()] * (len(step_out) + 2)
             trace = sess.trace
             t = h.clamp_step(trace, t)
-            figs = h.step_figures(trace, t, int(lay), hd, bool(pres))
-            return [plot(figs[k]) for k in step_keys] + [h.step_label(trace, t), gr.update(choices=h.alternatives(trace, t), value=None)]
+            figs = h.step_figures(trace, t, int(lay), hd, slides(pres))
+            return [plot(figs[k], pres) for k in step_keys] + [h.step_label(trace, t), gr.update(choices=h.alternatives(trace, t), value=None)]
 
         def draw_all(sess, t, lay, hd, pres, knd):
             if sess is None:
                 return [gr.skip()] * (len(step_out) + 2 + len(static_out))
-            figs = {**h.static_figures(sess.trace, int(lay), knd, bool(pres)), **h.comparison_figures(bool(pres))}
-            return draw_step(sess, t, lay, hd, pres) + [plot(figs[k]) for k in static_keys]
+            figs = {**h.static_figures(sess.trace, int(lay), knd, slides(pres)), **h.comparison_figures(slides(pres))}
+            return draw_step(sess, t, lay, hd, pres) + [plot(figs[k], pres) for k in static_keys]
 
         @user_error
         def on_translate(text, model_name, *opts):
@@ -276,7 +286,7 @@ def build_demo() -> gr.Blocks:
             if sess is None or not choice:
                 return gr.skip()
             _, lay, _, hd = choice.split()[:4]  # "layer L head H", perhaps followed by a click's timestamp
-            return plot(figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=bool(pres)))
+            return plot(figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres)), pres)
 
         pick.change(open_head, [session, pick, kind, presentation], large, api_visibility="private")
         # A click on a thumbnail: OVERVIEW_CLICK_JS writes "layer L head H" into the hidden box.
