@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_model as load_safetensors_into
-from safetensors.torch import save_model as save_safetensors
+from safetensors.torch import save_file
 
 from .config import TransformerConfig
 from .model import Transformer
@@ -45,10 +45,27 @@ def save_checkpoint(folder: str | Path, model: Transformer, tokenizer_file: str 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / CONFIG_NAME).write_text(json.dumps(model.config.to_dict(), indent=2) + "\n")
-    save_safetensors(model, str(folder / WEIGHTS_NAME))  # shared (tied) tensors are stored once
+    save_weights(model, folder / WEIGHTS_NAME)
     if tokenizer_file is not None and Path(tokenizer_file).resolve() != (folder / TOKENIZER_NAME).resolve():
         shutil.copyfile(tokenizer_file, folder / TOKENIZER_NAME)
     return folder
+
+
+def save_weights(model: Transformer, path: Path) -> None:
+    """model.safetensors, byte for byte the same for the same weights.
+
+    Tied tensors (shared embeddings, output projection) are stored once, under the first of their names in
+    sorted order; loading recovers the other names from the model itself. (safetensors' own save_model
+    also writes a name → kept-name map into the metadata, a hash map whose order varies between saves.)
+    """
+    state = model.state_dict()
+    kept: dict[tuple, str] = {}
+    for name in sorted(state):
+        tensor = state[name]
+        key = (tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape), tensor.dtype)
+        kept.setdefault(key, name)
+    tensors = {name: state[name].detach().contiguous() for name in kept.values()}
+    save_file(tensors, str(path), metadata={"format": "pt"})
 
 
 def load_config(folder: str | Path) -> TransformerConfig:
