@@ -135,7 +135,7 @@ def step_figures(trace: Trace, step: int, layer: int, head, presentation: bool) 
     }
 
 
-def static_figures(trace: Trace, layer: int, kind: str, presentation: bool, learned_pe=None) -> dict:
+def static_figures(trace: Trace, layer: int, kind: str, presentation: bool) -> dict:
     """The views that do not depend on the step."""
     pe = trace.positional_encoding
     return {
