@@ -1,0 +1,89 @@
+"""App server time: a step change and a fresh translation, against the bare model forward pass.
+
+    python benchmarks/bench_app.py [--model seed000] [--sentence "..."] [--repeat 20]
+
+Server time is what a handler spends between receiving the values and handing
+Gradio the serialised figures (figure building + JSON), measured in-process with
+the same functions ui.py wires. The baseline is one teacher-forced forward pass
+of the same model on the same sentence and translation, measured in the same run.
+Prints a JSON report; BENCHMARKS.md keeps the latest numbers.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from transformer_viz import figures, handlers  # noqa: E402
+from transformer_viz.decoding import DecodeOptions  # noqa: E402
+
+
+def timed(fn, repeat: int) -> float:
+    """Median wall time of `fn()` in milliseconds over `repeat` runs (after one warm-up)."""
+    fn()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="seed000")
+    parser.add_argument("--sentence", default="I get up early every morning and drink a cup of coffee.")
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0 = default)")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+
+    translator = handlers.get_translator(args.model)
+    options = DecodeOptions(max_new_tokens=64)
+    session = handlers.translate(args.sentence, args.model, options)
+    trace = session.trace
+    src, _ = translator.encode_sources([args.sentence])
+    tgt_in = torch.tensor([[translator.config.bos_id] + trace.target_ids[:-1]])
+
+    def forward() -> None:
+        with torch.no_grad():
+            translator.model(src, tgt_in)
+
+    def step_change() -> int:
+        figs = handlers.step_figures(trace, len(trace.target_ids) // 2, 0, "mean", False)
+        return sum(len(figures.figure_json(f)) for f in figs.values())
+
+    def all_views() -> int:
+        figs = {**handlers.step_figures(trace, 0, 0, "mean", False), **handlers.static_figures(trace, 0, "cross", False)}
+        return sum(len(figures.figure_json(f)) for f in figs.values())
+
+    def fresh_translation() -> None:
+        handlers.translate(args.sentence, args.model, options)
+        all_views()
+
+    forward_ms = timed(forward, args.repeat)
+    step_ms = timed(step_change, args.repeat)
+    fresh_ms = timed(fresh_translation, max(3, args.repeat // 3))
+    report = {
+        "model": args.model, "sentence": args.sentence, "source_tokens": len(trace.source_ids),
+        "target_tokens": len(trace.target_ids), "torch_threads": torch.get_num_threads(),
+        "cpu": platform.processor() or platform.machine(),
+        "forward_ms": round(forward_ms, 2),
+        "step_change_ms": round(step_ms, 1), "step_change_vs_forward": round(step_ms / forward_ms, 1),
+        "fresh_translation_ms": round(fresh_ms, 1), "fresh_translation_vs_forward": round(fresh_ms / forward_ms, 1),
+        "step_payload_bytes": step_change(), "all_views_payload_bytes": all_views(),
+    }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

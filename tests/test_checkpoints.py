@@ -1,0 +1,51 @@
+"""The shipped checkpoints: they load offline, reproduce the outputs recorded at evaluation, and score above a floor."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from transformer_viz import evaluate
+from transformer_viz.evaluate import EVALUATION_NAME, SUBSET, score
+from transformer_viz.decoding import DecodeOptions
+from transformer_viz.hub import CHECKPOINTS_DIR, CHECKPOINT_FILES
+from transformer_viz.train import STATE_NAME
+from transformer_viz.translator import load_model
+
+SHIPPED = ["seed000", "seed004"]
+CHRF_FLOOR = 10.0  # chrF on the first 100 test pairs; a broken model or decoder scores near 0 (seed004 ships at ~15)
+
+
+def evaluation(name: str) -> dict:
+    return json.loads((CHECKPOINTS_DIR / name / EVALUATION_NAME).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_checkpoint_is_complete_and_small(name):
+    folder = CHECKPOINTS_DIR / name
+    for file in CHECKPOINT_FILES + ("README.md", EVALUATION_NAME, "training.json", "metrics.jsonl"):
+        assert (folder / file).is_file(), f"{name} lacks {file}"
+    size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file() and p.name != STATE_NAME)  # resume state is not shipped
+    assert size < 25 * 2**20, f"{name} is {size / 2**20:.1f} MiB"
+
+
+def test_default_model_is_seed000():
+    assert load_model().config.name == "seed000"
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_golden_translations(name):
+    """Our own example sentences translate exactly as when the checkpoint was evaluated."""
+    recorded = evaluation(name)["examples"]
+    translator = load_model(name)
+    sources = [e["source"] for e in recorded]
+    assert translator.translate(sources) == [e["greedy"] for e in recorded]
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_test_split_chrf_stays_above_floor(name):
+    translator = load_model(name)
+    test = evaluate.test_split(CHECKPOINTS_DIR / name, limit=SUBSET)
+    result = score(translator, [p.src for p in test], [p.tgt for p in test], DecodeOptions(max_new_tokens=translator.config.max_len))
+    assert result["chrf"] >= CHRF_FLOOR
+    assert result["chrf"] == pytest.approx(evaluation(name)["subset"]["chrf"], abs=0.01)
