@@ -6,6 +6,7 @@ views redraw from it and never run the model again.
 """
 from __future__ import annotations
 
+import functools
 import html
 import os
 import threading
@@ -237,8 +238,13 @@ def hook_shapes(translator: Translator) -> dict[str, str]:
             for name, a in runs[0].items()}
 
 
+@functools.lru_cache(maxsize=16)
 def model_card(translator: Translator) -> str:
-    """Markdown: architecture, parameter count and every hook point with its shape."""
+    """Markdown: architecture, parameter count and every hook point with its shape.
+
+    Cached per (shared, read-only) model: the shapes come from two dry runs, which need not
+    repeat on every translation that shows the card.
+    """
     cfg = translator.config
     rows = "\n".join(f"| `{name}` | {shape} |" for name, shape in hook_shapes(translator).items())
     arch = "pre-LN (norm → sublayer → residual) + final LayerNorm" if cfg.norm_first else "post-LN (sublayer → residual → norm)"
