@@ -25,9 +25,6 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
 # Screenshots go to a temporary folder unless TRANSFORMER_VIZ_SCREENSHOTS names one: the README's
 # images in docs/screenshots/ are refreshed from the trained checkpoints with
 #   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots ./scripts/test tests/test_app_browser.py
@@ -52,16 +49,6 @@ def server(app_server):
     """(url, models): the server and, per checkpoint name, its Translator loaded here by the library."""
     url, folder = app_server
     return url, {name: load_model(folder / name, device="cpu") for name in ("seed000", "seed004")}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

@@ -134,6 +134,9 @@ def test_step_label_counts_from_zero_and_escapes_html(session):
     assert label.startswith(f"Step 1 (token 2 of {len(trace.steps)})")
     assert "<img" not in label and "&lt;img src=x onerror=alert(1)&gt;" in label
     assert f"produced **{esc(trace.steps[0]['token'])}**" in h.step_label(trace, 0)
+    for lang, words in (("ja", f"ステップ 1 ({len(trace.steps)} トークン中 2 番目)"), ("ko", f"1단계 (전체 {len(trace.steps)}개 중 2번째")):
+        label = h.step_label(evil, 1, lang)
+        assert label.startswith(words) and "&lt;img src=x onerror=alert(1)&gt;" in label and "<img" not in label
 
 
 def test_alternatives_are_the_top_k_of_that_step(session):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlencode
 
-from . import figures
+from . import figures, i18n
 from .decoding import DecodeOptions
 from .hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
 from .trace import Trace
@@ -107,15 +107,15 @@ def clamp_step(trace: Trace, step) -> int:
     return max(0, min(int(step or 0), len(trace.target_ids) - 1))
 
 
-def step_label(trace: Trace, step: int) -> str:
-    """'Step 3 (token 4 of 9): produced "Haus" (p = 0.82)' — escaped, because tokens come from user text.
+def step_label(trace: Trace, step: int, lang: str = "en") -> str:
+    """'Step 3 (token 4 of 9): produced "Haus" (p = 0.82)' in the visitor's language — escaped, because tokens come from user text.
 
     Steps count from 0, as on the step slider and in the figures' titles.
     """
     s = trace.steps[step]
-    forced = " (forced)" if step < trace.forced_prefix else ""
-    return (f"Step {step} (token {step + 1} of {len(trace.steps)}): the model produced **{html.escape(s['token'])}**{forced} "
-            f"with p = {s['prob']:.2f}; entropy {s['entropy']:.2f} nats")
+    forced = i18n.text("forced", lang) if step < trace.forced_prefix else ""
+    return i18n.text("step-label", lang, step=step, n=step + 1, total=len(trace.steps), token=html.escape(s["token"]),
+                     forced=forced, prob=s["prob"], entropy=s["entropy"])
 
 
 def alternatives(trace: Trace, step: int) -> list[tuple[str, int]]:
@@ -197,7 +197,7 @@ def share_query(sentence: str, model: str, options: DecodeOptions) -> str:
 def parse_query(params: dict) -> dict:
     """Query parameters → UI values, ignoring anything unknown or malformed."""
     out: dict = {}
-    casts = dict(sentence=str, model=str, strategy=str, beam=int, temperature=float, top_k=int, top_p=float, seed=int, max_len=int)
+    casts = dict(lang=str, sentence=str, model=str, strategy=str, beam=int, temperature=float, top_k=int, top_p=float, seed=int, max_len=int)
     for key, cast in casts.items():
         if key in params:
             try:

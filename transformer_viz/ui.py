@@ -10,9 +10,9 @@ from gradio.components.plot import PlotData
 
 from . import __version__, figures
 from . import handlers as h
+from . import i18n
 from .decoding import DecodeOptions
 
-TITLE = "transformer-viz: look inside a Transformer while it translates"
 EXAMPLES = [
     "I get up early every morning.",                 # separable verb: "stehe … auf"
     "The weather is nice today.",                    # inversion: "Heute ist das Wetter schön"
@@ -22,24 +22,6 @@ EXAMPLES = [
     "We need a train station.",                      # compound: "Bahnhof"
     "Where is the station?",
 ]
-# Markdown: write tokens such as `<s>` in backticks, or the browser takes them for HTML tags (<s> strikes text out).
-EXPLAIN = {
-    "cross": "Each row is one target token being produced (the query); each column is a source token (a key). "
-             "Bright cells show which English pieces the decoder read when it wrote that German piece.",
-    "dec-self": "The decoder reads only what it has already written: row t can look at `<s>` and the tokens before "
-                "it, never ahead: every weight above the diagonal is exactly zero (the causal mask), and rows not produced yet are grey.",
-    "enc-self": "Every English piece looks at every other piece (no mask except padding): this is how the encoder "
-                "mixes context into each token's vector.",
-    "overview": "Every layer × head at once. Heads specialise: some look at the previous token, some at the same "
-                "position, some park on `</s>` when they have nothing to do. Pick one to open it large.",
-    "pe": "Positions are not words: the model adds a vector per position to each embedding. Sinusoidal encodings "
-          "use waves of different frequencies (fast on the left, slow on the right); learned ones are trained. "
-          "Nearby positions get similar vectors, which the similarity matrix shows as a bright band.",
-    "pe-compare": "The two bundled models side by side: seed000 adds the fixed sinusoidal table, seed004 learned "
-                  "its positions from data. Compare the patterns and how smoothly similarity falls off with distance.",
-    "masks": "A mask says which keys a query may attend to (1) and which it may not (0). Masked scores become −∞ "
-             "before the softmax, so their weight is exactly zero.",
-}
 # gr.Plot has no click event with point data: listen to Plotly's own and hand the head to a hidden textbox.
 OVERVIEW_CLICK_JS = """() => {
   const attach = () => {
@@ -63,6 +45,7 @@ THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], fon
 
 # The figures' look: on screen, or for slides (large fonts, white) with a 3× PNG or an SVG download.
 LOOKS = ["screen", "slides (PNG download)", "slides (SVG download)"]
+LOOK_KEYS = ["look-screen", "look-png", "look-svg"]
 
 
 def slides(look) -> bool:
@@ -87,104 +70,162 @@ def user_error(fn):
     return wrapped
 
 
+def localised_errors(fn):
+    """Like user_error, for handlers whose first input is the visitor's language: the message comes in it."""
+    @functools.wraps(fn)
+    def wrapped(lang, *args, **kwargs):
+        try:
+            return fn(lang, *args, **kwargs)
+        except (ValueError, TypeError) as err:
+            raise gr.Error(i18n.message(str(err), lang), print_exception=False) from None
+    return wrapped
+
+
+class Words:
+    """Every piece of text on the page, by i18n key, so one switch can put it all into another language."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[gr.components.Component | gr.blocks.Block, str, object]] = []
+
+    def __call__(self, component, attr: str, key):
+        """Register `component`'s `attr` (label, value or choices) as the text of `key`; returns the component."""
+        self.entries.append((component, attr, key))
+        return component
+
+    @property
+    def components(self) -> list:
+        return [component for component, _, _ in self.entries]
+
+    def updates(self, lang: str) -> list:
+        """One gr.update per registered component with its text in `lang`."""
+        out = []
+        for _, attr, key in self.entries:
+            if attr == "choices":  # key: [(i18n key, value)]
+                out.append(gr.update(choices=[(i18n.text(k, lang), v) for k, v in key]))
+            elif attr == "footer":
+                out.append(gr.update(value=i18n.text(key, lang, version=__version__)))
+            elif attr == "title":
+                out.append(gr.update(value=f"# {i18n.text('title', lang)}\n{i18n.text('intro', lang)}"))
+            else:
+                out.append(gr.update(**{attr: i18n.text(key, lang)}))
+        return out
+
+
 def build_demo() -> gr.Blocks:
     models = h.available_models()
+    T = i18n.text  # English when the page is built; Words switches it
     with gr.Blocks(title="transformer-viz") as demo:
         session = gr.State(None)
-        gr.Markdown(f"# {TITLE}\nType an English sentence; the model translates it into German one token at a time. "
-                    "Step through the translation and watch every head of every layer.")
+        words = Words()
+        with gr.Row():
+            words(gr.Markdown(f"# {T('title')}\n{T('intro')}"), "title", None)
+            lang = gr.Radio([(name, code) for code, name in i18n.LANGUAGES.items()], value=i18n.DEFAULT,
+                            label=T("language"), elem_id="language", scale=0, min_width=260)
+            words(lang, "label", "language")
         with gr.Row():
             with gr.Column(scale=3):
-                sentence = gr.Textbox(label="English sentence", elem_id="sentence", max_lines=3, max_length=2000,
-                                      placeholder="I get up early every morning.")
+                sentence = words(gr.Textbox(label=T("sentence"), elem_id="sentence", max_lines=3, max_length=2000,
+                                            placeholder="I get up early every morning."), "label", "sentence")
                 with gr.Row():
-                    translate_btn = gr.Button("Translate", variant="primary", elem_id="translate", scale=1)
-                    model = gr.Dropdown(models, value=models[0] if models else None, label="Model", elem_id="model",
-                                        allow_custom_value=False, scale=2)
-                with gr.Accordion("Decoding options", open=False):
-                    strategy = gr.Radio(["greedy", "beam", "sample"], value="greedy", label="Strategy", elem_id="strategy")
+                    translate_btn = words(gr.Button(T("translate"), variant="primary", elem_id="translate", scale=1), "value", "translate")
+                    model = words(gr.Dropdown(models, value=models[0] if models else None, label=T("model"), elem_id="model",
+                                              allow_custom_value=False, scale=2), "label", "model")
+                with words(gr.Accordion(T("options"), open=False), "label", "options"):
+                    strategy = words(gr.Radio(["greedy", "beam", "sample"], value="greedy", label=T("strategy"),
+                                              elem_id="strategy"), "label", "strategy")
                     with gr.Row():
-                        beam = gr.Slider(1, 8, value=4, step=1, label="Beam size", elem_id="beam-size")
-                        max_len = gr.Slider(1, 128, value=64, step=1, label="Max new tokens", elem_id="max-len")
+                        beam = words(gr.Slider(1, 8, value=4, step=1, label=T("beam-size"), elem_id="beam-size"), "label", "beam-size")
+                        max_len = words(gr.Slider(1, 128, value=64, step=1, label=T("max-len"), elem_id="max-len"), "label", "max-len")
                     with gr.Row():
-                        temperature = gr.Slider(0.05, 2.0, value=1.0, step=0.05, label="Temperature", elem_id="temperature")
-                        top_k = gr.Slider(0, 50, value=0, step=1, label="Top-k (0 = off)", elem_id="top-k")
-                        top_p = gr.Slider(0.05, 1.0, value=1.0, step=0.05, label="Top-p", elem_id="top-p")
-                        seed = gr.Number(0, precision=0, label="Seed", elem_id="seed")
-                gr.Examples(EXAMPLES, inputs=sentence, label="Examples with interesting attention")
+                        temperature = words(gr.Slider(0.05, 2.0, value=1.0, step=0.05, label=T("temperature"),
+                                                      elem_id="temperature"), "label", "temperature")
+                        top_k = words(gr.Slider(0, 50, value=0, step=1, label=T("top-k"), elem_id="top-k"), "label", "top-k")
+                        top_p = words(gr.Slider(0.05, 1.0, value=1.0, step=0.05, label=T("top-p"), elem_id="top-p"), "label", "top-p")
+                        seed = words(gr.Number(0, precision=0, label=T("seed"), elem_id="seed"), "label", "seed")
+                examples = gr.Examples(EXAMPLES, inputs=sentence, label=T("examples"))
+                words(examples.dataset, "label", "examples")
             with gr.Column(scale=4):
-                translation = gr.Textbox(label="German translation", elem_id="translation", interactive=False)
+                translation = words(gr.Textbox(label=T("translation"), elem_id="translation", interactive=False), "label", "translation")
                 notices = gr.Markdown(elem_id="notices")
-                tokens = gr.Dataframe(headers=["side", "position", "piece", "id"], label="Tokenisation (SentencePiece pieces)",
-                                      elem_id="tokens", interactive=False, max_height=220)
+                tokens = words(gr.Dataframe(headers=["side", "position", "piece", "id"], label=T("tokens"),
+                                            elem_id="tokens", interactive=False, max_height=220), "label", "tokens")
                 with gr.Row():
-                    presentation = gr.Radio(LOOKS, value=LOOKS[0], label="Figures", elem_id="presentation")
-                    download = gr.DownloadButton("Download trace (JSON)", elem_id="download-trace", interactive=False)
+                    presentation = gr.Radio(list(zip([T(k) for k in LOOK_KEYS], LOOKS)), value=LOOKS[0], label=T("figures"),
+                                            elem_id="presentation")
+                    words(presentation, "label", "figures")
+                    words(presentation, "choices", list(zip(LOOK_KEYS, LOOKS)))
+                    download = words(gr.DownloadButton(T("download"), elem_id="download-trace", interactive=False), "value", "download")
                 with gr.Row():
-                    share = gr.Textbox(label="Share link (query string)", elem_id="share-link", interactive=False, scale=4)
-                    copy = gr.Button("Copy link", elem_id="copy-link", scale=1)
+                    share = words(gr.Textbox(label=T("share"), elem_id="share-link", interactive=False, scale=4), "label", "share")
+                    copy = words(gr.Button(T("copy"), elem_id="copy-link", scale=1), "value", "copy")
 
         with gr.Row(equal_height=True):
-            prev_btn = gr.Button("◀ Previous", elem_id="step-prev", scale=1)
-            step = gr.Slider(0, 1, value=0, step=1, label="Step", elem_id="step-slider", scale=6)
-            next_btn = gr.Button("Next ▶", elem_id="step-next", scale=1)
-            play_btn = gr.Button("Play", elem_id="step-play", scale=1)
+            prev_btn = words(gr.Button(T("prev"), elem_id="step-prev", scale=1), "value", "prev")
+            step = words(gr.Slider(0, 1, value=0, step=1, label=T("step"), elem_id="step-slider", scale=6), "label", "step")
+            next_btn = words(gr.Button(T("next"), elem_id="step-next", scale=1), "value", "next")
+            play_btn = words(gr.Button(T("play"), elem_id="step-play", scale=1), "value", "play")
         step_md = gr.Markdown(elem_id="step-label")
         timer = gr.Timer(0.8, active=False)
         with gr.Row():
             with gr.Column(scale=3):
-                topk = gr.Plot(label="Next-token probabilities", elem_id="plot-topk")
+                topk = words(gr.Plot(label=T("topk"), elem_id="plot-topk"), "label", "topk")
             with gr.Column(scale=2):
-                alt = gr.Dropdown([], label="Choose another token at this step", elem_id="alternative")
-                branch_btn = gr.Button("Force it and continue (branch)", elem_id="branch")
-                unbranch_btn = gr.Button("Back to the original translation", elem_id="unbranch")
+                alt = words(gr.Dropdown([], label=T("alternative"), elem_id="alternative"), "label", "alternative")
+                branch_btn = words(gr.Button(T("branch"), elem_id="branch"), "value", "branch")
+                unbranch_btn = words(gr.Button(T("unbranch"), elem_id="unbranch"), "value", "unbranch")
                 branch_md = gr.Markdown(elem_id="branch-info")
         with gr.Row():
-            layer = gr.Slider(0, 1, value=0, step=1, label="Layer", elem_id="layer")
-            head = gr.Dropdown(["mean"], value="mean", label="Head (alignment and pipeline views)", elem_id="head")
+            layer = words(gr.Slider(0, 1, value=0, step=1, label=T("layer"), elem_id="layer"), "label", "layer")
+            head = words(gr.Dropdown(["mean"], value="mean", label=T("head"), elem_id="head"), "label", "head")
+
+        def explain(key: str) -> gr.Markdown:
+            return words(gr.Markdown(T(f"explain-{key}"), elem_classes=["tv-explain"]), "value", f"explain-{key}")
 
         with gr.Tabs(elem_id="views"):
-            with gr.Tab("Cross-attention", elem_id="tab-cross"):
-                gr.Markdown(EXPLAIN["cross"])
+            with words(gr.Tab(T("tab-cross"), elem_id="tab-cross"), "label", "tab-cross"):
+                explain("cross")
                 cross = gr.Plot(elem_id="plot-cross")
                 alignment = gr.Plot(elem_id="plot-alignment")
-            with gr.Tab("Decoder self-attention", elem_id="tab-dec-self"):
-                gr.Markdown(EXPLAIN["dec-self"])
+            with words(gr.Tab(T("tab-dec-self"), elem_id="tab-dec-self"), "label", "tab-dec-self"):
+                explain("dec-self")
                 dec_self = gr.Plot(elem_id="plot-dec-self")
-            with gr.Tab("Encoder self-attention", elem_id="tab-enc-self"):
-                gr.Markdown(EXPLAIN["enc-self"])
+            with words(gr.Tab(T("tab-enc-self"), elem_id="tab-enc-self"), "label", "tab-enc-self"):
+                explain("enc-self")
                 enc_self = gr.Plot(elem_id="plot-enc-self")
-            with gr.Tab("Overview", elem_id="tab-overview"):
-                gr.Markdown(EXPLAIN["overview"])
+            with words(gr.Tab(T("tab-overview"), elem_id="tab-overview"), "label", "tab-overview"):
+                explain("overview")
                 with gr.Row():
-                    kind = gr.Radio(list(h.KINDS), value="cross", label="Attention", elem_id="overview-kind")
-                    pick = gr.Dropdown([], label="Open layer / head", elem_id="overview-pick")
+                    kind = gr.Radio([(T(f"kind-{k}"), k) for k in h.KINDS], value="cross", label=T("overview-kind"),
+                                    elem_id="overview-kind")
+                    words(kind, "label", "overview-kind")
+                    words(kind, "choices", [(f"kind-{k}", k) for k in h.KINDS])
+                    pick = words(gr.Dropdown([], label=T("overview-pick"), elem_id="overview-pick"), "label", "overview-pick")
                 overview = gr.Plot(elem_id="plot-overview")
                 clicked = gr.Textbox(elem_id="overview-click", elem_classes=["tv-hidden"], show_label=False, container=False)
                 large = gr.Plot(elem_id="plot-head")
-            with gr.Tab("Positional encoding", elem_id="tab-pe"):
-                gr.Markdown(EXPLAIN["pe"])
+            with words(gr.Tab(T("tab-pe"), elem_id="tab-pe"), "label", "tab-pe"):
+                explain("pe")
                 pe = gr.Plot(elem_id="plot-pe")
                 with gr.Row():
                     pe_curves = gr.Plot(elem_id="plot-pe-curves")
                     pe_sim = gr.Plot(elem_id="plot-pe-similarity")
-                gr.Markdown(EXPLAIN["pe-compare"])
+                explain("pe-compare")
                 with gr.Row():
                     pe_sin = gr.Plot(elem_id="plot-pe-sinusoidal")
                     pe_learned = gr.Plot(elem_id="plot-pe-learned")
                 with gr.Row():
                     pe_sin_sim = gr.Plot(elem_id="plot-pe-sinusoidal-similarity")
                     pe_learned_sim = gr.Plot(elem_id="plot-pe-learned-similarity")
-            with gr.Tab("Masks", elem_id="tab-masks"):
-                gr.Markdown(EXPLAIN["masks"])
+            with words(gr.Tab(T("tab-masks"), elem_id="tab-masks"), "label", "tab-masks"):
+                explain("masks")
                 with gr.Row():
                     enc_mask = gr.Plot(elem_id="plot-enc-mask")
                     masks = gr.Plot(elem_id="plot-masks")
                     cross_mask = gr.Plot(elem_id="plot-cross-mask")
                 pipeline = gr.Plot(elem_id="plot-pipeline")
-            with gr.Tab("Model card", elem_id="tab-card"):
+            with words(gr.Tab(T("tab-card"), elem_id="tab-card"), "label", "tab-card"):
                 card = gr.Markdown(elem_id="model-card")
-        gr.Markdown(f"transformer-viz {__version__} · runs offline · weights trained from scratch on the Ding dictionary (GPL-2+)")
+        words(gr.Markdown(T("footer", version=__version__)), "footer", "footer")
 
         # ------------------------------------------------------------------ wiring
         options_in = [strategy, beam, temperature, top_k, top_p, seed, max_len]
@@ -194,29 +235,29 @@ def build_demo() -> gr.Blocks:
         static_keys = ["plot-enc-self", "plot-overview", "plot-pe", "plot-pe-curves", "plot-pe-similarity", "plot-enc-mask", "plot-cross-mask",
                        "plot-pe-sinusoidal", "plot-pe-learned", "plot-pe-sinusoidal-similarity", "plot-pe-learned-similarity"]
 
-        def draw_step(sess, t, lay, hd, pres):
+        def draw_step(sess, t, lay, hd, pres, lng):
             if sess is None:
                 return [gr.skip()] * (len(step_out) + 2)
             trace = sess.trace
             t = h.clamp_step(trace, t)
             figs = h.step_figures(trace, t, int(lay), hd, slides(pres))
-            return [plot(figs[k], pres) for k in step_keys] + [h.step_label(trace, t), gr.update(choices=h.alternatives(trace, t), value=None)]
+            return [plot(figs[k], pres) for k in step_keys] + [h.step_label(trace, t, lng), gr.update(choices=h.alternatives(trace, t), value=None)]
 
-        def draw_all(sess, t, lay, hd, pres, knd):
+        def draw_all(sess, t, lay, hd, pres, lng, knd):
             if sess is None:
                 return [gr.skip()] * (len(step_out) + 2 + len(static_out))
             figs = {**h.static_figures(sess.trace, int(lay), knd, slides(pres)), **h.comparison_figures(slides(pres))}
-            return draw_step(sess, t, lay, hd, pres) + [plot(figs[k], pres) for k in static_keys]
+            return draw_step(sess, t, lay, hd, pres, lng) + [plot(figs[k], pres) for k in static_keys]
 
-        @user_error
-        def on_translate(text, model_name, *opts):
+        @localised_errors
+        def on_translate(lng, text, model_name, *opts):
             if not model_name:
-                raise ValueError("no model is available: train one (see README) or set TRANSFORMER_VIZ_HUB_MODEL")
+                raise gr.Error(i18n.text("err-no-model", lng), print_exception=False)
             options = h.decode_options(*opts)
             sess = h.translate(text, model_name, options)
-            return new_session_outputs(sess, text, model_name, options)
+            return new_session_outputs(sess, text, model_name, options, lng)
 
-        def new_session_outputs(sess, text, model_name, options: DecodeOptions):
+        def new_session_outputs(sess, text, model_name, options: DecodeOptions, lng):
             trace = sess.trace
             translator = h.get_translator(sess.model)
             cfg = translator.config
@@ -225,8 +266,8 @@ def build_demo() -> gr.Blocks:
             path.write_text(trace.to_json(), encoding="utf-8")
             heads = ["mean"] + [str(i) for i in range(cfg.n_heads)]
             picks = [f"layer {l} head {hh}" for l in range(cfg.n_layers) for hh in range(cfg.n_heads)]
-            notes = "\n".join(f"- {n}" for n in trace.notices) or ""
-            branch_info = ("**Branch:** " + "; ".join(sess.branches)) if sess.branches else ""
+            notes = "\n".join(f"- {i18n.message(n, lng)}" for n in trace.notices) or ""
+            branch_info = i18n.text("branch-info", lng, branches="; ".join(sess.branches)) if sess.branches else ""
             return [
                 sess, trace.target_text, notes, h.tokens_table(trace),
                 gr.update(minimum=0, maximum=max(last, 1), value=last, interactive=last > 0),
@@ -238,31 +279,33 @@ def build_demo() -> gr.Blocks:
 
         translate_out = [session, translation, notices, tokens, step, layer, head, pick, download, share, card, branch_md]
 
-        def translate_if_linked(text, model_name, *opts):
+        def translate_if_linked(lng, text, model_name, *opts):
             """On page load or a new model: translate straight away when there is a sentence."""
-            return [gr.skip()] * len(translate_out) if not text else on_translate(text, model_name, *opts)
+            return [gr.skip()] * len(translate_out) if not text else on_translate(lng, text, model_name, *opts)
 
-        render_in = [session, step, layer, head, presentation, kind]
+        step_in = [session, step, layer, head, presentation, lang]
+        render_in = step_in + [kind]
         render_out = step_out + [step_md, alt] + static_out
 
-        translate_event = dict(fn=on_translate, inputs=[sentence, model] + options_in, outputs=translate_out)
+        translate_in = [lang, sentence, model] + options_in
+        translate_event = dict(fn=on_translate, inputs=translate_in, outputs=translate_out)
         translate_btn.click(**translate_event, api_visibility="private").then(draw_all, render_in, render_out, api_visibility="private")
         sentence.submit(**translate_event, api_visibility="private").then(draw_all, render_in, render_out, api_visibility="private")
         # .input, not .change: a share link that sets the model on load must not translate twice, and
         # picking a model before typing a sentence is not an error.
-        model.input(translate_if_linked, [sentence, model] + options_in, translate_out, api_visibility="private").then(
+        model.input(translate_if_linked, translate_in, translate_out, api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private")
 
-        step.input(draw_step, [session, step, layer, head, presentation], step_out + [step_md, alt], api_visibility="private",
+        step.input(draw_step, step_in, step_out + [step_md, alt], api_visibility="private",
                    trigger_mode="always_last")
 
         def move(sess, t, delta):
             return gr.skip() if sess is None else h.clamp_step(sess.trace, int(t) + delta)
 
         prev_btn.click(lambda s, t: move(s, t, -1), [session, step], step, api_visibility="private").then(
-            draw_step, [session, step, layer, head, presentation], step_out + [step_md, alt], api_visibility="private")
+            draw_step, step_in, step_out + [step_md, alt], api_visibility="private")
         next_btn.click(lambda s, t: move(s, t, +1), [session, step], step, api_visibility="private").then(
-            draw_step, [session, step, layer, head, presentation], step_out + [step_md, alt], api_visibility="private")
+            draw_step, step_in, step_out + [step_md, alt], api_visibility="private")
 
         def start_play(sess):
             return (gr.Timer(active=sess is not None), 0) if sess is not None else (gr.Timer(active=False), gr.skip())
@@ -273,14 +316,14 @@ def build_demo() -> gr.Blocks:
             return gr.Timer(active=True), int(t) + 1
 
         play_btn.click(start_play, session, [timer, step], api_visibility="private").then(
-            draw_step, [session, step, layer, head, presentation], step_out + [step_md, alt], api_visibility="private")
+            draw_step, step_in, step_out + [step_md, alt], api_visibility="private")
         timer.tick(tick, [session, step], [timer, step], api_visibility="private").then(
-            draw_step, [session, step, layer, head, presentation], step_out + [step_md, alt], api_visibility="private")
+            draw_step, step_in, step_out + [step_md, alt], api_visibility="private")
 
-        for control in (layer, presentation):
-            control.change(draw_all, render_in, render_out, api_visibility="private")
-        head.change(draw_step, [session, step, layer, head, presentation], step_out + [step_md, alt], api_visibility="private")
-        kind.change(draw_all, render_in, render_out, api_visibility="private")
+        # .input, not .change: a new translation resets the layer slider's range, which must not redraw everything twice.
+        for control in (layer, presentation, kind):
+            control.input(draw_all, render_in, render_out, api_visibility="private")
+        head.input(draw_step, step_in, step_out + [step_md, alt], api_visibility="private")
 
         def open_head(sess, choice, knd, pres):
             if sess is None or not choice:
@@ -292,22 +335,22 @@ def build_demo() -> gr.Blocks:
         # A click on a thumbnail: OVERVIEW_CLICK_JS writes "layer L head H" into the hidden box.
         clicked.change(open_head, [session, clicked, kind, presentation], large, api_visibility="private")
 
-        @user_error
-        def on_branch(sess, t, token_id):
+        @localised_errors
+        def on_branch(lng, sess, t, token_id):
             if sess is None or token_id is None:
-                raise ValueError("translate a sentence and choose a token first")
+                raise gr.Error(i18n.text("err-translate-first", lng), print_exception=False)
             new = h.branch(sess, h.clamp_step(sess.trace, t), int(token_id))
-            return new_session_outputs(new, new.trace.source_text, new.model, DecodeOptions(**new.options))
+            return new_session_outputs(new, new.trace.source_text, new.model, DecodeOptions(**new.options), lng)
 
-        def on_unbranch(sess):
+        def on_unbranch(lng, sess):
             if sess is None:
                 return [gr.skip()] * len(translate_out)
             back = h.unbranch(sess)
-            return new_session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options))
+            return new_session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options), lng)
 
-        branch_btn.click(on_branch, [session, step, alt], translate_out, api_visibility="private").then(
+        branch_btn.click(on_branch, [lang, session, step, alt], translate_out, api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private")
-        unbranch_btn.click(on_unbranch, session, translate_out, api_visibility="private").then(
+        unbranch_btn.click(on_unbranch, [lang, session], translate_out, api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private")
         copy.click(None, share, None, js="(q) => { const url = location.origin + location.pathname + q; "
                    "navigator.clipboard && navigator.clipboard.writeText(url); return q; }")
@@ -318,11 +361,21 @@ def build_demo() -> gr.Blocks:
                    values["model"] if values.get("model") in models else gr.skip()]
             for key in ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len"):
                 out.append(values.get(key, gr.skip()))
-            return out
+            # ?lang=ja in the link wins; otherwise the browser's preferred languages decide.
+            headers = request.headers if request is not None else {}
+            chosen = i18n.language(values["lang"]) if values.get("lang") else i18n.from_accept_language(headers.get("accept-language"))
+            return out + [chosen]
 
+        def relabel(lng, sess):
+            """Every label, button, tab and explanation in the chosen language; the notices too."""
+            notes = "" if sess is None else "\n".join(f"- {i18n.message(n, lng)}" for n in sess.trace.notices)
+            return words.updates(lng) + [notes]
+
+        lang.change(relabel, [lang, session], words.components + [notices], api_visibility="private").then(
+            draw_step, step_in, step_out + [step_md, alt], api_visibility="private")
         demo.load(None, None, None, js=OVERVIEW_CLICK_JS)
-        demo.load(on_load, None, [sentence, model] + options_in, api_visibility="private").then(
-            translate_if_linked, [sentence, model] + options_in, translate_out, api_visibility="private").then(
+        demo.load(on_load, None, [sentence, model] + options_in + [lang], api_visibility="private").then(
+            translate_if_linked, translate_in, translate_out, api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private")
 
         @user_error

@@ -1,0 +1,101 @@
+"""The app in English, Japanese and Korean, driven by Chromium: the browser's language, ?lang= and the switch.
+
+Uses the same server as test_app_browser.py (two tiny checkpoints) with fresh browser contexts whose locale
+sets the Accept-Language header, as a visitor's browser would.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from transformer_viz import i18n
+from transformer_viz.decoding import DecodeOptions
+from transformer_viz.translator import load_model
+
+pytestmark = pytest.mark.browser
+SCREENSHOTS = Path(os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")).resolve()
+WAIT = 90_000
+SENTENCE = "I see the house."
+
+
+@pytest.fixture(scope="module")
+def open_app(browser, app_server):
+    """open_app(locale, query) → a page of the app in a browser whose preferred language is `locale`."""
+    url, _ = app_server
+    contexts = []
+
+    def open_page(locale: str, query: str = ""):
+        context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(url + query, wait_until="load")
+        page.wait_for_selector("#sentence textarea", timeout=WAIT)
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def wait_text(page, selector: str, text: str) -> None:
+    """Wait until the element's visible text contains `text`."""
+    try:
+        page.wait_for_function("([s, t]) => { const el = document.querySelector(s); return !!el && el.innerText.includes(t); }",
+                               arg=[selector, text], timeout=WAIT)
+    except Exception:
+        shown = page.locator(selector).inner_text() if page.locator(selector).count() else None
+        raise AssertionError(f"{selector} never showed {text!r}; it shows {shown!r}") from None
+
+
+def expect_language(page, lang: str) -> None:
+    """Buttons, tabs and explanations all speak `lang`."""
+    wait_text(page, "#translate", i18n.text("translate", lang))
+    wait_text(page, "#tab-cross-button", i18n.text("tab-cross", lang))
+    wait_text(page, "#tab-cross", i18n.text("explain-cross", lang)[:12])
+    wait_text(page, "#step-next", i18n.text("next", lang))
+
+
+@pytest.mark.parametrize("locale, lang", [("ja-JP", "ja"), ("ko-KR", "ko"), ("en-US", "en")])
+def test_the_browsers_language_chooses_the_page_language(open_app, locale, lang):
+    page = open_app(locale)
+    expect_language(page, lang)
+    assert page.locator("#language input:checked").get_attribute("value") == lang
+
+
+def test_lang_in_the_link_wins_over_the_browser(open_app):
+    page = open_app("en-US", "?lang=ko")
+    expect_language(page, "ko")
+
+
+def test_switching_language_relabels_everything_and_the_step(open_app, app_server):
+    _, folder = app_server
+    page = open_app("en-US")
+    page.fill("#sentence textarea", SENTENCE)
+    page.click("#translate")
+    trace = load_model(folder / "seed000", device="cpu").trace(SENTENCE, options=DecodeOptions())
+    last = len(trace.steps) - 1
+    wait_text(page, "#step-label", f"Step {last} (token")
+    page.get_by_label("日本語").check()
+    expect_language(page, "ja")
+    wait_text(page, "#step-label", f"ステップ {last}")
+    page.get_by_label("한국어").check()
+    expect_language(page, "ko")
+    wait_text(page, "#step-label", f"{last}단계")
+    page.click("#tab-dec-self-button")
+    wait_text(page, "#tab-dec-self", "디코더는 이미 쓴 것만")
+    assert page.locator("#tab-dec-self s").count() == 0  # `<s>` stays text in Korean too
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "ui-ko.png"), full_page=False)
+
+
+def test_errors_arrive_in_the_chosen_language(open_app):
+    page = open_app("ja-JP")
+    expect_language(page, "ja")
+    page.fill("#sentence textarea", "   ")
+    page.click("#translate")
+    wait_text(page, "body", i18n.text("err-empty", "ja"))
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "ui-ja.png"), full_page=False)

@@ -1,0 +1,89 @@
+"""The three UI languages: complete tables, the browser's choice, and library messages put into each language."""
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+
+from tests.tiny import tiny_translator
+from transformer_viz import i18n
+from transformer_viz.decoding import DecodeOptions
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("key", sorted(i18n.TEXTS))
+def test_every_text_exists_in_every_language_with_the_same_fields(key):
+    entry = i18n.TEXTS[key]
+    assert set(entry) == set(i18n.LANGUAGES), f"{key} lacks {set(i18n.LANGUAGES) - set(entry)}"
+    assert all(entry[lang].strip() for lang in i18n.LANGUAGES)
+    for lang in ("ja", "ko"):
+        assert fields(entry[lang]) == fields(entry["en"]), f"{key}: {lang} fills other fields than English"
+        # Backticked tokens (`<s>`, `</s>`) must survive: unquoted, Markdown would treat them as HTML tags.
+        assert re.findall(r"`[^`]+`", entry[lang]) == re.findall(r"`[^`]+`", entry["en"]), key
+
+
+def test_japanese_and_korean_are_written_in_their_scripts():
+    """Not English copied across: every sentence-like text carries kana/kanji or hangul."""
+    japanese = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+    hangul = re.compile(r"[\uac00-\ud7af]")
+    for key, entry in i18n.TEXTS.items():
+        if len(re.sub(r"[^A-Za-z]", "", entry["en"])) < 6 or key in ("top-p",):
+            continue  # names such as "Top-p" stay as they are
+        assert japanese.search(entry["ja"]), key
+        assert hangul.search(entry["ko"]), key
+
+
+@pytest.mark.parametrize("header, expected", [
+    ("ja-JP,ja;q=0.9,en-US;q=0.8", "ja"),
+    ("ko-KR,ko;q=0.9", "ko"),
+    ("de-DE,de;q=0.9,ko;q=0.5,ja;q=0.4", "ko"),   # the best-ranked language we have
+    ("en;q=0.2,ja;q=0.8", "ja"),                  # q-values, not order, decide
+    ("fr-FR,de;q=0.9", "en"),                     # nothing supported: English
+    ("ja;q=0", "en"),                             # q=0 means "not this one"
+    ("", "en"),
+    (None, "en"),
+])
+def test_language_from_the_browser(header, expected):
+    assert i18n.from_accept_language(header) == expected
+
+
+def test_text_fills_values_and_falls_back_to_english():
+    assert i18n.text("notice-cut-tokens", "ko", n=7) == "입력을 모델의 한도인 7토큰에서 잘랐습니다"
+    assert i18n.text("translate", "ja-JP") == i18n.TEXTS["translate"]["ja"]
+    assert i18n.text("translate", "xx") == "Translate"
+
+
+def library_errors() -> list[str]:
+    """Real messages raised by the library for a visitor's mistakes."""
+    messages = []
+    translator = tiny_translator("seed000")
+    with pytest.raises(ValueError) as empty:
+        translator.trace("   \u200b ")
+    messages.append(str(empty.value))
+    for bad in (dict(temperature=-1.0), dict(beam_size=0), dict(beam_size=1000), dict(max_new_tokens=0), dict(top_p=2.0)):
+        with pytest.raises(ValueError) as err:
+            DecodeOptions(**bad).validate()
+        messages.append(str(err.value))
+    return messages
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_library_errors_arrive_in_the_visitors_language(lang):
+    script = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]" if lang == "ja" else r"[\uac00-\ud7af]")
+    for english in library_errors():
+        shown = i18n.message(english, lang)
+        assert shown != english and script.search(shown), (english, shown)
+    assert i18n.message(library_errors()[0], "en") == library_errors()[0]
+
+
+def test_truncation_notices_are_translated_with_their_numbers():
+    translator = tiny_translator("seed000", max_len=8)
+    notices = translator.trace("one two three four five six seven eight nine ten eleven twelve").notices
+    assert notices, "a sentence longer than the model's limit must say it was cut"
+    for notice in notices:
+        shown = i18n.message(notice, "ja")
+        assert re.search(r"\d+", shown).group() in notice and "切り詰め" in shown

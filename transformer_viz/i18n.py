@@ -1,0 +1,232 @@
+"""The app's words in English, Japanese and Korean, and how a visitor's language is chosen.
+
+Plain data and functions (no gradio): ui.py looks every label, explanation and
+message up here with `text(key, lang)`. The two study notes this project grew
+from were written in Japanese and Korean; the explanations are written for a
+learner in each language, not translated word by word.
+"""
+from __future__ import annotations
+
+import re
+
+LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
+DEFAULT = "en"
+
+# key → {language → text}. Markdown is allowed; write tokens such as `<s>` in backticks.
+TEXTS: dict[str, dict[str, str]] = {
+    "title": {
+        "en": "transformer-viz: look inside a Transformer while it translates",
+        "ja": "transformer-viz: 翻訳しているTransformerの中をのぞく",
+        "ko": "transformer-viz: 번역하는 Transformer의 속을 들여다보기",
+    },
+    "intro": {
+        "en": "Type an English sentence; the model translates it into German one token at a time. "
+              "Step through the translation and watch every head of every layer.",
+        "ja": "英語の文を入力すると、モデルがドイツ語へ1トークンずつ翻訳します。"
+              "1ステップずつ進めながら、すべての層・すべてのヘッドが何を見ているかを観察しましょう。",
+        "ko": "영어 문장을 입력하면 모델이 독일어로 한 토큰씩 번역합니다. "
+              "한 단계씩 넘기며 모든 층, 모든 헤드가 무엇을 보는지 살펴보세요.",
+    },
+    "language": {"en": "Language", "ja": "言語 / Language", "ko": "언어 / Language"},
+    "sentence": {"en": "English sentence", "ja": "英語の文", "ko": "영어 문장"},
+    "translate": {"en": "Translate", "ja": "翻訳する", "ko": "번역하기"},
+    "model": {"en": "Model", "ja": "モデル", "ko": "모델"},
+    "options": {"en": "Decoding options", "ja": "デコードの設定", "ko": "디코딩 설정"},
+    "strategy": {"en": "Strategy", "ja": "探索方法", "ko": "탐색 방법"},
+    "beam-size": {"en": "Beam size", "ja": "ビーム幅", "ko": "빔 크기"},
+    "max-len": {"en": "Max new tokens", "ja": "生成する最大トークン数", "ko": "생성할 최대 토큰 수"},
+    "temperature": {"en": "Temperature", "ja": "温度", "ko": "온도"},
+    "top-k": {"en": "Top-k (0 = off)", "ja": "Top-k (0 = 使わない)", "ko": "Top-k (0 = 끔)"},
+    "top-p": {"en": "Top-p", "ja": "Top-p", "ko": "Top-p"},
+    "seed": {"en": "Seed", "ja": "乱数シード", "ko": "난수 시드"},
+    "examples": {"en": "Examples with interesting attention", "ja": "アテンションが面白い例文", "ko": "어텐션이 흥미로운 예문"},
+    "translation": {"en": "German translation", "ja": "ドイツ語訳", "ko": "독일어 번역"},
+    "tokens": {"en": "Tokenisation (SentencePiece pieces)", "ja": "トークン化 (SentencePiece のピース)",
+               "ko": "토큰화 (SentencePiece 조각)"},
+    "figures": {"en": "Figures", "ja": "図の表示", "ko": "그림 표시"},
+    "look-screen": {"en": "screen", "ja": "画面用", "ko": "화면용"},
+    "look-png": {"en": "slides (PNG download)", "ja": "スライド用 (PNG で保存)", "ko": "슬라이드용 (PNG 저장)"},
+    "look-svg": {"en": "slides (SVG download)", "ja": "スライド用 (SVG で保存)", "ko": "슬라이드용 (SVG 저장)"},
+    "download": {"en": "Download trace (JSON)", "ja": "トレースを保存 (JSON)", "ko": "트레이스 저장 (JSON)"},
+    "share": {"en": "Share link (query string)", "ja": "共有リンク (クエリ文字列)", "ko": "공유 링크 (쿼리 문자열)"},
+    "copy": {"en": "Copy link", "ja": "リンクをコピー", "ko": "링크 복사"},
+    "prev": {"en": "◀ Previous", "ja": "◀ 前へ", "ko": "◀ 이전"},
+    "next": {"en": "Next ▶", "ja": "次へ ▶", "ko": "다음 ▶"},
+    "play": {"en": "Play", "ja": "再生", "ko": "재생"},
+    "step": {"en": "Step", "ja": "ステップ", "ko": "단계"},
+    "topk": {"en": "Next-token probabilities", "ja": "次のトークンの確率", "ko": "다음 토큰의 확률"},
+    "alternative": {"en": "Choose another token at this step", "ja": "このステップで別のトークンを選ぶ",
+                    "ko": "이 단계에서 다른 토큰 고르기"},
+    "branch": {"en": "Force it and continue (branch)", "ja": "そのトークンに固定して続ける (分岐)",
+               "ko": "그 토큰으로 고정하고 계속 (분기)"},
+    "unbranch": {"en": "Back to the original translation", "ja": "元の翻訳に戻る", "ko": "원래 번역으로 돌아가기"},
+    "layer": {"en": "Layer", "ja": "層", "ko": "층"},
+    "head": {"en": "Head (alignment and pipeline views)", "ja": "ヘッド (対応表示と計算過程の図)",
+             "ko": "헤드 (정렬 그림과 계산 과정 그림)"},
+    "tab-cross": {"en": "Cross-attention", "ja": "クロスアテンション", "ko": "크로스 어텐션"},
+    "tab-dec-self": {"en": "Decoder self-attention", "ja": "デコーダの自己アテンション", "ko": "디코더 셀프 어텐션"},
+    "tab-enc-self": {"en": "Encoder self-attention", "ja": "エンコーダの自己アテンション", "ko": "인코더 셀프 어텐션"},
+    "tab-overview": {"en": "Overview", "ja": "全体図", "ko": "전체 보기"},
+    "tab-pe": {"en": "Positional encoding", "ja": "位置エンコーディング", "ko": "위치 인코딩"},
+    "tab-masks": {"en": "Masks", "ja": "マスク", "ko": "마스크"},
+    "tab-card": {"en": "Model card", "ja": "モデルカード", "ko": "모델 카드"},
+    "overview-kind": {"en": "Attention", "ja": "アテンションの種類", "ko": "어텐션 종류"},
+    "kind-cross": {"en": "cross", "ja": "クロス", "ko": "크로스"},
+    "kind-decoder self": {"en": "decoder self", "ja": "デコーダ自己", "ko": "디코더 셀프"},
+    "kind-encoder self": {"en": "encoder self", "ja": "エンコーダ自己", "ko": "인코더 셀프"},
+    "overview-pick": {"en": "Open layer / head", "ja": "開く層 / ヘッド", "ko": "열 층 / 헤드"},
+    "footer": {
+        "en": "transformer-viz {version} · runs offline · weights trained from scratch on the Ding dictionary (GPL-2+)",
+        "ja": "transformer-viz {version} · オフラインで動作 · 重みは Ding 辞書 (GPL-2+) でゼロから学習",
+        "ko": "transformer-viz {version} · 오프라인으로 동작 · 가중치는 Ding 사전(GPL-2+)으로 처음부터 학습",
+    },
+    # ---------------------------------------------------------------- explanations
+    "explain-cross": {
+        "en": "Each row is one target token being produced (the query); each column is a source token (a key). "
+              "Bright cells show which English pieces the decoder read when it wrote that German piece.",
+        "ja": "各行は今まさに出力しようとしているドイツ語のトークン (クエリ)、各列は英語側のトークン (キー) です。"
+              "明るいマスは、デコーダがそのドイツ語を書くときにどの英語のピースを読んでいたかを示します。",
+        "ko": "각 행은 지금 만들어지는 독일어 토큰(쿼리), 각 열은 영어 쪽 토큰(키)입니다. "
+              "밝은 칸은 디코더가 그 독일어 조각을 쓸 때 어떤 영어 조각을 읽었는지 보여 줍니다.",
+    },
+    "explain-dec-self": {
+        "en": "The decoder reads only what it has already written: row t can look at `<s>` and the tokens before "
+              "it, never ahead: every weight above the diagonal is exactly zero (the causal mask), and rows not produced yet are grey.",
+        "ja": "デコーダが読めるのは、自分がすでに書いたものだけです。行 t が見られるのは `<s>` とそれより前のトークンだけで、"
+              "先は見られません。対角線より上の重みはちょうど 0 (因果マスク) で、まだ生成していない行は灰色です。",
+        "ko": "디코더는 이미 쓴 것만 읽을 수 있습니다. 행 t는 `<s>`와 그 앞의 토큰만 볼 수 있고 앞날은 볼 수 없습니다. "
+              "대각선 위의 가중치는 정확히 0(인과 마스크)이며, 아직 생성하지 않은 행은 회색입니다.",
+    },
+    "explain-enc-self": {
+        "en": "Every English piece looks at every other piece (no mask except padding): this is how the encoder "
+              "mixes context into each token's vector.",
+        "ja": "英語のピースはほかのすべてのピースを見ます (マスクはパディングだけ)。"
+              "こうしてエンコーダは、各トークンのベクトルに文脈を混ぜ込みます。",
+        "ko": "영어 조각 하나하나가 다른 모든 조각을 봅니다(마스크는 패딩뿐). "
+              "이렇게 인코더는 각 토큰의 벡터에 문맥을 섞어 넣습니다.",
+    },
+    "explain-overview": {
+        "en": "Every layer × head at once. Heads specialise: some look at the previous token, some at the same "
+              "position, some park on `</s>` when they have nothing to do. Pick one to open it large.",
+        "ja": "すべての層 × ヘッドを一度に表示します。ヘッドには役割分担があり、直前のトークンを見るもの、同じ位置を見るもの、"
+              "することがないときは `</s>` に重みを置いておくものがあります。クリックすると大きく開きます。",
+        "ko": "모든 층 × 헤드를 한 번에 보여 줍니다. 헤드는 역할을 나눠 맡습니다. 바로 앞 토큰을 보는 헤드, 같은 위치를 보는 헤드, "
+              "할 일이 없으면 `</s>`에 가중치를 두는 헤드가 있습니다. 하나를 누르면 크게 열립니다.",
+    },
+    "explain-pe": {
+        "en": "Positions are not words: the model adds a vector per position to each embedding. Sinusoidal encodings "
+              "use waves of different frequencies (fast on the left, slow on the right); learned ones are trained. "
+              "Nearby positions get similar vectors, which the similarity matrix shows as a bright band.",
+        "ja": "アテンションそのものは語順を知りません。そこで位置ごとのベクトルを各埋め込みに足します。"
+              "正弦波エンコーディングは周波数の違う波を使い (左ほど速く、右ほどゆっくり変化)、学習型は学習で決まります。"
+              "近い位置ほど似たベクトルになり、類似度行列では明るい帯として見えます。",
+        "ko": "어텐션 자체는 어순을 모릅니다. 그래서 위치마다 벡터 하나를 각 임베딩에 더합니다. "
+              "사인파 인코딩은 주파수가 다른 파동을 쓰고(왼쪽은 빠르게, 오른쪽은 천천히 변함) 학습형은 학습으로 정해집니다. "
+              "가까운 위치일수록 벡터가 비슷해서 유사도 행렬에 밝은 띠로 나타납니다.",
+    },
+    "explain-pe-compare": {
+        "en": "The two bundled models side by side: seed000 adds the fixed sinusoidal table, seed004 learned "
+              "its positions from data. Compare the patterns and how smoothly similarity falls off with distance.",
+        "ja": "同梱の2つのモデルを並べています。seed000 は固定の正弦波テーブルを足し、seed004 は位置をデータから学習しました。"
+              "模様の違いと、距離が離れるにつれて類似度がどれだけなめらかに下がるかを比べてみましょう。",
+        "ko": "함께 제공되는 두 모델을 나란히 놓았습니다. seed000은 고정된 사인파 표를 더하고, seed004는 위치를 데이터에서 학습했습니다. "
+              "무늬의 차이와, 거리가 멀어질수록 유사도가 얼마나 매끄럽게 떨어지는지 비교해 보세요.",
+    },
+    "explain-masks": {
+        "en": "A mask says which keys a query may attend to (1) and which it may not (0). Masked scores become −∞ "
+              "before the softmax, so their weight is exactly zero.",
+        "ja": "マスクは、クエリがどのキーを見てよいか (1)、見てはいけないか (0) を決めます。"
+              "マスクされたスコアはソフトマックスの前に −∞ になるので、その重みはちょうど 0 になります。",
+        "ko": "마스크는 쿼리가 어떤 키를 봐도 되는지(1), 보면 안 되는지(0)를 정합니다. "
+              "가려진 점수는 소프트맥스 전에 −∞가 되므로 그 가중치는 정확히 0입니다.",
+    },
+    # ---------------------------------------------------------------- messages
+    "step-label": {
+        "en": "Step {step} (token {n} of {total}): the model produced **{token}**{forced} with p = {prob:.2f}; entropy {entropy:.2f} nats",
+        "ja": "ステップ {step} ({total} トークン中 {n} 番目): モデルは **{token}**{forced} を p = {prob:.2f} で出力しました。エントロピー {entropy:.2f} nat",
+        "ko": "{step}단계 (전체 {total}개 중 {n}번째 토큰): 모델이 **{token}**{forced}을(를) p = {prob:.2f}로 출력했습니다. 엔트로피 {entropy:.2f} nat",
+    },
+    "forced": {"en": " (forced)", "ja": " (固定)", "ko": " (고정)"},
+    "branch-info": {"en": "**Branch:** {branches}", "ja": "**分岐:** {branches}", "ko": "**분기:** {branches}"},
+    "err-no-model": {
+        "en": "no model is available: train one (see README) or set TRANSFORMER_VIZ_HUB_MODEL",
+        "ja": "使えるモデルがありません。モデルを学習するか (README 参照)、TRANSFORMER_VIZ_HUB_MODEL を設定してください",
+        "ko": "사용할 수 있는 모델이 없습니다. 모델을 학습하거나(README 참고) TRANSFORMER_VIZ_HUB_MODEL을 설정하세요",
+    },
+    "err-translate-first": {
+        "en": "translate a sentence and choose a token first",
+        "ja": "先に文を翻訳して、トークンを選んでください",
+        "ko": "먼저 문장을 번역하고 토큰을 고르세요",
+    },
+    "err-empty": {
+        "en": "the sentence is empty: type an English sentence to translate",
+        "ja": "文が空です。翻訳する英語の文を入力してください",
+        "ko": "문장이 비어 있습니다. 번역할 영어 문장을 입력하세요",
+    },
+    "err-option": {
+        "en": "this decoding option is out of range: {detail}",
+        "ja": "デコードの設定値が範囲外です: {detail}",
+        "ko": "디코딩 설정값이 범위를 벗어났습니다: {detail}",
+    },
+    "err-other": {"en": "{detail}", "ja": "エラー: {detail}", "ko": "오류: {detail}"},
+    "notice-cut-tokens": {
+        "en": "input cut to the model's limit of {n} tokens",
+        "ja": "入力はモデルの上限 {n} トークンで切り詰めました",
+        "ko": "입력을 모델의 한도인 {n}토큰에서 잘랐습니다",
+    },
+    "notice-cut-chars": {
+        "en": "input cut to its first {n} characters",
+        "ja": "入力は先頭の {n} 文字で切り詰めました",
+        "ko": "입력을 앞의 {n}자에서 잘랐습니다",
+    },
+}
+
+# The library speaks English; its messages are recognised here and put into the visitor's language.
+MESSAGES: list[tuple[re.Pattern, str]] = [
+    (re.compile(r"^the sentence is empty"), "err-empty"),
+    (re.compile(r"^input cut to the model's limit of (?P<n>\d+) tokens"), "notice-cut-tokens"),
+    (re.compile(r"^input cut to its first (?P<n>\d+) characters"), "notice-cut-chars"),
+    (re.compile(r"^(?P<detail>(strategy|max_new_tokens|beam_size|temperature|top_k|top_p|length_penalty|n_alternatives) must .*)$",
+                re.S), "err-option"),
+]
+
+
+def language(lang: str | None) -> str:
+    """A supported language code: 'ja-JP' → 'ja'; anything unknown → English."""
+    code = (lang or "").strip().lower().replace("_", "-").split("-")[0]
+    return code if code in LANGUAGES else DEFAULT
+
+
+def text(key: str, lang: str | None = DEFAULT, **values) -> str:
+    """The text for `key` in `lang` (English where a translation is missing), with {values} filled in."""
+    entry = TEXTS[key]
+    template = entry.get(language(lang)) or entry[DEFAULT]
+    return template.format(**values) if values else template
+
+
+def from_accept_language(header: str | None) -> str:
+    """The best supported language of an HTTP Accept-Language header ('ko-KR,ko;q=0.9,en;q=0.8' → 'ko')."""
+    ranked = []
+    for i, part in enumerate((header or "").split(",")):
+        name, _, params = part.strip().partition(";")
+        weight = 1.0
+        if params.strip().startswith("q="):
+            try:
+                weight = float(params.strip()[2:])
+            except ValueError:
+                weight = 0.0
+        code = name.strip().lower().split("-")[0]
+        if code in LANGUAGES and weight > 0:
+            ranked.append((-weight, i, code))
+    return min(ranked)[2] if ranked else DEFAULT
+
+
+def message(english: str, lang: str | None) -> str:
+    """A library message (error or notice) in the visitor's language; unknown ones keep their English detail."""
+    if language(lang) == DEFAULT:
+        return english
+    for pattern, key in MESSAGES:
+        match = pattern.match(english)
+        if match:
+            return text(key, lang, **match.groupdict())
+    return text("err-other", lang, detail=english)
