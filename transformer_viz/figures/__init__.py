@@ -7,6 +7,7 @@ Layers, heads and steps count from 0, as in the hook names and trace.steps[i]["i
 """
 from .attention import (alignment, attention_axes, attention_grid, attention_head, head_matrix, overview,
                         overview_index)
+from .heads import head_summary_figure, rollout_figure, word_attention_figure
 from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_matrix, score_pipeline
 from .positions import cosine_similarity, position_similarity, positional_curves, positional_heatmap
 from .steps import beam_tree_figure, topk_bar
@@ -15,6 +16,7 @@ from .style import OKABE_ITO, PLOT_CONFIG, esc, figure_json, plot_config
 __all__ = [
     "attention_grid", "attention_head", "alignment", "overview", "overview_index", "attention_axes", "head_matrix",
     "topk_bar", "beam_tree_figure",
+    "head_summary_figure", "rollout_figure", "word_attention_figure",
     "positional_heatmap", "positional_curves", "position_similarity", "cosine_similarity",
     "mask_matrix", "encoder_padding_mask", "decoder_causal_mask", "cross_mask", "score_pipeline",
     "PLOT_CONFIG", "plot_config", "figure_json", "esc", "OKABE_ITO",

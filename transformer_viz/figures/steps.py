@@ -1,6 +1,8 @@
 """Decoding figures: the next-token distribution at one step, and the tree beam search explored."""
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 
 from ..trace import Trace
@@ -65,9 +67,30 @@ def chosen_path(trace: Trace) -> set[int]:
     return path
 
 
+def node_hover(trace: Trace, node: int, lookup: dict[int, str]) -> str:
+    """A beam node's hover: its token, the hypothesis's total log-probability, the token's own, and for a
+    finished hypothesis the length-normalised score beam search ranks it by (Wu et al. 2016)."""
+    n = trace.beam_tree[node]
+    before = trace.beam_tree[n["parent"]]["log_prob"] if n["parent"] >= 0 else 0.0
+    own = n["log_prob"] - before
+    lines = [f"node {node} · step {n['step']}: {esc(lookup.get(n['id'], '#' + str(n['id'])))}",
+             f"log P(hypothesis) = {n['log_prob']:.3f}", f"this token: log p = {own:.3f} (p = {math.exp(own):.3f})"]
+    if n["finished"]:
+        alpha = float(trace.options.get("length_penalty", 0.0))
+        lines.append(f"finished · score = log P / lp = {n['log_prob'] / ((5 + n['step'] + 1) / 6) ** alpha:.3f}"
+                     f" (α = {alpha:g})")
+    lines.append("kept in the beam" if n["kept"] else "pruned: the beam was full")
+    lines.append("click to see its attention at this step")
+    return "<br>".join(lines)
+
+
 def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, presentation: bool = False) -> go.Figure:
     """Beam search's explored nodes by (step, rank): kept beams in colour, pruned ones grey, the chosen path
-    highlighted, finished hypotheses (</s>) as diamonds. Tokens come from the trace or `id_to_token`."""
+    highlighted, finished hypotheses (</s>) as diamonds. Tokens come from the trace or `id_to_token`.
+
+    Each node marker carries its node id (index into trace.beam_tree) as customdata; hover shows its scores.
+    analysis.beam_node_prefix(trace.beam_tree, node) gives the target ids that lead to it.
+    """
     st = style(presentation)
     if not trace.beam_tree:
         note = dict(text=f"No beam tree: this trace was decoded with strategy "
@@ -87,16 +110,18 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
         return (-1, (max(seen.values()) - 1) / 2) if i < 0 else (x[i], rank[i])
 
     data = []
-    for on_path in (False, True):  # edges: pruned/kept first, the chosen path drawn on top
+    edge_kinds = (("pruned", lambda i: not nodes[i]["kept"], dict(color=MASKED_GREY, width=0.5, dash="dot")),
+                  ("kept", lambda i: nodes[i]["kept"] and i not in path, dict(color="#999999", width=0.7)),
+                  ("chosen", lambda i: i in path, dict(color=CHOSEN, width=1.5)))
+    for name, member, line in edge_kinds:  # pruned and kept edges first, the chosen path drawn on top
         ex, ey = [], []
         for i, n in enumerate(nodes):
-            if (i in path) == on_path:
+            if member(i):
                 (x0, y0), (x1, y1) = position(n["parent"]), position(i)
                 ex += [x0, x1, None]
                 ey += [y0, y1, None]
         data.append(dict(type="scatter", x=ex, y=ey, mode="lines", hoverinfo="skip", showlegend=False,
-                         line=dict(color=CHOSEN if on_path else "#BBBBBB",
-                                   width=st.line_width * (1.5 if on_path else 0.5))))
+                         name=f"{name} edges", line={**line, "width": st.line_width * line["width"]}))
     groups = (("pruned", lambda i: not nodes[i]["kept"], MASKED_GREY),
               ("kept in the beam", lambda i: nodes[i]["kept"] and i not in path, OKABE_ITO["blue"]),
               ("chosen translation", lambda i: i in path, CHOSEN))
@@ -107,10 +132,9 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
             text=[esc(lookup.get(nodes[i]["id"], f"#{nodes[i]['id']}")) for i in members], textposition="top center",
             marker=dict(color=colour, size=st.font_size * 0.9, line=dict(color="#444444", width=0.5),
                         symbol=["diamond" if nodes[i]["finished"] else "circle" for i in members]),
-            hovertext=[f"step {nodes[i]['step']}: {esc(lookup.get(nodes[i]['id'], '#' + str(nodes[i]['id'])))}"
-                       f"<br>log p = {nodes[i]['log_prob']:.3f}{' · finished' if nodes[i]['finished'] else ''}"
-                       for i in members],
-            hoverinfo="text", textfont=dict(size=max(9, st.font_size - 3)),
+            customdata=members,  # the node ids (indices into trace.beam_tree): points[0].customdata on click
+            hovertext=[node_hover(trace, i, lookup) for i in members], hoverinfo="text",
+            textfont=dict(size=max(9, st.font_size - 3), color="#888888" if name == "pruned" else "#222222"),
         ))
     root_y = position(-1)[1]
     data.append(dict(type="scatter", x=[-1], y=[root_y], mode="markers+text", text=["&lt;s&gt;"],
