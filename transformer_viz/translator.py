@@ -11,8 +11,9 @@ import numpy as np
 import torch
 
 from .decoding import DecodeOptions, Hypothesis, generate
-from .hooks import Tracer
+from .hooks import Tracer, intervene
 from .hub import TOKENIZER_NAME, CheckpointError, load_transformer, resolve_checkpoint
+from .interventions import Intervention, input_hooks, recording_hooks
 from .model import Transformer, resolve_device
 from .tokenizer import Tokenizer
 from .trace import Trace
@@ -26,8 +27,8 @@ PATTERN_HOOKS = ("encoder.layers.*.self_attn.hook_pattern", "decoder.layers.*.se
 
 
 def clean_text(text: str) -> str:
-    """Drop control and zero-width characters (keeping ordinary spaces) and collapse whitespace."""
-    kept = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf"))
+    """Drop control, zero-width and lone surrogate characters (keeping ordinary spaces) and collapse whitespace."""
+    kept = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
     return " ".join(kept.split())
 
 
@@ -75,24 +76,37 @@ class Translator:
     def options(self, options: DecodeOptions | None = None, **overrides) -> DecodeOptions:
         return replace(options or DecodeOptions(), **overrides).validate()
 
-    def translate(self, text: str | list[str], options: DecodeOptions | None = None, **overrides) -> str | list[str]:
-        """English → German; a list in gives a list out, decoded as one padded batch."""
+    def translate(self, text: str | list[str], options: DecodeOptions | None = None,
+                  intervention: Intervention | None = None, **overrides) -> str | list[str]:
+        """English → German; a list in gives a list out, decoded as one padded batch (under `intervention` if given)."""
         single = isinstance(text, str)
         texts = [text] if single else list(text)
         if not texts:
             return []
+        if intervention is not None and intervention.needs_means and len(texts) > 1:  # means are per sentence
+            return [self.translate(t, options, intervention, **overrides) for t in texts]
         src, _ = self.encode_sources(texts)
-        hyps = generate(self.model, src, self.options(options, **overrides))
+        opts = self.options(options, **overrides)
+        extra = [] if intervention is None else input_hooks(self.model, src, intervention, opts)
+        with intervene(self.model, extra):
+            hyps = generate(self.model, src, opts)
         out = [self.tokenizer.decode(h.ids) for h in hyps]
         return out[0] if single else out
 
     def trace(self, text: str, strategy: str = "greedy", max_new_tokens: int = 64,
-              forced_prefix: list[int] | None = None, options: DecodeOptions | None = None, **overrides) -> Trace:
-        """Translate one sentence and record every step and every attention pattern."""
+              forced_prefix: list[int] | None = None, options: DecodeOptions | None = None,
+              intervention: Intervention | None = None, **overrides) -> Trace:
+        """Translate one sentence and record every step and every attention pattern (under `intervention` if given)."""
         opts = self.options(options, strategy=strategy, max_new_tokens=max_new_tokens, **overrides)
         src, notices = self.encode_sources([text])
-        hyp = generate(self.model, src, opts, forced_prefix)[0]
-        return self.record(text, src, hyp, opts, len(forced_prefix or []), notices[0])
+        extra = [] if intervention is None else input_hooks(self.model, src, intervention, opts)
+        if intervention is not None and not intervention.is_identity:
+            notices[0].append(f"intervention: {intervention.describe()}")
+        with intervene(self.model, extra):  # the hooks live only in this block: the shared model is not changed
+            hyp = generate(self.model, src, opts, forced_prefix)[0]
+        replay = [] if intervention is None else recording_hooks(intervention)  # row t: what y_t's query could see
+        with intervene(self.model, extra + replay):
+            return self.record(text, src, hyp, opts, len(forced_prefix or []), notices[0])
 
     @torch.no_grad()
     def record(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int, notices: list[str]) -> Trace:

@@ -7,6 +7,7 @@ Layers, heads and steps count from 0, as in the hook names and trace.steps[i]["i
 """
 from .attention import (alignment, attention_axes, attention_grid, attention_head, head_matrix, overview,
                         overview_index)
+from .compare import attention_pair, attention_side_by_side, padding_side_by_side, probability_change
 from .heads import head_summary_figure, rollout_figure, word_attention_figure
 from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_matrix, score_pipeline
 from .positions import cosine_similarity, position_similarity, positional_curves, positional_heatmap
@@ -16,6 +17,7 @@ from .style import OKABE_ITO, PLOT_CONFIG, esc, figure_json, plot_config
 __all__ = [
     "attention_grid", "attention_head", "alignment", "overview", "overview_index", "attention_axes", "head_matrix",
     "topk_bar", "beam_tree_figure",
+    "probability_change", "attention_side_by_side", "attention_pair", "padding_side_by_side",
     "head_summary_figure", "rollout_figure", "word_attention_figure",
     "positional_heatmap", "positional_curves", "position_similarity", "cosine_similarity",
     "mask_matrix", "encoder_padding_mask", "decoder_causal_mask", "cross_mask", "score_pipeline",

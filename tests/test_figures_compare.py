@@ -1,0 +1,168 @@
+"""Comparison figures draw exactly the comparison's numbers, label tokens on both sides and show user text literally."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+import transformer_viz.figures as F
+from tests.tiny import tiny_translator
+from transformer_viz.compare import compare
+from transformer_viz.decoding import DecodeOptions
+from transformer_viz.figures.style import esc
+from transformer_viz.interventions import Intervention
+
+EVIL = "<img src=x onerror=alert(1)>"
+SENTENCE = "the dog sees the dog."
+
+
+@pytest.fixture(scope="module")
+def translator():
+    return tiny_translator()
+
+
+@pytest.fixture(scope="module")
+def comparison(translator):
+    return compare(translator, SENTENCE, Intervention(bug="target_padding_unmasked"), DecodeOptions(max_new_tokens=6))
+
+
+@pytest.fixture(scope="module")
+def ablated(translator):
+    return compare(translator, SENTENCE, Intervention(ablate=[("cross", 0, h) for h in range(4)]),
+                   DecodeOptions(max_new_tokens=6))
+
+
+def evil(trace):
+    """The trace with an HTML payload as a target token, a source token and the first alternative of step 0."""
+    steps = copy.deepcopy(trace.steps)
+    steps[0]["top_k"][0]["token"] = EVIL
+    return dataclasses.replace(trace, target_tokens=[EVIL] + trace.target_tokens[1:],
+                               source_tokens=[EVIL] + trace.source_tokens[1:], steps=steps)
+
+
+def strings(obj):
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for value in obj.values():
+            yield from strings(value)
+    elif isinstance(obj, (list, tuple, np.ndarray)):
+        for value in obj:
+            yield from strings(value)
+
+
+def heatmaps(fig):
+    return [t for t in fig.data if t.type == "heatmap"]
+
+
+def axes_of(fig, panel):
+    x, y = panel.xaxis or "x", panel.yaxis or "y"
+    return fig.layout["xaxis" + x[1:]], fig.layout["yaxis" + y[1:]]
+
+
+def assert_valid_plotly(fig):
+    """The builders skip Plotly's validation: validating afterwards must accept the figure unchanged."""
+    validated = go.Figure(fig.to_plotly_json())
+    ours = json.loads(F.figure_json(fig))
+    ours.pop("config")
+    assert ours == json.loads(validated.to_json())
+
+
+def test_probability_change_bars_are_the_steps_probabilities(ablated):
+    fig = F.probability_change(ablated.forced_original, ablated.forced_changed)
+    original, changed, delta = fig.data
+    p0 = [s["prob"] for s in ablated.forced_original.steps]
+    p1 = [s["prob"] for s in ablated.forced_changed.steps]
+    np.testing.assert_allclose(original.y, p0)
+    np.testing.assert_allclose(changed.y, p1)
+    np.testing.assert_allclose(delta.y, ablated.prob_change)
+    assert original.x == changed.x == delta.x == tuple(range(len(p0)))
+    tokens = [esc(t) for t in ablated.forced_original.target_tokens]
+    assert list(fig.layout.xaxis2.ticktext) == tokens and list(fig.layout.xaxis2.tickvals) == list(range(len(p0)))
+    assert fig.layout.xaxis2.title.text and fig.layout.yaxis.title.text == "probability"
+    # losses and gains in different colours; the Δ axis covers every bar
+    assert len(set(delta.marker.color)) == len({d >= 0 for d in ablated.prob_change})
+    assert max(abs(d) for d in ablated.prob_change) <= fig.layout.yaxis2.range[1]
+    assert_valid_plotly(fig)
+
+
+def test_probability_change_needs_the_same_target(ablated):
+    with pytest.raises(ValueError, match="same target"):
+        F.probability_change(ablated.forced_original, dataclasses.replace(ablated.forced_changed,
+                                                                          target_ids=ablated.forced_changed.target_ids[:-1]))
+
+
+def test_side_by_side_panels_are_the_two_heads_on_one_scale(translator, ablated):
+    # free-running traces of different lengths: each panel keeps its own tokens
+    shorter = translator.trace(SENTENCE, max_new_tokens=3)
+    for kind in ("encoder_self", "decoder_self", "cross"):
+        fig = F.attention_side_by_side(ablated.original, shorter, kind, 1, 2, labels=("before", "after"))
+        left, right = heatmaps(fig)
+        np.testing.assert_allclose(left.z, F.head_matrix(ablated.original, kind, 1, 2))
+        np.testing.assert_allclose(right.z, F.head_matrix(shorter, kind, 1, 2))
+        assert left.coloraxis == right.coloraxis == "coloraxis"
+        assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0, 1)
+        for panel, trace in ((left, ablated.original), (right, shorter)):
+            queries, keys = F.attention_axes(trace, kind)
+            x, y = axes_of(fig, panel)
+            assert list(x.ticktext) == [esc(t) for t in keys] and list(y.ticktext) == [esc(t) for t in queries]
+            assert np.asarray(panel.z).shape == (len(queries), len(keys)) and y.autorange == "reversed"
+        assert [a.text for a in fig.layout.annotations] == ["before", "after"]
+        assert "Layer 1" in fig.layout.title.text and "Head 2" in fig.layout.title.text
+        assert "query" in axes_of(fig, left)[1].title.text and "key" in axes_of(fig, left)[0].title.text
+        edges = [s for s in fig.layout.shapes if s.type == "path"]
+        assert len(edges) == (2 if kind == "decoder_self" else 0)  # the causal edge only where a causal mask is
+        assert_valid_plotly(fig)
+
+
+def test_side_by_side_of_the_head_mean(ablated):
+    fig = F.attention_side_by_side(ablated.forced_original, ablated.forced_changed, "cross", 1, "mean", presentation=True)
+    left, right = heatmaps(fig)
+    np.testing.assert_allclose(right.z, ablated.forced_changed.attention["cross"][1].mean(axis=0), atol=1e-6)
+    assert not np.allclose(left.z, right.z, atol=1e-4)  # zeroing layer 0's cross heads moves layer 1's queries
+    assert fig.layout.font.size > F.attention_side_by_side(ablated.original, ablated.changed, "cross", 0, 0).layout.font.size
+
+
+def test_padding_figure_shows_the_pad_keys(comparison):
+    c = comparison
+    fig = F.padding_side_by_side(c.padded_original, c.padded_changed, c.original.target_tokens, c.padded_keys,
+                                 c.left_pad, 1, 3)
+    left, right = heatmaps(fig)
+    np.testing.assert_allclose(left.z, c.padded_original[1, 3])
+    np.testing.assert_allclose(right.z, c.padded_changed[1, 3])
+    x, _ = axes_of(fig, right)
+    assert list(x.ticktext[:4]) == ["&lt;pad&gt;"] * 3 + ["&lt;s&gt;"]
+    framed = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert len(framed) == 2 and all((s.x0, s.x1) == (-0.5, 2.5) for s in framed)
+    most = float(c.padded_changed[1, 3][:, :3].sum(-1).max())
+    assert f"0% vs {most:.0%}" in fig.layout.title.text
+    edge = [s for s in fig.layout.shapes if s.type == "path"][0]
+    assert edge.path.startswith("M 3.5 -0.5")  # the first real query sees the 3 pads and <s>
+    assert_valid_plotly(fig)
+    with pytest.raises(ValueError, match="layer must be in 0..1 and head in 0..3"):
+        F.padding_side_by_side(c.padded_original, c.padded_changed, c.original.target_tokens, c.padded_keys, 3, 0, 4)
+
+
+def test_attention_pair_refuses_mismatched_labels():
+    with pytest.raises(ValueError, match="do not match 2 queries × 3 keys"):
+        F.attention_pair([(np.zeros((2, 2)), ["a", "b"], ["a", "b", "c"], "left")], "cross", "t")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        F.attention_pair([(np.zeros((1, 1)), ["a"], ["a"], "left")], "decoder", "t")
+
+
+def test_user_text_is_escaped(ablated):
+    original, changed = evil(ablated.forced_original), evil(ablated.forced_changed)
+    figs = [F.probability_change(original, changed, labels=(EVIL, "b")),
+            F.attention_side_by_side(original, changed, "cross", 0, 0, labels=(EVIL, "b")),
+            F.attention_pair([(np.eye(2), [EVIL, "x"], ["y", EVIL], EVIL)], "encoder_self", "t")]
+    for fig in figs:
+        found = list(strings(fig.to_plotly_json()))
+        assert not any("<img" in s for s in found)
+        assert any("&lt;img src=x onerror=alert(1)&gt;" in s for s in found)
+    bars = figs[0]
+    assert bars.layout.xaxis2.ticktext[0] == esc(EVIL)
+    assert "changed model's first choice: &lt;img" in bars.data[0].hovertext[0]

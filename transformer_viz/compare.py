@@ -1,0 +1,173 @@
+"""A translation beside the same translation under an intervention: free-running and teacher-forced.
+
+Two views are needed. Free-running decoding (the translation a user gets) shows what the model would say.
+But it decodes with the key/value cache, one position at a time, so the future does not exist yet: lifting
+the causal mask changes nothing there. A teacher-forced pass feeds the whole original translation at once,
+as in training; there every mask intervention shows, the maps are full (T × T), and each step's probability
+of the original token can be compared before and after.
+
+Target padding is only visible with padding in *front* of real tokens (with padding at the end, the causal
+mask already hides it). To show seed 004's bug honestly, the teacher-forced passes can be left-padded with
+k <pad> tokens, as in batched generation; the real tokens keep their positions 0..T-1 (the pads get 0..k-1),
+so the correct, padding-masked pass gives exactly the numbers of the unpadded one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from .decoding import DecodeOptions, Hypothesis, describe, make_step
+from .hooks import HookPoint, Tracer, intervene
+from .interventions import EXPLANATIONS, Intervention, input_hooks
+from .trace import Trace
+from .translator import PATTERN_HOOKS, Translator
+
+DEFAULT_LEFT_PAD = 3  # pad tokens placed before <s> in the target-padding lab
+
+
+@dataclass
+class Comparison:
+    """One sentence with and without an intervention. T = length of the original translation."""
+
+    intervention: Intervention
+    original: Trace            # free-running, unmodified
+    changed: Trace             # free-running under the intervention (its translation may differ)
+    forced_original: Trace     # teacher-forced over original.target_ids, unmodified
+    forced_changed: Trace      # teacher-forced over original.target_ids, under the intervention
+    prob_change: np.ndarray    # (T,) p_changed − p_original of each original token, teacher-forced
+    left_pad: int = 0          # <pad> tokens before <s> in both teacher-forced passes
+    padded_keys: list[str] = field(default_factory=list)  # with left_pad: k × <pad>, <s>, y1 … y(T−1)
+    padded_original: np.ndarray | None = None  # (L, H, T, k + T) decoder self-attention, pad keys included
+    padded_changed: np.ndarray | None = None   # the same under the intervention
+
+    @property
+    def translation_changed(self) -> bool:
+        return self.changed.target_ids != self.original.target_ids
+
+    @property
+    def first_difference(self) -> int | None:
+        """The first step at which the free-running translations differ (None when they are equal)."""
+        a, b = self.original.target_ids, self.changed.target_ids
+        for t, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return t
+        return None if len(a) == len(b) else min(len(a), len(b))
+
+    @property
+    def explanations(self) -> dict[str, str]:
+        """The teaching text for each part of the intervention (interventions.EXPLANATIONS)."""
+        return {key: EXPLANATIONS[key] for key in self.intervention.keys}
+
+    def pad_weight(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Attention mass the real target tokens put on the pad keys, (L, H, T) without and with; None unpadded."""
+        if self.padded_original is None:
+            return None
+        k = self.left_pad
+        return self.padded_original[..., :k].sum(-1), self.padded_changed[..., :k].sum(-1)
+
+
+def check_target(target_ids: list[int], config) -> list[int]:
+    """Target ids to force: non-empty, in the vocabulary, never <pad> or <s>."""
+    ids = [int(i) for i in target_ids]
+    if not ids:
+        raise ValueError("the target to force is empty: give at least one token id")
+    bad = [i for i in ids if not 0 <= i < config.tgt_vocab_size or i in (config.pad_id, config.bos_id)]
+    if bad:
+        raise ValueError(f"target ids {bad} cannot be forced: outside the vocabulary, <pad> or <s>")
+    return ids
+
+
+def keep_positions(left_pad: int):
+    """decoder.hook_pos (1, k + T, D) → pads at positions 0..k-1, real tokens at 0..T-1 as without padding."""
+    def hook(pos: torch.Tensor, _: HookPoint) -> torch.Tensor:
+        T = pos.shape[1] - left_pad
+        return torch.cat([pos[:, :left_pad], pos[:, :T]], dim=1)
+    return hook
+
+
+@torch.no_grad()
+def teacher_forced(translator: Translator, text: str, target_ids: list[int], intervention: Intervention | None = None,
+                   left_pad: int = 0, n_alternatives: int = 5) -> tuple[Trace, np.ndarray | None]:
+    """The teacher-forced Trace, and with left_pad > 0 the decoder self-attention with pad keys (L, H, T, k + T)."""
+    model, cfg = translator.model, translator.config
+    ids = check_target(target_ids, cfg)
+    T, k = len(ids), int(left_pad)
+    if k < 0 or k + T > cfg.max_len:
+        raise ValueError(f"left_pad must be in 0..{cfg.max_len - T} for a {T}-token target, got {left_pad!r}")
+    src, notices = translator.encode_sources([text])
+    extra = [] if intervention is None else input_hooks(model, src, intervention, target_ids=ids)
+    padding = [("decoder.hook_pos", keep_positions(k))] if k else []
+    tgt_in = torch.tensor([[cfg.pad_id] * k + [cfg.bos_id] + ids[:-1]], device=src.device)  # (1, k + T)
+    with intervene(model, padding + extra), Tracer(model, PATTERN_HOOKS if k else []) as tracer:
+        logits = model(src, tgt_in)[0, k:].float()  # (T, V): row t predicts y_t
+    logits[:, [cfg.pad_id, cfg.bos_id]] = float("-inf")  # never generated, as in decoding
+    log_probs = logits.log_softmax(-1)
+    entropy, top_probs, top_ids = describe(log_probs, n_alternatives)
+    steps = [make_step(y, log_probs[t], entropy[t], top_probs[t], top_ids[t]) for t, y in enumerate(ids)]
+    hyp = Hypothesis(ids, steps, float(sum(log_probs[t, y] for t, y in enumerate(ids))), ids[-1] == cfg.eos_id)
+    notes = notices[0] + ["teacher-forced: each step's probability is that of the given token"]
+    if intervention is not None and not intervention.is_identity:
+        notes.append(f"intervention: {intervention.describe()}")
+    if k:
+        notes.append(f"decoder input left-padded with {k} <pad> tokens; real tokens keep positions 0..{T - 1}")
+    opts = DecodeOptions(max_new_tokens=T, n_alternatives=n_alternatives)
+    with intervene(model, extra):
+        trace = translator.record(text, src, hyp, opts, T, notes)
+    if not k:
+        return trace, None
+    return crop_padding(trace, tracer, k, cfg.n_layers)
+
+
+def crop_padding(trace: Trace, tracer: Tracer, k: int, n_layers: int) -> tuple[Trace, np.ndarray]:
+    """Replace the trace's decoder maps by the left-padded pass's, without the pad rows and columns."""
+    def stack(attn: str) -> np.ndarray:  # (L, H, k + T, keys)
+        return torch.stack([tracer[f"decoder.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).numpy()
+
+    self_attn, cross = stack("self_attn"), stack("cross_attn")
+    scores = []
+    for i in range(n_layers):
+        q, key = tracer[f"decoder.layers.{i}.self_attn.hook_q"][0], tracer[f"decoder.layers.{i}.self_attn.hook_k"][0]
+        scores.append((q[:, k:] @ key[:, k:].transpose(-2, -1) / q.shape[-1] ** 0.5).numpy())  # (H, T, T)
+    trace.attention = {**trace.attention, "decoder_self": self_attn[:, :, k:, k:], "cross": cross[:, :, k:]}
+    trace.masks = {**trace.masks, "decoder": tracer["decoder.layers.0.self_attn.hook_mask"][0, 0, k:, k:].numpy(),
+                   "cross": tracer["decoder.layers.0.cross_attn.hook_mask"][0, 0, k:].numpy()}
+    trace.decoder_self_scores = np.stack(scores)
+    return trace, self_attn[:, :, k:]  # real query rows, every key
+
+
+def teacher_forced_trace(translator: Translator, text: str, target_ids: list[int],
+                         intervention: Intervention | None = None, left_pad: int = 0) -> Trace:
+    """One teacher-forced pass over <s> y1 … y(T−1) (the Trace schema; steps' prob = p(given token | prefix)).
+
+    With left_pad = k the decoder input starts with k <pad> tokens (see the module docstring); the Trace shows
+    the real rows and columns, and `teacher_forced` also returns the map with the pad keys.
+    """
+    return teacher_forced(translator, text, target_ids, intervention, left_pad)[0]
+
+
+def compare(translator: Translator, text: str, intervention: Intervention, options: DecodeOptions | None = None,
+            left_pad: int | None = None) -> Comparison:
+    """Free-running and teacher-forced runs of `text`, without and with `intervention`.
+
+    left_pad defaults to DEFAULT_LEFT_PAD for the target-padding bug (the only one it reveals) and 0 otherwise.
+    """
+    intervention.validate(translator.config)
+    opts = translator.options(options)
+    run = dict(strategy=opts.strategy, max_new_tokens=opts.max_new_tokens, options=opts)
+    original = translator.trace(text, **run)
+    changed = translator.trace(text, intervention=intervention, **run)
+    ids = original.target_ids
+    if left_pad is None:
+        left_pad = DEFAULT_LEFT_PAD if intervention.bug == "target_padding_unmasked" else 0
+        left_pad = max(0, min(left_pad, translator.config.max_len - len(ids)))
+    forced_original, padded_original = teacher_forced(translator, text, ids, None, left_pad, opts.n_alternatives)
+    forced_changed, padded_changed = teacher_forced(translator, text, ids, intervention, left_pad, opts.n_alternatives)
+    if intervention.bug == "target_padding_unmasked" and not left_pad:
+        forced_changed.notices.append("no room to left-pad the target within max_len: pads cannot show")
+    prob_change = np.array([c["prob"] - o["prob"] for o, c in zip(forced_original.steps, forced_changed.steps)])
+    pad_piece = translator.tokenizer.id_to_piece(translator.config.pad_id)
+    padded_keys = [pad_piece] * left_pad + original.decoder_input_tokens if left_pad else []
+    return Comparison(intervention, original, changed, forced_original, forced_changed, prob_change, left_pad,
+                      padded_keys, padded_original, padded_changed)
