@@ -255,3 +255,36 @@ def model_card(translator: Translator) -> str:
         f"- blocks: {arch}; positions: {cfg.positional}; vocabulary {cfg.src_vocab_size} SentencePiece pieces\n\n"
         f"Hook points (B batch, S source length, T target length):\n\n| hook point | shape |\n|---|---|\n{rows}\n"
     )
+
+
+def analysis_figures(trace: Trace, layer: int, presentation: bool) -> dict:
+    """What the heads do, rollout beside raw attention, words instead of pieces, and the beam tree."""
+    return {
+        "plot-heads-cross": figures.head_summary_figure(trace, "cross", presentation=presentation),
+        "plot-heads-dec-self": figures.head_summary_figure(trace, "decoder_self", presentation=presentation),
+        "plot-heads-enc-self": figures.head_summary_figure(trace, "encoder_self", presentation=presentation),
+        "plot-rollout": figures.rollout_figure(trace, layer=layer, presentation=presentation),
+        "plot-rollout-words": figures.rollout_figure(trace, layer=layer, presentation=presentation, words=True),
+        "plot-words-cross": figures.word_attention_figure(trace, "cross", layer, presentation=presentation),
+        "plot-beam": figures.beam_tree_figure(trace, presentation=presentation),
+    }
+
+
+def parse_click(value: str, fields: int) -> list[str]:
+    """The first `fields` words of a click box's value ('cross 1 2 (1732…)' → ['cross', '1', '2'])."""
+    parts = (value or "").split()
+    if len(parts) < fields:
+        raise ValueError(f"cannot read a click from {value!r}")
+    return parts[:fields]
+
+
+def beam_node_trace(session: Session, node: int) -> tuple[Trace, int]:
+    """The attention at a beam-tree node: force the tokens that lead to it; returns (trace, its step)."""
+    from .analysis import beam_node_prefix
+
+    prefix, step = beam_node_prefix(session.trace.beam_tree, int(node))
+    options = DecodeOptions(**{**session.options, "strategy": "greedy"})
+    translator = get_translator(session.model)
+    trace = translator.trace(session.trace.source_text, options=options, strategy="greedy",
+                             max_new_tokens=len(prefix), forced_prefix=prefix)
+    return trace, step

@@ -140,6 +140,62 @@ TEXTS: dict[str, dict[str, str]] = {
         "ko": "마스크는 쿼리가 어떤 키를 봐도 되는지(1), 보면 안 되는지(0)를 정합니다. "
               "가려진 점수는 소프트맥스 전에 −∞가 되므로 그 가중치는 정확히 0입니다.",
     },
+    "tab-heads": {"en": "What the heads do", "ja": "ヘッドの役割", "ko": "헤드의 역할"},
+    "tab-rollout": {"en": "Rollout and words", "ja": "ロールアウトと単語", "ko": "롤아웃과 단어"},
+    "tab-beam": {"en": "Beam search", "ja": "ビームサーチ", "ko": "빔 서치"},
+    "explain-heads": {
+        "en": "One cell per head: its colour is the head's confidence (how much weight its strongest key gets, "
+              "not counting `</s>`), its text a label from simple detectors: **self** (looks at its own position), "
+              "**previous** / **next** (the neighbour), **sink** (parks on one key such as `</s>` from every query), "
+              "**alignment** (cross-attention that follows the word alignment), or **mixed** when no detector scores 0.5. "
+              "Hover for entropy and every score; click a cell to open the head.",
+        "ja": "1マスが1ヘッドです。色はそのヘッドの確信度 (`</s>` を除き、いちばん強いキーにどれだけ重みを置くか)、"
+              "文字は簡単な判定器によるラベルです。**self** (自分の位置を見る)、**previous** / **next** (隣を見る)、"
+              "**sink** (どのクエリからも `</s>` などひとつのキーに重みを預ける)、**alignment** (単語の対応に沿うクロスアテンション)、"
+              "どの判定器も 0.5 に届かなければ **mixed** です。マウスを重ねるとエントロピーと各スコア、クリックするとそのヘッドが開きます。",
+        "ko": "한 칸이 헤드 하나입니다. 색은 그 헤드의 확신도(`</s>`를 빼고 가장 강한 키에 가중치를 얼마나 두는지), "
+              "글자는 간단한 판별기가 붙인 이름입니다. **self**(자기 위치를 봄), **previous** / **next**(이웃을 봄), "
+              "**sink**(모든 쿼리가 `</s>` 같은 키 하나에 가중치를 맡김), **alignment**(단어 정렬을 따르는 크로스 어텐션), "
+              "어느 판별기도 0.5에 못 미치면 **mixed**입니다. 마우스를 올리면 엔트로피와 점수가, 누르면 그 헤드가 열립니다.",
+    },
+    "explain-rollout": {
+        "en": "Raw attention shows one layer. But the residual connection carries each token's own vector past "
+              "every layer, so attention rollout (Abnar & Zuidema, 2020) mixes ½ attention (mean over heads) with ½ identity, "
+              "renormalises the rows and multiplies the layers: row i estimates how much of each input token has flowed into "
+              "position i by this layer.",
+        "ja": "生のアテンションは1層分しか表しません。ところが残差接続のおかげで各トークン自身のベクトルはすべての層を素通りします。"
+              "アテンション・ロールアウト (Abnar & Zuidema, 2020) は ½ アテンション (ヘッド平均) と ½ 単位行列を混ぜ、行を正規化して"
+              "層ごとに掛け合わせます。行 i は、この層までに各入力トークンの情報がどれだけ位置 i に流れ込んだかの見積もりです。",
+        "ko": "원래 어텐션은 한 층만 보여 줍니다. 그런데 잔차 연결 덕분에 각 토큰 자신의 벡터는 모든 층을 그대로 지나갑니다. "
+              "어텐션 롤아웃(Abnar & Zuidema, 2020)은 ½ 어텐션(헤드 평균)과 ½ 단위 행렬을 섞고 행을 정규화한 뒤 층마다 곱합니다. "
+              "행 i는 이 층까지 각 입력 토큰의 정보가 위치 i로 얼마나 흘러들었는지에 대한 추정입니다.",
+    },
+    "explain-words": {
+        "en": "The same cross-attention with SentencePiece pieces merged into words (a piece starting with ▁ starts a word): "
+              "the weights a German word's pieces give to an English word's pieces are added up over the English pieces and "
+              "averaged over the German ones, so each row still sums to 1.",
+        "ja": "同じクロスアテンションを、SentencePiece のピースを単語にまとめて表示します (▁ で始まるピースが単語の始まり)。"
+              "英語側のピースへの重みは足し合わせ、ドイツ語側のピースについては平均するので、各行の合計は 1 のままです。",
+        "ko": "같은 크로스 어텐션을 SentencePiece 조각을 단어로 묶어 보여 줍니다(▁로 시작하는 조각이 단어의 시작). "
+              "영어 쪽 조각에 준 가중치는 더하고 독일어 쪽 조각에 대해서는 평균하므로 각 행의 합은 여전히 1입니다.",
+    },
+    "explain-beam": {
+        "en": "Beam search keeps the best few partial translations at each step instead of only the single best token. "
+              "Each node is a token with its total log-probability; grey nodes were pruned, the highlighted path is the "
+              "translation it returned. Choose the strategy *beam* under Decoding options, then click a node to see the "
+              "cross-attention when that token was chosen.",
+        "ja": "ビームサーチは、各ステップでいちばん良いトークンひとつだけでなく、有望な途中訳をいくつか残しながら進みます。"
+              "各ノードはトークンとその累積対数確率で、灰色のノードは途中で切り捨てられたもの、強調された道が最終的に返した訳です。"
+              "デコードの設定で探索方法を *beam* にしてから、ノードをクリックすると、そのトークンを選んだときのクロスアテンションが見られます。",
+        "ko": "빔 서치는 단계마다 가장 좋은 토큰 하나만이 아니라 유망한 중간 번역 몇 개를 남기며 나아갑니다. "
+              "각 노드는 토큰과 그 누적 로그 확률이고, 회색 노드는 도중에 잘려 나간 것, 강조된 길이 최종적으로 돌려준 번역입니다. "
+              "디코딩 설정에서 탐색 방법을 *beam*으로 고른 뒤 노드를 누르면 그 토큰을 골랐을 때의 크로스 어텐션을 볼 수 있습니다.",
+    },
+    "beam-node": {
+        "en": "Node {node}, step {step}: the beam had written **{tokens}**",
+        "ja": "ノード {node}、ステップ {step}: ビームはここまで **{tokens}** と書いていました",
+        "ko": "노드 {node}, {step}단계: 빔은 여기까지 **{tokens}**라고 썼습니다",
+    },
     # ---------------------------------------------------------------- messages
     "step-label": {
         "en": "Step {step} (token {n} of {total}): the model produced **{token}**{forced} with p = {prob:.2f}; entropy {entropy:.2f} nats",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import html
 import tempfile
 from pathlib import Path
 
@@ -22,19 +23,29 @@ EXAMPLES = [
     "We need a train station.",                      # compound: "Bahnhof"
     "Where is the station?",
 ]
-# gr.Plot has no click event with point data: listen to Plotly's own and hand the head to a hidden textbox.
-OVERVIEW_CLICK_JS = """() => {
+# gr.Plot has no click event with point data: listen to Plotly's own and write what was clicked into a
+# hidden textbox, whose change event the server handles. [plot id, box id, point → text or null]
+CLICK_JS = """() => {
+  const clicks = [
+    ['plot-overview', 'overview-click', p => p.data.meta ? `layer ${p.data.meta[0]} head ${p.data.meta[1]}` : null],
+    ['plot-heads-cross', 'heads-click', p => p.customdata ? `cross ${p.customdata[0]} ${p.customdata[1]}` : null],
+    ['plot-heads-dec-self', 'heads-click', p => p.customdata ? `decoder_self ${p.customdata[0]} ${p.customdata[1]}` : null],
+    ['plot-heads-enc-self', 'heads-click', p => p.customdata ? `encoder_self ${p.customdata[0]} ${p.customdata[1]}` : null],
+    ['plot-beam', 'beam-click', p => (p.customdata === undefined || p.customdata === null) ? null : `${p.customdata}`],
+  ];
   const attach = () => {
-    const plot = document.querySelector('#plot-overview .js-plotly-plot');
-    if (!plot || plot.dataset.tvClick || !plot.on) return;
-    plot.dataset.tvClick = '1';
-    plot.on('plotly_click', (event) => {
-      const meta = event.points[0].data.meta;  // [layer, head], set by figures.overview
-      const box = document.querySelector('#overview-click textarea, #overview-click input');
-      if (!meta || !box) return;
-      box.value = `layer ${meta[0]} head ${meta[1]} (${Date.now()})`;  // changes even when the same head is clicked again
-      box.dispatchEvent(new Event('input', {bubbles: true}));
-    });
+    for (const [plotId, boxId, read] of clicks) {
+      const plot = document.querySelector(`#${plotId} .js-plotly-plot`);
+      if (!plot || plot.dataset.tvClick || !plot.on) continue;
+      plot.dataset.tvClick = '1';
+      plot.on('plotly_click', (event) => {
+        const value = read(event.points[0]);
+        const box = document.querySelector(`#${boxId} textarea, #${boxId} input`);
+        if (value === null || !box) return;
+        box.value = `${value} (${Date.now()})`;  // changes even when the same point is clicked again
+        box.dispatchEvent(new Event('input', {bubbles: true}));
+      });
+    }
   };
   new MutationObserver(attach).observe(document.body, {childList: true, subtree: true});
 }"""
@@ -203,6 +214,26 @@ def build_demo() -> gr.Blocks:
                 overview = gr.Plot(elem_id="plot-overview")
                 clicked = gr.Textbox(elem_id="overview-click", elem_classes=["tv-hidden"], show_label=False, container=False)
                 large = gr.Plot(elem_id="plot-head")
+            with words(gr.Tab(T("tab-heads"), elem_id="tab-heads"), "label", "tab-heads"):
+                explain("heads")
+                with gr.Row():
+                    heads_cross = gr.Plot(elem_id="plot-heads-cross")
+                    heads_dec = gr.Plot(elem_id="plot-heads-dec-self")
+                    heads_enc = gr.Plot(elem_id="plot-heads-enc-self")
+                heads_clicked = gr.Textbox(elem_id="heads-click", elem_classes=["tv-hidden"], show_label=False, container=False)
+                heads_open = gr.Plot(elem_id="plot-heads-open")
+            with words(gr.Tab(T("tab-rollout"), elem_id="tab-rollout"), "label", "tab-rollout"):
+                explain("rollout")
+                rollout = gr.Plot(elem_id="plot-rollout")
+                rollout_words = gr.Plot(elem_id="plot-rollout-words")
+                explain("words")
+                words_cross = gr.Plot(elem_id="plot-words-cross")
+            with words(gr.Tab(T("tab-beam"), elem_id="tab-beam"), "label", "tab-beam"):
+                explain("beam")
+                beam_tree = gr.Plot(elem_id="plot-beam")
+                beam_clicked = gr.Textbox(elem_id="beam-click", elem_classes=["tv-hidden"], show_label=False, container=False)
+                beam_info = gr.Markdown(elem_id="beam-node-info")
+                beam_node = gr.Plot(elem_id="plot-beam-node")
             with words(gr.Tab(T("tab-pe"), elem_id="tab-pe"), "label", "tab-pe"):
                 explain("pe")
                 pe = gr.Plot(elem_id="plot-pe")
@@ -230,10 +261,13 @@ def build_demo() -> gr.Blocks:
         # ------------------------------------------------------------------ wiring
         options_in = [strategy, beam, temperature, top_k, top_p, seed, max_len]
         step_out = [topk, cross, alignment, dec_self, masks, pipeline]
-        static_out = [enc_self, overview, pe, pe_curves, pe_sim, enc_mask, cross_mask, pe_sin, pe_learned, pe_sin_sim, pe_learned_sim]
+        static_out = [enc_self, overview, pe, pe_curves, pe_sim, enc_mask, cross_mask, pe_sin, pe_learned, pe_sin_sim, pe_learned_sim,
+                      heads_cross, heads_dec, heads_enc, rollout, rollout_words, words_cross, beam_tree]
         step_keys = ["plot-topk", "plot-cross", "plot-alignment", "plot-dec-self", "plot-masks", "plot-pipeline"]
         static_keys = ["plot-enc-self", "plot-overview", "plot-pe", "plot-pe-curves", "plot-pe-similarity", "plot-enc-mask", "plot-cross-mask",
-                       "plot-pe-sinusoidal", "plot-pe-learned", "plot-pe-sinusoidal-similarity", "plot-pe-learned-similarity"]
+                       "plot-pe-sinusoidal", "plot-pe-learned", "plot-pe-sinusoidal-similarity", "plot-pe-learned-similarity",
+                       "plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self", "plot-rollout", "plot-rollout-words",
+                       "plot-words-cross", "plot-beam"]
 
         def draw_step(sess, t, lay, hd, pres, lng):
             if sess is None:
@@ -246,7 +280,8 @@ def build_demo() -> gr.Blocks:
         def draw_all(sess, t, lay, hd, pres, lng, knd):
             if sess is None:
                 return [gr.skip()] * (len(step_out) + 2 + len(static_out))
-            figs = {**h.static_figures(sess.trace, int(lay), knd, slides(pres)), **h.comparison_figures(slides(pres))}
+            figs = {**h.static_figures(sess.trace, int(lay), knd, slides(pres)), **h.comparison_figures(slides(pres)),
+                    **h.analysis_figures(sess.trace, int(lay), slides(pres))}
             return draw_step(sess, t, lay, hd, pres, lng) + [plot(figs[k], pres) for k in static_keys]
 
         @localised_errors
@@ -335,6 +370,28 @@ def build_demo() -> gr.Blocks:
         # A click on a thumbnail: OVERVIEW_CLICK_JS writes "layer L head H" into the hidden box.
         clicked.change(open_head, [session, clicked, kind, presentation], large, api_visibility="private")
 
+        def open_summary_head(sess, choice, pres):
+            """A click on a head-summary cell ('kind layer head') opens that head large."""
+            if sess is None or not choice:
+                return gr.skip()
+            knd, lay, hd = h.parse_click(choice, 3)
+            return plot(figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres)), pres)
+
+        heads_clicked.change(open_summary_head, [session, heads_clicked, presentation], heads_open, api_visibility="private")
+
+        @localised_errors
+        def open_beam_node(lng, sess, choice, lay, pres):
+            """A click on a beam-tree node: the attention when that node's token was chosen."""
+            if sess is None or not choice:
+                return gr.skip(), gr.skip()
+            node = int(h.parse_click(choice, 1)[0])
+            trace, t = h.beam_node_trace(sess, node)
+            info = i18n.text("beam-node", lng, node=node, step=t, tokens=" ".join(html.escape(x) for x in trace.target_tokens[: t + 1]))
+            return info, plot(figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres)), pres)
+
+        beam_clicked.change(open_beam_node, [lang, session, beam_clicked, layer, presentation], [beam_info, beam_node],
+                            api_visibility="private")
+
         @localised_errors
         def on_branch(lng, sess, t, token_id):
             if sess is None or token_id is None:
@@ -373,7 +430,7 @@ def build_demo() -> gr.Blocks:
 
         lang.change(relabel, [lang, session], words.components + [notices], api_visibility="private").then(
             draw_step, step_in, step_out + [step_md, alt], api_visibility="private")
-        demo.load(None, None, None, js=OVERVIEW_CLICK_JS)
+        demo.load(None, None, None, js=CLICK_JS)
         demo.load(on_load, None, [sentence, model] + options_in + [lang], api_visibility="private").then(
             translate_if_linked, translate_in, translate_out, api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private")

@@ -1,0 +1,123 @@
+"""The analysis views in Chromium: what the heads do (click a cell), rollout and words, the beam tree (click a node).
+
+Same server as test_app_browser.py (two tiny random checkpoints); expected values come from the library.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from transformer_viz import analysis
+from transformer_viz.decoding import DecodeOptions
+from transformer_viz.figures import esc
+from transformer_viz.translator import load_model
+
+pytestmark = pytest.mark.browser
+SCREENSHOTS = Path(os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")).resolve()
+WAIT = 90_000
+SENTENCE = "I see the house."
+
+PLOT = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
+    if (!el || !el.layout || !el.querySelector('.main-svg')) return null;
+    const axes = Object.keys(el.layout).filter(k => /^[xy]axis\\d*$/.test(k)).sort();
+    return {title: (el.layout.title && el.layout.title.text) || '',
+            ticks: axes.map(k => el.layout[k].ticktext).filter(t => Array.isArray(t))}; }"""
+# Page coordinates of every point that carries customdata: [{trace, x, y, data, px, py}].
+POINTS = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); const fl = el._fullLayout;
+    const r = el.getBoundingClientRect(); const out = [];
+    el._fullData.forEach((d, i) => { if (!d.customdata) return;
+        const xa = fl[(d.xaxis || 'x').replace('x', 'xaxis')], ya = fl[(d.yaxis || 'y').replace('y', 'yaxis')];
+        if (d.type === 'heatmap') { d.customdata.forEach((row, yi) => row.forEach((c, xi) => out.push(
+            {trace: i, data: c, px: r.left + xa._offset + xa.d2p(xi), py: r.top + ya._offset + ya.d2p(yi)}))); }
+        else { d.customdata.forEach((c, j) => out.push(
+            {trace: i, data: c, px: r.left + xa._offset + xa.d2p(d.x[j]), py: r.top + ya._offset + ya.d2p(d.y[j])})); }
+    }); return out; }"""
+
+
+@pytest.fixture(scope="module")
+def library(app_server):
+    _, folder = app_server
+    return load_model(folder / "seed000", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def open_app(browser, app_server):
+    url, _ = app_server
+    context = browser.new_context(locale="en-US", viewport={"width": 1400, "height": 1100})
+
+    def open_page(**query):
+        page = context.new_page()
+        page.goto(url + "?" + urlencode({"sentence": SENTENCE, **query}), wait_until="load")
+        page.wait_for_selector("#sentence textarea", timeout=WAIT)
+        return page
+
+    yield open_page
+    context.close()
+
+
+def wait_plot(page, elem_id: str, *parts: str) -> dict:
+    try:
+        page.wait_for_function("([id, parts]) => { const i = (" + PLOT + ")(id); return !!i && parts.every(p => i.title.includes(p)); }",
+                               arg=[elem_id, list(parts)], timeout=WAIT)
+    except Exception:
+        raise AssertionError(f"#{elem_id} never showed {parts}; it shows {page.evaluate(PLOT, elem_id)}") from None
+    return page.evaluate(PLOT, elem_id)
+
+
+def click_point(page, elem_id: str, point: dict) -> None:
+    page.mouse.move(point["px"], point["py"], steps=5)  # Plotly clicks the point it is hovering
+    page.wait_for_timeout(300)
+    page.mouse.click(point["px"], point["py"])
+
+
+def test_head_summary_cells_open_their_head(open_app, library):
+    trace = library.trace(SENTENCE, options=DecodeOptions())
+    page = open_app()
+    page.click("#tab-heads-button")
+    for elem_id, kind in (("plot-heads-cross", "cross"), ("plot-heads-dec-self", "decoder_self"), ("plot-heads-enc-self", "encoder_self")):
+        wait_plot(page, elem_id)
+        labels = page.evaluate("id => document.querySelector('#' + id + ' .js-plotly-plot').data[0].text", elem_id)
+        summary = analysis.head_summary(trace, kind)
+        assert labels == [[analysis.LABEL_NAMES[x] for x in row] for row in summary.labels]
+    page.locator("#plot-heads-dec-self").scroll_into_view_if_needed()
+    cell = next(p for p in page.evaluate(POINTS, "plot-heads-dec-self") if p["data"] == [1, 2])
+    click_point(page, "plot-heads-dec-self", cell)
+    opened = wait_plot(page, "plot-heads-open", "Layer 1", "Head 2")
+    assert [esc(t) for t in trace.decoder_input_tokens] in opened["ticks"]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#tab-heads").screenshot(path=str(SCREENSHOTS / "heads.png"))
+
+
+def test_rollout_and_word_views_label_their_axes(open_app, library):
+    trace = library.trace(SENTENCE, options=DecodeOptions())
+    page = open_app()
+    page.click("#tab-rollout-button")
+    rollout = wait_plot(page, "plot-rollout", "rollout")
+    assert [esc(t) for t in trace.source_tokens] in rollout["ticks"]
+    words = wait_plot(page, "plot-rollout-words", "words")
+    source_words = [esc(w) for w in analysis.word_labels(trace.source_tokens, analysis.word_spans(trace.source_tokens))]
+    assert source_words in words["ticks"]
+    wait_plot(page, "plot-words-cross")
+    page.locator("#tab-rollout").screenshot(path=str(SCREENSHOTS / "rollout.png"))
+
+
+def test_beam_tree_node_click_opens_its_attention(open_app, library):
+    options = DecodeOptions(strategy="beam", beam_size=4)
+    trace = library.trace(SENTENCE, options=options, strategy="beam")
+    page = open_app(strategy="beam", beam=4)
+    page.click("#tab-beam-button")
+    wait_plot(page, "plot-beam", "Beam search tree")
+    page.locator("#plot-beam").scroll_into_view_if_needed()
+    points = page.evaluate(POINTS, "plot-beam")
+    assert sorted({p["data"] for p in points}) == list(range(len(trace.beam_tree)))  # every node, once, clickable
+    node = max(points, key=lambda p: (trace.beam_tree[p["data"]]["step"], not trace.beam_tree[p["data"]]["kept"]))
+    click_point(page, "plot-beam", node)
+    step = trace.beam_tree[node["data"]]["step"]
+    page.wait_for_function("t => document.querySelector('#beam-node-info').innerText.includes(t)",
+                           arg=f"Node {node['data']}, step {step}", timeout=WAIT)
+    wait_plot(page, "plot-beam-node", f"step {step}")
+    page.locator("#tab-beam").screenshot(path=str(SCREENSHOTS / "beam.png"))
