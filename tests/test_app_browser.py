@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.pages import open_tab
 from transformer_viz import handlers as h
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
@@ -212,7 +213,7 @@ def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
     _, models = server
     trace = expected_trace(models["seed000"])
     source, target, dec_in = escaped(trace.source_tokens), escaped(trace.target_tokens), escaped(trace.decoder_input_tokens)
-    page.click(f"#tab-{tab}-button")
+    open_tab(page, tab)
     plots, png = VIEWS[tab]
     info = {elem_id: wait_plot(page, elem_id) for elem_id in plots}
     panels = trace.n_heads + 1  # every head and their mean
@@ -273,13 +274,13 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
 
 
 def test_model_card_lists_hook_shapes(page):
-    page.click("#tab-card-button")
+    open_tab(page, "card")
     page.wait_for_selector("#model-card table", timeout=WAIT)
     card = page.inner_text("#model-card")
     assert "seed000 (preset seed000)" in card
     assert "decoder.layers.0.cross_attn.hook_pattern\t(B, H, T, S)" in card
     screenshot(page, "#tab-card", "card.png", max_height=900)
-    page.click("#tab-cross-button")
+    open_tab(page, "cross")
 
 
 def test_branch_forces_a_token_and_unbranch_goes_back(page, server):

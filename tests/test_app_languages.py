@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.pages import open_tab
 from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.translator import load_model
@@ -84,7 +85,7 @@ def test_switching_language_relabels_everything_and_the_step(open_app, app_serve
     page.get_by_label("한국어").check()
     expect_language(page, "ko")
     wait_text(page, "#step-label", f"{last}단계")
-    page.click("#tab-dec-self-button")
+    open_tab(page, "dec-self")
     wait_text(page, "#tab-dec-self", "디코더는 이미 쓴 것만")
     assert page.locator("#tab-dec-self s").count() == 0  # `<s>` stays text in Korean too
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from tests.pages import open_tab
 from transformer_viz import analysis
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
@@ -77,7 +78,7 @@ def click_point(page, elem_id: str, point: dict) -> None:
 def test_head_summary_cells_open_their_head(open_app, library):
     trace = library.trace(SENTENCE, options=DecodeOptions())
     page = open_app()
-    page.click("#tab-heads-button")
+    open_tab(page, "heads")
     for elem_id, kind in (("plot-heads-cross", "cross"), ("plot-heads-dec-self", "decoder_self"), ("plot-heads-enc-self", "encoder_self")):
         wait_plot(page, elem_id)
         labels = page.evaluate("id => document.querySelector('#' + id + ' .js-plotly-plot').data[0].text", elem_id)
@@ -95,7 +96,7 @@ def test_head_summary_cells_open_their_head(open_app, library):
 def test_rollout_and_word_views_label_their_axes(open_app, library):
     trace = library.trace(SENTENCE, options=DecodeOptions())
     page = open_app()
-    page.click("#tab-rollout-button")
+    open_tab(page, "rollout")
     rollout = wait_plot(page, "plot-rollout", "rollout")
     assert [esc(t) for t in trace.source_tokens] in rollout["ticks"]
     words = wait_plot(page, "plot-rollout-words", "words")
@@ -109,7 +110,7 @@ def test_beam_tree_node_click_opens_its_attention(open_app, library):
     options = DecodeOptions(strategy="beam", beam_size=4)
     trace = library.trace(SENTENCE, options=options, strategy="beam")
     page = open_app(strategy="beam", beam=4)
-    page.click("#tab-beam-button")
+    open_tab(page, "beam")
     wait_plot(page, "plot-beam", "Beam search tree")
     page.locator("#plot-beam").scroll_into_view_if_needed()
     points = page.evaluate(POINTS, "plot-beam")
@@ -121,3 +122,52 @@ def test_beam_tree_node_click_opens_its_attention(open_app, library):
                            arg=f"Node {node['data']}, step {step}", timeout=WAIT)
     wait_plot(page, "plot-beam-node", f"step {step}")
     page.locator("#tab-beam").screenshot(path=str(SCREENSHOTS / "beam.png"))
+
+
+def wait_value(page, selector: str, value: str) -> None:
+    try:
+        page.wait_for_function("([s, v]) => { const el = document.querySelector(s); return !!el && el.value === v; }",
+                               arg=[selector, value], timeout=WAIT)
+    except Exception:
+        raise AssertionError(f"{selector} never became {value!r}; it is {page.input_value(selector)!r}") from None
+
+
+def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library):
+    from transformer_viz.compare import compare
+    from transformer_viz.interventions import Intervention
+
+    cfg = library.config
+    intervention = Intervention(ablate=(("cross", 0, 0),), no_positions=True)
+    expected = compare(library, SENTENCE, intervention, options=DecodeOptions())
+    page = open_app()
+    open_tab(page, "whatif")
+    page.locator("#ablate-cross").get_by_label("L0 H0", exact=True).check()
+    assert page.locator("#ablate-enc input[type=checkbox]").count() == cfg.n_layers * cfg.n_heads
+    page.locator("#no-positions input").check()
+    page.click("#whatif-run")
+    wait_value(page, "#whatif-changed textarea", expected.changed.target_text)
+    assert page.input_value("#whatif-original textarea") == expected.original.target_text
+    page.wait_for_function("t => document.querySelector('#whatif-summary').innerText.includes(t)",
+                           arg="Remove the positional encodings.", timeout=WAIT)
+    wait_plot(page, "plot-whatif-probs", "probability of the original token")
+    maps = wait_plot(page, "plot-whatif-maps", "Decoder self-attention", "Layer 0")
+    assert [esc(t) for t in expected.forced_original.decoder_input_tokens] in maps["ticks"]
+    page.locator("#tab-whatif").screenshot(path=str(SCREENSHOTS / "whatif.png"))
+
+
+def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
+    from transformer_viz.compare import compare
+    from transformer_viz.interventions import LABELS, Intervention
+
+    # A short translation leaves room within the tiny models' max_len for the pads in front.
+    expected = compare(library, SENTENCE, Intervention(bug="target_padding_unmasked"), options=DecodeOptions(max_new_tokens=8))
+    assert expected.left_pad > 0
+    page = open_app(max_len=8)
+    open_tab(page, "bugs")
+    page.locator("#bug label", has_text=LABELS["target_padding_unmasked"]).click()
+    page.click("#bug-run")
+    maps = wait_plot(page, "plot-bug-maps", f"{expected.left_pad} pad tokens in front")
+    assert [esc(t) for t in expected.padded_keys] in maps["ticks"]
+    page.wait_for_function("t => document.querySelector('#bug-summary').innerText.includes(t)",
+                           arg="Seed 004 masks the target only causally", timeout=WAIT)
+    page.locator("#tab-bugs").screenshot(path=str(SCREENSHOTS / "bugs.png"))

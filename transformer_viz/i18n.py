@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 
+from .interventions import EXPLANATIONS as INTERVENTION_EXPLANATIONS
+from .interventions import LABELS as INTERVENTION_LABELS
+
 LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 DEFAULT = "en"
 
@@ -63,6 +66,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "layer": {"en": "Layer", "ja": "層", "ko": "층"},
     "head": {"en": "Head (alignment and pipeline views)", "ja": "ヘッド (対応表示と計算過程の図)",
              "ko": "헤드 (정렬 그림과 계산 과정 그림)"},
+    "group-attention": {"en": "Attention maps", "ja": "アテンションマップ", "ko": "어텐션 맵"},
+    "group-analysis": {"en": "Analysis", "ja": "分析", "ko": "분석"},
+    "group-experiments": {"en": "Experiments", "ja": "実験", "ko": "실험"},
+    "group-model": {"en": "Inside the model", "ja": "モデルの中身", "ko": "모델의 속"},
     "tab-cross": {"en": "Cross-attention", "ja": "クロスアテンション", "ko": "크로스 어텐션"},
     "tab-dec-self": {"en": "Decoder self-attention", "ja": "デコーダの自己アテンション", "ko": "디코더 셀프 어텐션"},
     "tab-enc-self": {"en": "Encoder self-attention", "ja": "エンコーダの自己アテンション", "ko": "인코더 셀프 어텐션"},
@@ -196,6 +203,47 @@ TEXTS: dict[str, dict[str, str]] = {
         "ja": "ノード {node}、ステップ {step}: ビームはここまで **{tokens}** と書いていました",
         "ko": "노드 {node}, {step}단계: 빔은 여기까지 **{tokens}**라고 썼습니다",
     },
+    "tab-whatif": {"en": "What if?", "ja": "もし変えたら?", "ko": "바꿔 보면?"},
+    "tab-bugs": {"en": "Seed-bug lab", "ja": "シードのバグ実験室", "ko": "시드 버그 실험실"},
+    "explain-whatif": {
+        "en": "Change the model for this one sentence and compare. Pick heads to switch off, remove the positional encodings or lift the causal mask, then run: you get the new translation beside the original, each step's probability of the original token with and without the change (teacher-forced: the original translation fed in at once, as in training), and the attention maps side by side for the layer and head chosen above. The shared model is never modified.",
+        "ja": "この1文についてだけモデルを変えて、結果を比べます。オフにするヘッドを選ぶ、位置エンコーディングを取り除く、因果マスクを外す、のいずれかをしてから実行してください。元の翻訳と並べて新しい翻訳が表示され、各ステップで元のトークンが出る確率の変更前と変更後 (教師強制: 学習時と同じく元の翻訳を一度に入力)、そして上で選んだ層とヘッドのアテンションマップが並んで表示されます。共有のモデル自体は決して変更されません。",
+        "ko": "이 문장 하나에 대해서만 모델을 바꿔 보고 결과를 비교합니다. 끌 헤드를 고르거나, 위치 인코딩을 없애거나, 인과 마스크를 푼 다음 실행하세요. 원래 번역 옆에 새 번역이 나오고, 단계마다 원래 토큰의 확률을 바꾸기 전과 후로 보여 주며(교사 강요: 학습할 때처럼 원래 번역을 한꺼번에 넣음), 위에서 고른 층과 헤드의 어텐션 맵을 나란히 보여 줍니다. 공유 모델 자체는 절대 바뀌지 않습니다.",
+    },
+    "explain-bugs": {
+        "en": "The two study notes this project grew from each had bugs that no error message reveals. Switch one on in the trained model and see what it does to the attention and the translation; the correct model stays beside it.",
+        "ja": "このプロジェクトのもとになった2つの学習ノートには、どちらにもエラーメッセージでは見つからないバグがありました。学習済みモデルでそのひとつをオンにして、アテンションと翻訳がどうなるかを見てみましょう。正しいモデルもすぐ隣に表示されます。",
+        "ko": "이 프로젝트의 바탕이 된 두 학습 노트에는 둘 다 오류 메시지로는 드러나지 않는 버그가 있었습니다. 학습된 모델에서 그중 하나를 켜고 어텐션과 번역이 어떻게 되는지 보세요. 올바른 모델도 바로 옆에 함께 나옵니다.",
+    },
+    "ablate-enc": {"en": "Encoder self-attention heads to switch off", "ja": "オフにするエンコーダ自己アテンションのヘッド", "ko": "끌 인코더 셀프 어텐션 헤드"},
+    "ablate-dec": {"en": "Decoder self-attention heads to switch off", "ja": "オフにするデコーダ自己アテンションのヘッド", "ko": "끌 디코더 셀프 어텐션 헤드"},
+    "ablate-cross": {"en": "Cross-attention heads to switch off", "ja": "オフにするクロスアテンションのヘッド", "ko": "끌 크로스 어텐션 헤드"},
+    "ablation": {"en": "How to switch a head off", "ja": "ヘッドのオフのしかた", "ko": "헤드를 끄는 방법"},
+    "ablation-zero": {"en": "zero (output 0)", "ja": "ゼロ (出力を 0 に)", "ko": "0 (출력을 0으로)"},
+    "ablation-mean": {"en": "mean (its average output)", "ja": "平均 (そのヘッドの平均出力)", "ko": "평균 (그 헤드의 평균 출력)"},
+    "whatif-run": {"en": "Run with these changes", "ja": "この変更で実行", "ko": "이 변경으로 실행"},
+    "bug-run": {"en": "Switch the bug on", "ja": "バグをオンにする", "ko": "버그 켜기"},
+    "bug": {"en": "Bug", "ja": "バグ", "ko": "버그"},
+    "whatif-original": {"en": "Original translation", "ja": "元の翻訳", "ko": "원래 번역"},
+    "whatif-changed": {"en": "Translation with the change", "ja": "変更後の翻訳", "ko": "바꾼 뒤의 번역"},
+    "whatif-kind": {"en": "Maps", "ja": "表示するマップ", "ko": "볼 맵"},
+    "whatif-same": {"en": "The translation did not change.", "ja": "翻訳は変わりませんでした。", "ko": "번역은 바뀌지 않았습니다."},
+    "whatif-diff": {"en": "The translation changes from step {step} on.", "ja": "ステップ {step} から翻訳が変わります。", "ko": "{step}단계부터 번역이 달라집니다."},
+    "whatif-dp": {
+        "en": "Mean change in each original token's probability (teacher-forced): {dp}",
+        "ja": "元の各トークンの確率の平均変化 (教師強制): {dp}",
+        "ko": "원래 각 토큰의 확률의 평균 변화(교사 강요): {dp}",
+    },
+    "whatif-nothing": {
+        "en": "Nothing is switched off yet: choose heads, positions or the mask first.",
+        "ja": "まだ何もオフにしていません。先にヘッド、位置、マスクのどれかを選んでください。",
+        "ko": "아직 아무것도 끄지 않았습니다. 먼저 헤드, 위치, 마스크 중 하나를 고르세요.",
+    },
+    "pad-weight": {
+        "en": "The real target tokens put up to {buggy} of their attention on the {k} pad tokens in front (correct mask: {correct}).",
+        "ja": "本物のターゲットトークンは、前に置かれた {k} 個のパディングトークンにアテンションの最大 {buggy} を向けていました (正しいマスクでは {correct})。",
+        "ko": "진짜 타깃 토큰은 앞에 놓인 패딩 토큰 {k}개에 어텐션의 최대 {buggy}를 주었습니다(올바른 마스크: {correct}).",
+    },
     # ---------------------------------------------------------------- messages
     "step-label": {
         "en": "Step {step} (token {n} of {total}): the model produced **{token}**{forced} with p = {prob:.2f}; entropy {entropy:.2f} nats",
@@ -237,9 +285,58 @@ TEXTS: dict[str, dict[str, str]] = {
     },
 }
 
+# The interventions' menu labels and teaching text in Japanese and Korean; English comes from interventions.py.
+INTERVENTION_TEXTS: dict[str, dict[str, str]] = {
+    "iv-label-ablate_zero": {"ja": "選んだヘッドをゼロにする", "ko": "고른 헤드를 0으로 만들기"},
+    "iv-label-ablate_mean": {"ja": "選んだヘッドを平均で置き換える", "ko": "고른 헤드를 평균으로 바꾸기"},
+    "iv-label-no_positions": {"ja": "位置エンコーディングを取り除く", "ko": "위치 인코딩 없애기"},
+    "iv-label-no_causal_mask": {"ja": "因果マスクを外す", "ko": "인과 마스크 없애기"},
+    "iv-label-mask_ignored": {"ja": "Seed 000 のバグ2: マスクが効かない", "ko": "Seed 000 버그 2: 마스크가 효과 없음"},
+    "iv-label-scale_multiplied": {"ja": "Seed 000 のバグ1: スコアを ÷ √d_head ではなく × √d_head", "ko": "Seed 000 버그 1: 점수를 ÷ √d_head 대신 × √d_head"},
+    "iv-label-scale_d_model": {"ja": "Seed 004 のバグ2: スコアを ÷ √d_head ではなく ÷ √d_model", "ko": "Seed 004 버그 2: 점수를 ÷ √d_head 대신 ÷ √d_model"},
+    "iv-label-target_padding_unmasked": {"ja": "Seed 004 のバグ3: ターゲット側のパディングをマスクしていない", "ko": "Seed 004 버그 3: 타깃 쪽 패딩을 가리지 않음"},
+    "iv-explain-ablate_zero": {
+        "ja": "ヘッドをゼロにすると、そのヘッドが残差ストリームに書き込むものがすべて消え、一度も学習しなかったのと同じ状態になります。翻訳や各ステップの確率が変われば、モデルはそのヘッドに頼っていたということです。何も変わらなければ、ほかのヘッドが同じ仕事をしているか、この文ではそのヘッドが重要でないかのどちらかです。",
+        "ko": "헤드를 0으로 만들면 그 헤드가 잔차 스트림에 써 넣는 것이 모두 사라져, 한 번도 학습하지 않은 것과 같아집니다. 번역이나 어떤 단계의 확률이 바뀐다면 모델이 그 헤드에 기대고 있었다는 뜻입니다. 아무것도 바뀌지 않는다면 다른 헤드가 같은 일을 하고 있거나, 이 문장에서는 그 헤드가 중요하지 않은 것입니다.",
+    },
+    "iv-explain-ablate_mean": {
+        "ja": "平均アブレーションでは、ヘッドの出力をすべての位置で、この文全体での平均に置き換えます。ヘッドはいつものオフセットを足し続けますが、位置ごとの違いはもう伝えません。こうして、ヘッドがトークンごとに計算している中身と、いつも足している定数 (ゼロにするとこちらも消えてしまう) を切り分けられます。",
+        "ko": "평균 어블레이션은 헤드의 출력을 모든 위치에서 이 문장 전체에 대한 평균으로 바꿉니다. 헤드는 평소의 오프셋은 계속 더하지만 위치끼리의 차이는 더 이상 전하지 않습니다. 이렇게 하면 헤드가 토큰마다 계산하는 내용과, 늘 더해 주는 상수(0으로 만들면 이것까지 사라짐)를 나누어 볼 수 있습니다.",
+    },
+    "iv-explain-no_positions": {
+        "ja": "アテンションそのものは語順を知りません。位置エンコーディングがなければエンコーダには単語の袋しか見えず、「dog bites man」と「man bites dog」は並び順が違うだけで同じベクトルになります。デコーダは因果マスクのおかげで少しは位置を数えられますが、出力の語順は崩れてしまいます。",
+        "ko": "어텐션 자체는 어순을 모릅니다. 위치 인코딩이 없으면 인코더에는 단어 주머니만 보여서 \"dog bites man\"과 \"man bites dog\"은 순서만 다를 뿐 같은 벡터가 됩니다. 디코더는 인과 마스크 덕분에 위치를 조금은 셀 수 있지만, 출력의 어순은 무너집니다.",
+    },
+    "iv-explain-no_causal_mask": {
+        "ja": "因果マスクは、ターゲットの各位置がそれより後ろの単語を見ないようにするものです。キー/バリューキャッシュを使って1語ずつデコードするときは、各位置は後ろの単語がまだ存在しないうちに計算されるので、翻訳は変わりません。ところが教師強制 (学習時) ではターゲット全体を一度に入力するため、マスクがないとモデルは予測すべき単語そのものを読めてしまい、デコーダのマップの上三角が明るくなります。",
+        "ko": "인과 마스크는 타깃의 각 위치가 자기보다 뒤의 단어를 보지 못하게 막습니다. 키/값 캐시를 써서 한 단어씩 디코딩할 때는 각 위치가 뒤의 단어가 생기기 전에 계산되므로 번역은 그대로입니다. 하지만 교사 강요(teacher forcing, 학습할 때)에서는 타깃 전체를 한꺼번에 넣기 때문에, 마스크가 없으면 모델이 예측해야 할 단어를 그대로 읽을 수 있고 디코더 맵의 위쪽 삼각형이 밝아집니다.",
+    },
+    "iv-explain-mask_ignored": {
+        "ja": "seed 000 では、ソフトマックスが使うスコアのコピーを作ったあとでマスクを足しているため、マスクがまったく効かず、パディングも未来のトークンも見えてしまいます。教師強制のパスでは、クエリが自分の予測すべき単語そのものを読んでいるのがわかります。こうして学習したモデルは翻訳ではなくコピーを覚えてしまい、推論では失敗します。",
+        "ko": "seed 000에서는 소프트맥스가 쓰는 점수의 복사본을 만든 뒤에 마스크를 더하기 때문에 마스크가 전혀 적용되지 않아, 패딩도 미래 토큰도 보입니다. 교사 강요 패스에서는 쿼리가 자신이 예측해야 할 단어를 그대로 읽는 모습이 보입니다. 이렇게 학습한 모델은 번역 대신 베끼기를 배우고, 추론 때 실패합니다.",
+    },
+    "iv-explain-scale_multiplied": {
+        "ja": "seed 000 はスコアを √d_head で割る代わりに掛けているので、スコアが d_head 倍も大きくなります。巨大なスコアのソフトマックスはほぼ one-hot になり、各クエリはひとつのキーだけを見つめます。さらにソフトマックスを通る勾配が消えてしまい、学習が進まなくなります。",
+        "ko": "seed 000은 점수를 √d_head로 나누는 대신 곱해서, 점수가 d_head배나 커집니다. 아주 큰 점수의 소프트맥스는 거의 원-핫이 되어 각 쿼리가 키 하나만 뚫어지게 봅니다. 게다가 소프트맥스를 지나는 기울기가 사라져 학습이 멈춰 버립니다.",
+    },
+    "iv-explain-scale_d_model": {
+        "ja": "seed 004 は √d_head ではなく √d_model で割っているため、スコアが √n_heads 分の1に小さくなります。小さなスコアのソフトマックスはほぼ一様になるので、どのヘッドもすべてのキーにぼんやりと重みを広げ、くっきりした対応が薄れてしまいます。",
+        "ko": "seed 004는 √d_head 대신 √d_model로 나누어서 점수가 √n_heads분의 1로 작아집니다. 작은 점수의 소프트맥스는 거의 균등해서 모든 헤드가 모든 키에 가중치를 흐릿하게 퍼뜨리고, 뚜렷한 정렬이 희미해집니다.",
+    },
+    "iv-explain-target_padding_unmasked": {
+        "ja": "seed 004 はターゲットを因果的にマスクするだけで、パディングはマスクしていません。パディングが末尾にあれば因果マスクがどのみち隠すのでバグは見えませんが、(バッチ生成のように) パディングが先頭にあると本物のトークンがパディングに注意を向け、同じ文でも一緒のバッチに入った文によって翻訳が変わってしまいます。",
+        "ko": "seed 004는 타깃을 인과적으로만 가리고 패딩은 가리지 않습니다. 패딩이 끝에 있으면 어차피 인과 마스크가 가려 주므로 버그가 드러나지 않지만, (배치 생성처럼) 패딩이 앞에 있으면 진짜 토큰이 패딩에 어텐션을 주어, 같은 문장도 같은 배치에 든 다른 문장에 따라 다르게 번역됩니다.",
+    },
+}
+for _key, _english in INTERVENTION_LABELS.items():
+    TEXTS[f"iv-label-{_key}"] = {"en": _english, **INTERVENTION_TEXTS[f"iv-label-{_key}"]}
+for _key, _english in INTERVENTION_EXPLANATIONS.items():
+    TEXTS[f"iv-explain-{_key}"] = {"en": _english, **INTERVENTION_TEXTS[f"iv-explain-{_key}"]}
+
 # The library speaks English; its messages are recognised here and put into the visitor's language.
 MESSAGES: list[tuple[re.Pattern, str]] = [
     (re.compile(r"^the sentence is empty"), "err-empty"),
+    (re.compile(r"^nothing is switched off yet"), "whatif-nothing"),
     (re.compile(r"^input cut to the model's limit of (?P<n>\d+) tokens"), "notice-cut-tokens"),
     (re.compile(r"^input cut to its first (?P<n>\d+) characters"), "notice-cut-chars"),
     (re.compile(r"^(?P<detail>(strategy|max_new_tokens|beam_size|temperature|top_k|top_p|length_penalty|n_alternatives) must .*)$",

@@ -13,6 +13,7 @@ from . import __version__, figures
 from . import handlers as h
 from . import i18n
 from .decoding import DecodeOptions
+from .interventions import SEED_BUGS
 
 EXAMPLES = [
     "I get up early every morning.",                 # separable verb: "stehe … auf"
@@ -193,69 +194,115 @@ def build_demo() -> gr.Blocks:
             return words(gr.Markdown(T(f"explain-{key}"), elem_classes=["tv-explain"]), "value", f"explain-{key}")
 
         with gr.Tabs(elem_id="views"):
-            with words(gr.Tab(T("tab-cross"), elem_id="tab-cross"), "label", "tab-cross"):
-                explain("cross")
-                cross = gr.Plot(elem_id="plot-cross")
-                alignment = gr.Plot(elem_id="plot-alignment")
-            with words(gr.Tab(T("tab-dec-self"), elem_id="tab-dec-self"), "label", "tab-dec-self"):
-                explain("dec-self")
-                dec_self = gr.Plot(elem_id="plot-dec-self")
-            with words(gr.Tab(T("tab-enc-self"), elem_id="tab-enc-self"), "label", "tab-enc-self"):
-                explain("enc-self")
-                enc_self = gr.Plot(elem_id="plot-enc-self")
-            with words(gr.Tab(T("tab-overview"), elem_id="tab-overview"), "label", "tab-overview"):
-                explain("overview")
-                with gr.Row():
-                    kind = gr.Radio([(T(f"kind-{k}"), k) for k in h.KINDS], value="cross", label=T("overview-kind"),
-                                    elem_id="overview-kind")
-                    words(kind, "label", "overview-kind")
-                    words(kind, "choices", [(f"kind-{k}", k) for k in h.KINDS])
-                    pick = words(gr.Dropdown([], label=T("overview-pick"), elem_id="overview-pick"), "label", "overview-pick")
-                overview = gr.Plot(elem_id="plot-overview")
-                clicked = gr.Textbox(elem_id="overview-click", elem_classes=["tv-hidden"], show_label=False, container=False)
-                large = gr.Plot(elem_id="plot-head")
-            with words(gr.Tab(T("tab-heads"), elem_id="tab-heads"), "label", "tab-heads"):
-                explain("heads")
-                with gr.Row():
-                    heads_cross = gr.Plot(elem_id="plot-heads-cross")
-                    heads_dec = gr.Plot(elem_id="plot-heads-dec-self")
-                    heads_enc = gr.Plot(elem_id="plot-heads-enc-self")
-                heads_clicked = gr.Textbox(elem_id="heads-click", elem_classes=["tv-hidden"], show_label=False, container=False)
-                heads_open = gr.Plot(elem_id="plot-heads-open")
-            with words(gr.Tab(T("tab-rollout"), elem_id="tab-rollout"), "label", "tab-rollout"):
-                explain("rollout")
-                rollout = gr.Plot(elem_id="plot-rollout")
-                rollout_words = gr.Plot(elem_id="plot-rollout-words")
-                explain("words")
-                words_cross = gr.Plot(elem_id="plot-words-cross")
-            with words(gr.Tab(T("tab-beam"), elem_id="tab-beam"), "label", "tab-beam"):
-                explain("beam")
-                beam_tree = gr.Plot(elem_id="plot-beam")
-                beam_clicked = gr.Textbox(elem_id="beam-click", elem_classes=["tv-hidden"], show_label=False, container=False)
-                beam_info = gr.Markdown(elem_id="beam-node-info")
-                beam_node = gr.Plot(elem_id="plot-beam-node")
-            with words(gr.Tab(T("tab-pe"), elem_id="tab-pe"), "label", "tab-pe"):
-                explain("pe")
-                pe = gr.Plot(elem_id="plot-pe")
-                with gr.Row():
-                    pe_curves = gr.Plot(elem_id="plot-pe-curves")
-                    pe_sim = gr.Plot(elem_id="plot-pe-similarity")
-                explain("pe-compare")
-                with gr.Row():
-                    pe_sin = gr.Plot(elem_id="plot-pe-sinusoidal")
-                    pe_learned = gr.Plot(elem_id="plot-pe-learned")
-                with gr.Row():
-                    pe_sin_sim = gr.Plot(elem_id="plot-pe-sinusoidal-similarity")
-                    pe_learned_sim = gr.Plot(elem_id="plot-pe-learned-similarity")
-            with words(gr.Tab(T("tab-masks"), elem_id="tab-masks"), "label", "tab-masks"):
-                explain("masks")
-                with gr.Row():
-                    enc_mask = gr.Plot(elem_id="plot-enc-mask")
-                    masks = gr.Plot(elem_id="plot-masks")
-                    cross_mask = gr.Plot(elem_id="plot-cross-mask")
-                pipeline = gr.Plot(elem_id="plot-pipeline")
-            with words(gr.Tab(T("tab-card"), elem_id="tab-card"), "label", "tab-card"):
-                card = gr.Markdown(elem_id="model-card")
+            with words(gr.Tab(T("group-attention"), elem_id="group-attention"), "label", "group-attention"):
+                with gr.Tabs(elem_id="views-attention"):
+                    with words(gr.Tab(T("tab-cross"), elem_id="tab-cross"), "label", "tab-cross"):
+                        explain("cross")
+                        cross = gr.Plot(elem_id="plot-cross")
+                        alignment = gr.Plot(elem_id="plot-alignment")
+                    with words(gr.Tab(T("tab-dec-self"), elem_id="tab-dec-self"), "label", "tab-dec-self"):
+                        explain("dec-self")
+                        dec_self = gr.Plot(elem_id="plot-dec-self")
+                    with words(gr.Tab(T("tab-enc-self"), elem_id="tab-enc-self"), "label", "tab-enc-self"):
+                        explain("enc-self")
+                        enc_self = gr.Plot(elem_id="plot-enc-self")
+                    with words(gr.Tab(T("tab-overview"), elem_id="tab-overview"), "label", "tab-overview"):
+                        explain("overview")
+                        with gr.Row():
+                            kind = gr.Radio([(T(f"kind-{k}"), k) for k in h.KINDS], value="cross", label=T("overview-kind"),
+                                            elem_id="overview-kind")
+                            words(kind, "label", "overview-kind")
+                            words(kind, "choices", [(f"kind-{k}", k) for k in h.KINDS])
+                            pick = words(gr.Dropdown([], label=T("overview-pick"), elem_id="overview-pick"), "label", "overview-pick")
+                        overview = gr.Plot(elem_id="plot-overview")
+                        clicked = gr.Textbox(elem_id="overview-click", elem_classes=["tv-hidden"], show_label=False, container=False)
+                        large = gr.Plot(elem_id="plot-head")
+            with words(gr.Tab(T("group-analysis"), elem_id="group-analysis"), "label", "group-analysis"):
+                with gr.Tabs(elem_id="views-analysis"):
+                    with words(gr.Tab(T("tab-heads"), elem_id="tab-heads"), "label", "tab-heads"):
+                        explain("heads")
+                        with gr.Row():
+                            heads_cross = gr.Plot(elem_id="plot-heads-cross")
+                            heads_dec = gr.Plot(elem_id="plot-heads-dec-self")
+                            heads_enc = gr.Plot(elem_id="plot-heads-enc-self")
+                        heads_clicked = gr.Textbox(elem_id="heads-click", elem_classes=["tv-hidden"], show_label=False, container=False)
+                        heads_open = gr.Plot(elem_id="plot-heads-open")
+                    with words(gr.Tab(T("tab-rollout"), elem_id="tab-rollout"), "label", "tab-rollout"):
+                        explain("rollout")
+                        rollout = gr.Plot(elem_id="plot-rollout")
+                        rollout_words = gr.Plot(elem_id="plot-rollout-words")
+                        explain("words")
+                        words_cross = gr.Plot(elem_id="plot-words-cross")
+                    with words(gr.Tab(T("tab-beam"), elem_id="tab-beam"), "label", "tab-beam"):
+                        explain("beam")
+                        beam_tree = gr.Plot(elem_id="plot-beam")
+                        beam_clicked = gr.Textbox(elem_id="beam-click", elem_classes=["tv-hidden"], show_label=False, container=False)
+                        beam_info = gr.Markdown(elem_id="beam-node-info")
+                        beam_node = gr.Plot(elem_id="plot-beam-node")
+            with words(gr.Tab(T("group-experiments"), elem_id="group-experiments"), "label", "group-experiments"):
+                with gr.Tabs(elem_id="views-experiments"):
+                    with words(gr.Tab(T("tab-whatif"), elem_id="tab-whatif"), "label", "tab-whatif"):
+                        explain("whatif")
+                        with gr.Row():
+                            ablate_groups = [words(gr.CheckboxGroup([], label=T(f"ablate-{key}"), elem_id=f"ablate-{key}"), "label", f"ablate-{key}")
+                                             for key in ("enc", "dec", "cross")]
+                        with gr.Row():
+                            ablation = gr.Radio([(T("ablation-zero"), "zero"), (T("ablation-mean"), "mean")], value="zero",
+                                                label=T("ablation"), elem_id="ablation")
+                            words(ablation, "label", "ablation")
+                            words(ablation, "choices", [("ablation-zero", "zero"), ("ablation-mean", "mean")])
+                            no_positions = words(gr.Checkbox(label=T("iv-label-no_positions"), elem_id="no-positions"), "label", "iv-label-no_positions")
+                            no_causal = words(gr.Checkbox(label=T("iv-label-no_causal_mask"), elem_id="no-causal-mask"), "label", "iv-label-no_causal_mask")
+                            whatif_kind = gr.Radio([(T(f"kind-{k}"), k) for k in h.KINDS], value="decoder self", label=T("whatif-kind"),
+                                                   elem_id="whatif-kind")
+                            words(whatif_kind, "label", "whatif-kind")
+                            words(whatif_kind, "choices", [(f"kind-{k}", k) for k in h.KINDS])
+                        whatif_btn = words(gr.Button(T("whatif-run"), variant="primary", elem_id="whatif-run"), "value", "whatif-run")
+                        whatif_state = gr.State(None)
+                        with gr.Row():
+                            whatif_original = words(gr.Textbox(label=T("whatif-original"), elem_id="whatif-original", interactive=False), "label", "whatif-original")
+                            whatif_changed = words(gr.Textbox(label=T("whatif-changed"), elem_id="whatif-changed", interactive=False), "label", "whatif-changed")
+                        whatif_md = gr.Markdown(elem_id="whatif-summary")
+                        whatif_probs = gr.Plot(elem_id="plot-whatif-probs")
+                        whatif_maps = gr.Plot(elem_id="plot-whatif-maps")
+                    with words(gr.Tab(T("tab-bugs"), elem_id="tab-bugs"), "label", "tab-bugs"):
+                        explain("bugs")
+                        with gr.Row():
+                            bug = gr.Radio([(T(f"iv-label-{b}"), b) for b in SEED_BUGS], value=SEED_BUGS[0], label=T("bug"), elem_id="bug")
+                            words(bug, "label", "bug")
+                            words(bug, "choices", [(f"iv-label-{b}", b) for b in SEED_BUGS])
+                        bug_btn = words(gr.Button(T("bug-run"), variant="primary", elem_id="bug-run"), "value", "bug-run")
+                        bug_state = gr.State(None)
+                        with gr.Row():
+                            bug_original = words(gr.Textbox(label=T("whatif-original"), elem_id="bug-original", interactive=False), "label", "whatif-original")
+                            bug_changed = words(gr.Textbox(label=T("whatif-changed"), elem_id="bug-changed", interactive=False), "label", "whatif-changed")
+                        bug_md = gr.Markdown(elem_id="bug-summary")
+                        bug_probs = gr.Plot(elem_id="plot-bug-probs")
+                        bug_maps = gr.Plot(elem_id="plot-bug-maps")
+            with words(gr.Tab(T("group-model"), elem_id="group-model"), "label", "group-model"):
+                with gr.Tabs(elem_id="views-model"):
+                    with words(gr.Tab(T("tab-pe"), elem_id="tab-pe"), "label", "tab-pe"):
+                        explain("pe")
+                        pe = gr.Plot(elem_id="plot-pe")
+                        with gr.Row():
+                            pe_curves = gr.Plot(elem_id="plot-pe-curves")
+                            pe_sim = gr.Plot(elem_id="plot-pe-similarity")
+                        explain("pe-compare")
+                        with gr.Row():
+                            pe_sin = gr.Plot(elem_id="plot-pe-sinusoidal")
+                            pe_learned = gr.Plot(elem_id="plot-pe-learned")
+                        with gr.Row():
+                            pe_sin_sim = gr.Plot(elem_id="plot-pe-sinusoidal-similarity")
+                            pe_learned_sim = gr.Plot(elem_id="plot-pe-learned-similarity")
+                    with words(gr.Tab(T("tab-masks"), elem_id="tab-masks"), "label", "tab-masks"):
+                        explain("masks")
+                        with gr.Row():
+                            enc_mask = gr.Plot(elem_id="plot-enc-mask")
+                            masks = gr.Plot(elem_id="plot-masks")
+                            cross_mask = gr.Plot(elem_id="plot-cross-mask")
+                        pipeline = gr.Plot(elem_id="plot-pipeline")
+                    with words(gr.Tab(T("tab-card"), elem_id="tab-card"), "label", "tab-card"):
+                        card = gr.Markdown(elem_id="model-card")
         words(gr.Markdown(T("footer", version=__version__)), "footer", "footer")
 
         # ------------------------------------------------------------------ wiring
@@ -313,6 +360,14 @@ def build_demo() -> gr.Blocks:
             ]
 
         translate_out = [session, translation, notices, tokens, step, layer, head, pick, download, share, card, branch_md]
+        lab_reset = ablate_groups + [whatif_state, bug_state]
+
+        def reset_labs(sess):
+            """A new translation (or model): head checkboxes for its model; the labs' old comparisons no longer apply."""
+            if sess is None:
+                return [gr.skip()] * len(lab_reset)
+            cfg = h.get_translator(sess.model).config
+            return [gr.update(choices=h.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[]) for kind in h.LAB_KINDS] + [None, None]
 
         def translate_if_linked(lng, text, model_name, *opts):
             """On page load or a new model: translate straight away when there is a sentence."""
@@ -324,12 +379,15 @@ def build_demo() -> gr.Blocks:
 
         translate_in = [lang, sentence, model] + options_in
         translate_event = dict(fn=on_translate, inputs=translate_in, outputs=translate_out)
-        translate_btn.click(**translate_event, api_visibility="private").then(draw_all, render_in, render_out, api_visibility="private")
-        sentence.submit(**translate_event, api_visibility="private").then(draw_all, render_in, render_out, api_visibility="private")
+        translate_btn.click(**translate_event, api_visibility="private").then(draw_all, render_in, render_out, api_visibility="private").then(
+            reset_labs, session, lab_reset, api_visibility="private")
+        sentence.submit(**translate_event, api_visibility="private").then(draw_all, render_in, render_out, api_visibility="private").then(
+            reset_labs, session, lab_reset, api_visibility="private")
         # .input, not .change: a share link that sets the model on load must not translate twice, and
         # picking a model before typing a sentence is not an error.
         model.input(translate_if_linked, translate_in, translate_out, api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private")
+            draw_all, render_in, render_out, api_visibility="private").then(
+            reset_labs, session, lab_reset, api_visibility="private")
 
         step.input(draw_step, step_in, step_out + [step_md, alt], api_visibility="private",
                    trigger_mode="always_last")
@@ -392,6 +450,50 @@ def build_demo() -> gr.Blocks:
         beam_clicked.change(open_beam_node, [lang, session, beam_clicked, layer, presentation], [beam_info, beam_node],
                             api_visibility="private")
 
+        # What if? and the seed-bug lab: each keeps its Comparison in a State, so layer/head changes only redraw.
+        BUG_KIND = {"mask_ignored": "decoder_self", "scale_multiplied": "cross", "scale_d_model": "cross",
+                    "target_padding_unmasked": "decoder_self"}
+
+        def lab_outputs(comp, knd, lay, hd, pres, lng):
+            figs = h.lab_figures(comp, knd, int(lay), hd, slides(pres))
+            return [comp, comp.original.target_text, comp.changed.target_text, h.comparison_summary(comp, lng),
+                    plot(figs["probs"], pres), plot(figs["maps"], pres)]
+
+        @localised_errors
+        def on_whatif(lng, sess, enc, dec, crs, abl, no_pos, no_mask, knd, lay, hd, pres):
+            if sess is None:
+                raise gr.Error(i18n.text("err-translate-first", lng), print_exception=False)
+            intervention = h.intervention_from_ui((enc or []) + (dec or []) + (crs or []), abl, no_pos, no_mask)
+            return lab_outputs(h.run_comparison(sess, intervention), h.KINDS[knd], lay, hd, pres, lng)
+
+        @localised_errors
+        def on_bug(lng, sess, name, lay, hd, pres):
+            if sess is None:
+                raise gr.Error(i18n.text("err-translate-first", lng), print_exception=False)
+            comp = h.run_comparison(sess, h.intervention_from_ui([], bug=name))
+            return lab_outputs(comp, BUG_KIND[name], lay, hd, pres, lng)
+
+        whatif_out = [whatif_state, whatif_original, whatif_changed, whatif_md, whatif_probs, whatif_maps]
+        bug_out = [bug_state, bug_original, bug_changed, bug_md, bug_probs, bug_maps]
+        whatif_btn.click(on_whatif, [lang, session] + ablate_groups + [ablation, no_positions, no_causal, whatif_kind, layer, head,
+                                                                      presentation], whatif_out, api_visibility="private")
+        bug_btn.click(on_bug, [lang, session, bug, layer, head, presentation], bug_out, api_visibility="private")
+
+        def redraw_labs(wcomp, bcomp, knd, bname, lay, hd, pres):
+            """The layer, head, look or map kind changed: redraw both labs' figures from their stored comparisons."""
+            out = []
+            for comp, kind_name in ((wcomp, h.KINDS[knd]), (bcomp, BUG_KIND[bname])):
+                if comp is None:
+                    out += [gr.skip(), gr.skip()]
+                    continue
+                figs = h.lab_figures(comp, kind_name, int(lay), hd, slides(pres))
+                out += [plot(figs["probs"], pres), plot(figs["maps"], pres)]
+            return out
+
+        for control in (layer, head, presentation, whatif_kind):
+            control.input(redraw_labs, [whatif_state, bug_state, whatif_kind, bug, layer, head, presentation],
+                          [whatif_probs, whatif_maps, bug_probs, bug_maps], api_visibility="private")
+
         @localised_errors
         def on_branch(lng, sess, t, token_id):
             if sess is None or token_id is None:
@@ -406,9 +508,11 @@ def build_demo() -> gr.Blocks:
             return new_session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options), lng)
 
         branch_btn.click(on_branch, [lang, session, step, alt], translate_out, api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private")
+            draw_all, render_in, render_out, api_visibility="private").then(
+            reset_labs, session, lab_reset, api_visibility="private")
         unbranch_btn.click(on_unbranch, [lang, session], translate_out, api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private")
+            draw_all, render_in, render_out, api_visibility="private").then(
+            reset_labs, session, lab_reset, api_visibility="private")
         copy.click(None, share, None, js="(q) => { const url = location.origin + location.pathname + q; "
                    "navigator.clipboard && navigator.clipboard.writeText(url); return q; }")
 
@@ -433,7 +537,8 @@ def build_demo() -> gr.Blocks:
         demo.load(None, None, None, js=CLICK_JS)
         demo.load(on_load, None, [sentence, model] + options_in + [lang], api_visibility="private").then(
             translate_if_linked, translate_in, translate_out, api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private")
+            draw_all, render_in, render_out, api_visibility="private").then(
+            reset_labs, session, lab_reset, api_visibility="private")
 
         @user_error
         def api_translate(text: str, model_name: str | None = None) -> str:
