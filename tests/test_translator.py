@@ -220,6 +220,15 @@ def test_trace_with_forced_prefix_and_beam(translator):
     json.dumps(beam.to_dict(), allow_nan=False)
 
 
+def test_trace_follows_the_options_it_is_given(translator):
+    """options=DecodeOptions(strategy="beam") traces a beam search, as translate does; explicit arguments win."""
+    options = DecodeOptions(strategy="beam", beam_size=2, max_new_tokens=MAX_NEW)
+    t = translator.trace(TEXT, options=options)
+    assert t.options["strategy"] == "beam" and t.options["max_new_tokens"] == MAX_NEW and t.beam_tree
+    assert t.target_text == translator.translate(TEXT, options=options)
+    assert translator.trace(TEXT, options=options, strategy="greedy").options["strategy"] == "greedy"
+
+
 # ---------------------------------------------------------------------------- JSON
 def test_to_dict_follows_the_schema(translator, trace):
     d = json.loads(json.dumps(trace.to_dict(), allow_nan=False))  # JSON-serialisable, no NaN

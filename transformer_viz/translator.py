@@ -93,11 +93,13 @@ class Translator:
         out = [self.tokenizer.decode(h.ids) for h in hyps]
         return out[0] if single else out
 
-    def trace(self, text: str, strategy: str = "greedy", max_new_tokens: int = 64,
+    def trace(self, text: str, strategy: str | None = None, max_new_tokens: int | None = None,
               forced_prefix: list[int] | None = None, options: DecodeOptions | None = None,
               intervention: Intervention | None = None, **overrides) -> Trace:
         """Translate one sentence and record every step and every attention pattern (under `intervention` if given)."""
-        opts = self.options(options, strategy=strategy, max_new_tokens=max_new_tokens, **overrides)
+        # strategy and max_new_tokens, when given, override `options` (which default to greedy, 64 tokens)
+        given = {k: v for k, v in dict(strategy=strategy, max_new_tokens=max_new_tokens).items() if v is not None}
+        opts = self.options(options, **given, **overrides)
         src, notices = self.encode_sources([text])
         extra = [] if intervention is None else input_hooks(self.model, src, intervention, opts)
         if intervention is not None and not intervention.is_identity:

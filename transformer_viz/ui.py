@@ -193,6 +193,15 @@ def build_demo() -> gr.Blocks:
         def explain(key: str) -> gr.Markdown:
             return words(gr.Markdown(T(f"explain-{key}"), elem_classes=["tv-explain"]), "value", f"explain-{key}")
 
+        def lab_results(prefix: str) -> list:
+            """[State, original translation, changed translation, summary, probability plot, maps plot] of a lab."""
+            state = gr.State(None)
+            with gr.Row():
+                boxes = [words(gr.Textbox(label=T(f"whatif-{which}"), elem_id=f"{prefix}-{which}", interactive=False), "label",
+                               f"whatif-{which}") for which in ("original", "changed")]
+            return [state, *boxes, gr.Markdown(elem_id=f"{prefix}-summary"), gr.Plot(elem_id=f"plot-{prefix}-probs"),
+                    gr.Plot(elem_id=f"plot-{prefix}-maps")]
+
         with gr.Tabs(elem_id="views"):
             with words(gr.Tab(T("group-attention"), elem_id="group-attention"), "label", "group-attention"):
                 with gr.Tabs(elem_id="views-attention"):
@@ -258,13 +267,7 @@ def build_demo() -> gr.Blocks:
                             words(whatif_kind, "label", "whatif-kind")
                             words(whatif_kind, "choices", [(f"kind-{k}", k) for k in h.KINDS])
                         whatif_btn = words(gr.Button(T("whatif-run"), variant="primary", elem_id="whatif-run"), "value", "whatif-run")
-                        whatif_state = gr.State(None)
-                        with gr.Row():
-                            whatif_original = words(gr.Textbox(label=T("whatif-original"), elem_id="whatif-original", interactive=False), "label", "whatif-original")
-                            whatif_changed = words(gr.Textbox(label=T("whatif-changed"), elem_id="whatif-changed", interactive=False), "label", "whatif-changed")
-                        whatif_md = gr.Markdown(elem_id="whatif-summary")
-                        whatif_probs = gr.Plot(elem_id="plot-whatif-probs")
-                        whatif_maps = gr.Plot(elem_id="plot-whatif-maps")
+                        whatif_out = lab_results("whatif")
                     with words(gr.Tab(T("tab-bugs"), elem_id="tab-bugs"), "label", "tab-bugs"):
                         explain("bugs")
                         with gr.Row():
@@ -272,13 +275,7 @@ def build_demo() -> gr.Blocks:
                             words(bug, "label", "bug")
                             words(bug, "choices", [(f"iv-label-{b}", b) for b in SEED_BUGS])
                         bug_btn = words(gr.Button(T("bug-run"), variant="primary", elem_id="bug-run"), "value", "bug-run")
-                        bug_state = gr.State(None)
-                        with gr.Row():
-                            bug_original = words(gr.Textbox(label=T("whatif-original"), elem_id="bug-original", interactive=False), "label", "whatif-original")
-                            bug_changed = words(gr.Textbox(label=T("whatif-changed"), elem_id="bug-changed", interactive=False), "label", "whatif-changed")
-                        bug_md = gr.Markdown(elem_id="bug-summary")
-                        bug_probs = gr.Plot(elem_id="plot-bug-probs")
-                        bug_maps = gr.Plot(elem_id="plot-bug-maps")
+                        bug_out = lab_results("bug")
             with words(gr.Tab(T("group-model"), elem_id="group-model"), "label", "group-model"):
                 with gr.Tabs(elem_id="views-model"):
                     with words(gr.Tab(T("tab-pe"), elem_id="tab-pe"), "label", "tab-pe"):
@@ -360,7 +357,7 @@ def build_demo() -> gr.Blocks:
             ]
 
         translate_out = [session, translation, notices, tokens, step, layer, head, pick, download, share, card, branch_md]
-        lab_reset = ablate_groups + [whatif_state, bug_state]
+        lab_reset = ablate_groups + [whatif_out[0], bug_out[0]]
 
         def reset_labs(sess):
             """A new translation (or model): head checkboxes for its model; the labs' old comparisons no longer apply."""
@@ -473,8 +470,6 @@ def build_demo() -> gr.Blocks:
             comp = h.run_comparison(sess, h.intervention_from_ui([], bug=name))
             return lab_outputs(comp, BUG_KIND[name], lay, hd, pres, lng)
 
-        whatif_out = [whatif_state, whatif_original, whatif_changed, whatif_md, whatif_probs, whatif_maps]
-        bug_out = [bug_state, bug_original, bug_changed, bug_md, bug_probs, bug_maps]
         whatif_btn.click(on_whatif, [lang, session] + ablate_groups + [ablation, no_positions, no_causal, whatif_kind, layer, head,
                                                                       presentation], whatif_out, api_visibility="private")
         bug_btn.click(on_bug, [lang, session, bug, layer, head, presentation], bug_out, api_visibility="private")
@@ -491,8 +486,8 @@ def build_demo() -> gr.Blocks:
             return out
 
         for control in (layer, head, presentation, whatif_kind):
-            control.input(redraw_labs, [whatif_state, bug_state, whatif_kind, bug, layer, head, presentation],
-                          [whatif_probs, whatif_maps, bug_probs, bug_maps], api_visibility="private")
+            control.input(redraw_labs, [whatif_out[0], bug_out[0], whatif_kind, bug, layer, head, presentation],
+                          whatif_out[-2:] + bug_out[-2:], api_visibility="private")
 
         @localised_errors
         def on_branch(lng, sess, t, token_id):
