@@ -1,11 +1,13 @@
 """App server time: a step change and a fresh translation, against the bare model forward pass.
 
-    python benchmarks/bench_app.py [--model seed000] [--sentence "..."] [--repeat 20]
+    python benchmarks/bench_app.py [--model seed000] [--sentence "..."] [--repeat 20] [--threads 1]
 
 Server time is what a handler spends between receiving the values and handing
 Gradio the serialised figures (figure building + JSON), measured in-process with
 the same functions ui.py wires. The baseline is one teacher-forced forward pass
 of the same model on the same sentence and translation, measured in the same run.
+Cold start is the time from starting `python app.py` (a fresh process: imports, model
+loading, building the page) until its first page answers 200 on 127.0.0.1.
 Prints a JSON report; BENCHMARKS.md keeps the latest numbers.
 """
 from __future__ import annotations
@@ -37,12 +39,30 @@ def timed(fn, repeat: int) -> float:
     return statistics.median(samples)
 
 
+def cold_start(threads: int) -> float:
+    """Seconds from launching app.py to its first page (HTTP 200), in a fresh process."""
+    import tempfile
+
+    from bench_load import free_port, start_app, wait_for_page
+
+    port = free_port()
+    start = time.monotonic()
+    proc = start_app(None, port, Path(tempfile.gettempdir()) / f"bench_app_{port}.log", threads)
+    try:
+        wait_for_page(f"http://127.0.0.1:{port}/", proc)
+        return time.monotonic() - start
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="seed000")
     parser.add_argument("--sentence", default="I get up early every morning and drink a cup of coffee.")
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0 = default)")
+    parser.add_argument("--cold-starts", type=int, default=2, help="fresh app.py processes to time (0 = skip)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -81,6 +101,7 @@ def main() -> None:
         "step_change_ms": round(step_ms, 1), "step_change_vs_forward": round(step_ms / forward_ms, 1),
         "fresh_translation_ms": round(fresh_ms, 1), "fresh_translation_vs_forward": round(fresh_ms / forward_ms, 1),
         "step_payload_bytes": step_change(), "all_views_payload_bytes": all_views(),
+        "cold_start_to_first_page_s": [round(cold_start(args.threads or 1), 1) for _ in range(args.cold_starts)],
     }
     print(json.dumps(report, indent=2))
 

@@ -5,11 +5,14 @@ logits at temperature 1, whatever the strategy), the entropy of that distributio
 in nats, and the top alternatives — the numbers the app's top-k chart shows.
 A forced prefix makes the first tokens fixed (a learner's branch), then the
 strategy continues from there. All strategies decode incrementally with the
-key/value cache of `Transformer.decode`.
+key/value cache of `Transformer.decode`; `use_cache=False` instead recomputes the
+whole prefix with a teacher-forced pass at every step (the Annotated Transformer's
+way): the same tokens, O(T²) work instead of O(T), kept as the reference and baseline.
 """
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 
 import torch
@@ -18,6 +21,7 @@ from .model import Transformer
 
 STRATEGIES = ("greedy", "beam", "sample")
 MAX_BEAM_SIZE = 16
+MAX_SEED = 2**63  # torch.Generator.manual_seed takes a 64-bit integer
 
 
 @dataclass
@@ -33,11 +37,22 @@ class DecodeOptions:
     top_p: float = 1.0             # sample: keep the smallest set with mass ≥ p (nucleus)
     seed: int | None = 0           # sample: random seed (None = fresh randomness)
     n_alternatives: int = 5        # alternatives recorded per step
+    use_cache: bool = True         # reuse earlier positions' keys/values (False: recompute the prefix each step)
 
     def validate(self) -> "DecodeOptions":
-        if self.strategy not in STRATEGIES:
+        for name in ("max_new_tokens", "beam_size", "top_k", "n_alternatives"):
+            if not is_int(getattr(self, name)):
+                raise ValueError(f"{name} must be a whole number, got {getattr(self, name)!r}")
+        for name in ("temperature", "top_p", "length_penalty"):
+            if not is_number(getattr(self, name)):
+                raise ValueError(f"{name} must be a number, got {getattr(self, name)!r}")
+        if not isinstance(self.use_cache, bool):
+            raise ValueError(f"use_cache must be True or False, got {self.use_cache!r}")
+        if self.seed is not None and not (is_int(self.seed) and -MAX_SEED < self.seed < MAX_SEED):
+            raise ValueError(f"seed must be a whole number between -2**63 and 2**63 (or None), got {self.seed!r}")
+        if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
-        if not isinstance(self.max_new_tokens, int) or self.max_new_tokens < 1:
+        if self.max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens!r}")
         if not 1 <= self.beam_size <= MAX_BEAM_SIZE:
             raise ValueError(f"beam_size must be between 1 and {MAX_BEAM_SIZE}, got {self.beam_size!r}")
@@ -52,6 +67,16 @@ class DecodeOptions:
         if not 1 <= self.n_alternatives <= 50:
             raise ValueError(f"n_alternatives must be between 1 and 50, got {self.n_alternatives!r}")
         return self
+
+
+def is_int(value) -> bool:
+    """A whole number that is not a bool (True is an int in Python, never a beam size)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def is_number(value) -> bool:
+    """A real number that is not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 @dataclass
@@ -88,9 +113,33 @@ def make_step(token: int, log_probs_row: torch.Tensor, entropy, top_probs, top_i
     return Step(int(token), float(log_probs_row[token].exp()), float(entropy), top_ids.tolist(), top_probs.tolist())
 
 
+class Recompute:
+    """Stands in for the key/value cache but keeps only the tokens fed so far (the Annotated Transformer's way).
+
+    Each step runs the decoder teacher-forced over the whole prefix <s> y1..yt again and keeps the last
+    position's logits: the same numbers as the cached path, with O(t) work per step instead of O(1).
+    """
+
+    def __init__(self) -> None:
+        self.tgt_ids: torch.Tensor | None = None  # (N, t) every target token fed so far
+
+    def reorder(self, index: torch.Tensor) -> None:
+        """Keep batch rows `index` (beam search: follow the surviving hypotheses)."""
+        self.tgt_ids = self.tgt_ids.index_select(0, index)
+
+
+def new_cache(model: Transformer, options: DecodeOptions):
+    """The model's key/value cache, or a Recompute when `options.use_cache` is off."""
+    return model.new_cache() if options.use_cache else Recompute()
+
+
 def next_token_logits(model: Transformer, token, memory, src_ids, cache) -> torch.Tensor:
     """Logits (N, V) of the next token; <pad> and <s> are never generated, so they get −inf."""
-    logits = model.decode(token, memory, src_ids, cache)[:, -1].float()
+    if isinstance(cache, Recompute):
+        cache.tgt_ids = token if cache.tgt_ids is None else torch.cat([cache.tgt_ids, token], dim=1)  # (N, t)
+        logits = model.decode(cache.tgt_ids, memory, src_ids)[:, -1].float()  # every position again, keep the last
+    else:
+        logits = model.decode(token, memory, src_ids, cache)[:, -1].float()  # only the new position
     logits[:, [model.config.pad_id, model.config.bos_id]] = float("-inf")
     return logits
 
@@ -136,7 +185,7 @@ def sample_or_greedy(model, src_ids, options: DecodeOptions, max_new: int, prefi
     cfg = model.config
     B = src_ids.shape[0]
     memory = model.encode(src_ids)  # (B, S, D)
-    cache = model.new_cache()
+    cache = new_cache(model, options)
     generator = None
     if options.strategy == "sample":
         generator = torch.Generator(device=src_ids.device)
@@ -178,7 +227,7 @@ def beam_search(model, src_ids, options: DecodeOptions, max_new: int, prefix: li
     """Keep the `beam_size` best partial translations of one sentence (1, S) by total log-probability."""
     cfg, k = model.config, options.beam_size
     memory = model.encode(src_ids)  # (1, S, D)
-    cache = model.new_cache()
+    cache = new_cache(model, options)
     beams = [Hypothesis([], [])]  # alive hypotheses, one per batch row
     finished: list[Hypothesis] = []
     tree: list[dict] = []

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import torch
-from safetensors import SafetensorError
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_model as load_safetensors_into
 from safetensors.torch import save_file
 
@@ -34,6 +34,10 @@ REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-
 # The bundled checkpoints; TRANSFORMER_VIZ_CHECKPOINTS points the app and load_model() at another folder.
 CHECKPOINTS_DIR = Path(os.environ.get("TRANSFORMER_VIZ_CHECKPOINTS") or Path(__file__).resolve().parent.parent / "checkpoints")
 DEFAULT_CHECKPOINT = "seed000"
+MAX_CONFIG_BYTES = 64 * 1024  # a config.json is a few hundred bytes; anything huge is not one
+FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")  # safetensors' names for the dtypes a weight may have
+# max_len sizes the sinusoidal table, a buffer that is built, not loaded: the weights cannot vouch for it.
+MAX_POSITIONS = 1 << 16
 
 
 class CheckpointError(ValueError):
@@ -73,14 +77,20 @@ def load_config(folder: str | Path) -> TransformerConfig:
     path = Path(folder) / CONFIG_NAME
     if not path.is_file():
         raise CheckpointError(f"{folder} has no {CONFIG_NAME}; a checkpoint folder needs {', '.join(CHECKPOINT_FILES)}")
+    if path.stat().st_size > MAX_CONFIG_BYTES:
+        raise CheckpointError(f"{path} is {path.stat().st_size:,} bytes, not a config (at most {MAX_CONFIG_BYTES:,})")
     try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as err:
-        raise CheckpointError(f"{path} is not valid JSON: {err}") from None
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
+        raise CheckpointError(f"{path} is not valid JSON: {str(err)[:200]}") from None
     try:
-        return TransformerConfig.from_dict(data)
+        config = TransformerConfig.from_dict(data)
     except (ValueError, TypeError) as err:
         raise CheckpointError(f"{path}: {err}") from None
+    if config.max_len > MAX_POSITIONS:
+        raise CheckpointError(f"{path}: max_len={config.max_len:,} is more positions than any checkpoint needs "
+                              f"(at most {MAX_POSITIONS:,})")
+    return config
 
 
 def load_transformer(folder: str | Path, device: str | torch.device = "cpu") -> Transformer:
@@ -98,6 +108,7 @@ def load_transformer(folder: str | Path, device: str | torch.device = "cpu") -> 
     config = load_config(folder)
     if not weights.is_file():
         raise CheckpointError(f"{folder} has no {WEIGHTS_NAME}")
+    check_weights_fit(config, weights)  # from the file's header, before any memory is allocated
     model = Transformer(config)
     try:
         missing, unexpected = load_safetensors_into(model, str(weights), strict=False, device=str(device))
@@ -106,6 +117,50 @@ def load_transformer(folder: str | Path, device: str | torch.device = "cpu") -> 
     if missing or unexpected:
         raise CheckpointError(f"{weights} does not fit {CONFIG_NAME}: missing {sorted(missing)[:5]}, unexpected {sorted(unexpected)[:5]}")
     return model.to(device).eval()
+
+
+def expected_shapes(config: TransformerConfig) -> list[tuple[list[str], tuple[int, ...]]]:
+    """Every parameter the config's model has, as (its names, shape); tied tensors have several names.
+
+    Built on the meta device: shapes only, no memory, whatever sizes the config claims.
+    """
+    with torch.device("meta"):
+        model = Transformer(config)
+    groups: dict[int, tuple[list[str], tuple[int, ...]]] = {}
+    for name, tensor in model.state_dict(keep_vars=True).items():
+        groups.setdefault(id(tensor), ([], tuple(tensor.shape)))[0].append(name)
+    return list(groups.values())
+
+
+def check_weights_fit(config: TransformerConfig, weights: Path) -> None:
+    """Compare the safetensors header (names, shapes, dtypes) with the model config.json describes."""
+    try:
+        with safe_open(str(weights), framework="pt") as f:  # reads the JSON header only
+            header = {name: (tuple(f.get_slice(name).get_shape()), f.get_slice(name).get_dtype()) for name in f.keys()}
+    except (SafetensorError, OSError, ValueError) as err:  # not a safetensors file, or a truncated one
+        raise CheckpointError(f"{weights} is not a readable safetensors file: {str(err).splitlines()[0][:300]}") from None
+    where = f"{weights} does not fit {CONFIG_NAME}"
+    # Layer count first, from the names alone: building even a meta model of 10,000 layers takes minutes.
+    layers = {int(m.group(1)) for name in header if (m := re.match(r"(?:en|de)coder\.layers\.(\d+)\.", name))}
+    if len(layers) != config.n_layers:
+        raise CheckpointError(f"{where}: the config says n_layers={config.n_layers} but the file has {len(layers)} "
+                              f"layers per stack (layers missing or extra)")
+    known = set()
+    for names, shape in expected_shapes(config):
+        known.update(names)
+        present = [n for n in names if n in header]
+        if not present:
+            raise CheckpointError(f"{where}: missing tensor {names[0]!r} of shape {list(shape)}")
+        for name in present:
+            found, dtype = header[name]
+            if found != shape:
+                raise CheckpointError(f"{where}: size mismatch for {name!r}: the file has {list(found)}, "
+                                      f"the config needs {list(shape)}")
+            if dtype not in FLOAT_DTYPES:
+                raise CheckpointError(f"{where}: {name!r} is {dtype}, not a floating-point weight")
+    unexpected = sorted(set(header) - known)
+    if unexpected:
+        raise CheckpointError(f"{where}: unexpected tensors {unexpected[:5]} (another architecture?)")
 
 
 def is_repo_id(name: str) -> bool:

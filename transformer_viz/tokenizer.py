@@ -97,7 +97,13 @@ class Tokenizer:
     def from_proto(cls, model_proto: bytes) -> Tokenizer:
         """A tokenizer from serialised model bytes (as in ``model_proto`` or a .model file)."""
         processor = spm.SentencePieceProcessor()
-        processor.load_from_serialized_proto(model_proto)
+        try:  # parsed as data (a protobuf), never executed
+            processor.load_from_serialized_proto(model_proto)
+        except RuntimeError as error:
+            raise ValueError(
+                f"not a SentencePiece model ({str(error).strip()[:200]}); "
+                "use the tokenizer.model that Tokenizer.train() wrote for this checkpoint"
+            ) from None
         return cls(processor)
 
     @classmethod
@@ -109,7 +115,10 @@ class Tokenizer:
                 f"tokenizer model not found: {path}; train one with Tokenizer.train() "
                 "or use a checkpoint folder that contains tokenizer.model"
             )
-        return cls.from_proto(path.read_bytes())
+        try:
+            return cls.from_proto(path.read_bytes())
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
 
     @property
     def model_proto(self) -> bytes:
