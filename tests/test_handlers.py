@@ -93,6 +93,9 @@ def test_branch_forces_the_token_and_lets_the_model_continue(session, translator
     assert new.trace.forced_prefix == t + 1
     assert new.original is trace and session.trace is trace  # the visitor's session is not mutated
     assert len(new.branches) == 1 and new.branches[0].startswith(f"step {t}: ")
+    # The label is Markdown: a forced `</s>` must read as text, not vanish as an HTML tag.
+    eos = h.branch(session, t, translators["tiny-a"].config.eos_id).branches[0]
+    assert eos.endswith("→ &lt;/s&gt;") and "</s>" not in eos
 
     # After the forced token every step is the model's own greedy choice: recompute it with one teacher-forced pass.
     model, cfg = translators["tiny-a"].model, translators["tiny-a"].config

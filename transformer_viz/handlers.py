@@ -85,7 +85,8 @@ def branch(session: Session, step: int, token_id: int) -> Session:
     translator = get_translator(session.model)
     new = translator.trace(trace.source_text, options=options, strategy=options.strategy,
                            max_new_tokens=max(options.max_new_tokens, len(prefix)), forced_prefix=prefix)
-    label = f"step {step}: {trace.target_tokens[step]} → {translator.tokenizer.id_to_piece(int(token_id))}"
+    # Shown as Markdown: escape the pieces, or `</s>` and `<unk>` would vanish as HTML tags.
+    label = f"step {step}: {html.escape(trace.target_tokens[step])} → {html.escape(translator.tokenizer.id_to_piece(int(token_id)))}"
     return replace(session, trace=new, original=session.original or session.trace, branches=session.branches + [label])
 
 

@@ -77,10 +77,14 @@ def select_hooks(model: nn.Module, names: str | Iterable[str] | Callable[[str], 
 def intervene(model: nn.Module, hooks: dict[str, HookFn] | Iterable[tuple[str, HookFn]]) -> Iterator[None]:
     """Run forward passes with extra hooks (name or glob → fn(x, hook) → new x or None), for this context only."""
     pairs = list(hooks.items()) if isinstance(hooks, dict) else list(hooks)
-    modules = dict(model.named_modules())
+    modules = dict(model.named_modules())  # walked once: a Tracer passes ~20 exact names
     added: dict[HookPoint, list[HookFn]] = {}
     for pattern, fn in pairs:
-        for name in select_hooks(model, [pattern]):
+        if isinstance(modules.get(pattern), HookPoint):  # an exact name: no need to match every module
+            names = [pattern]
+        else:
+            names = select_hooks(model, [pattern])
+        for name in names:
             added.setdefault(modules[name], []).append(fn)
     current = _ACTIVE.get()
     merged = dict(current)
