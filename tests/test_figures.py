@@ -320,6 +320,8 @@ def test_mask_figures_show_exactly_the_masks(trace):
     z = np.asarray(pad.data[0].z)
     assert z.shape == (width, width) and (z[:, :n] == 1).all() and (z[:, n:] == 0).all()
     assert list(pad.layout.xaxis.ticktext[n:]) == ["&lt;pad&gt;"] * 3
+    assert "<br>" in pad.layout.title.text and "&lt;br&gt;" not in pad.layout.title.text  # breaks, not literal tags
+    assert "&lt;b&gt;" in F.mask_matrix(np.ones((1, 1), bool), ["a"], ["b"], "<b>x</b>").layout.title.text  # titles stay escaped
     assert np.asarray(F.encoder_padding_mask(trace, 2).data[0].z).all()  # a shorter partner pads nothing
     custom = F.mask_matrix(np.array([[1, 0], [1, 1]], bool), ["a", "a"], ["b", "c"], "tiny")
     np.testing.assert_array_equal(custom.data[0].z, [[1, 0], [1, 1]])

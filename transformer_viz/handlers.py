@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 
 from . import figures, i18n
 from .decoding import DecodeOptions
+from .figures.words import t as figure_text
 from .hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
 from .trace import Trace
 from .translator import Translator, load_model
@@ -124,37 +125,42 @@ def alternatives(trace: Trace, step: int) -> list[tuple[str, int]]:
     return [(f"{alt['token']}  (p = {alt['prob']:.2f})", alt["id"]) for alt in trace.steps[step]["top_k"]]
 
 
-def step_figures(trace: Trace, step: int, layer: int, head, presentation: bool) -> dict:
-    """The views that change with the step: the query row being produced is highlighted."""
+def step_figures(trace: Trace, step: int, layer: int, head, presentation: bool, lang: str = "en") -> dict:
+    """The views that change with the step: the query row being produced is highlighted; words in `lang`."""
     head = "mean" if head in (None, "mean", "all") else int(head)
-    return {
-        "plot-topk": figures.topk_bar(trace, step, presentation=presentation),
-        "plot-cross": figures.attention_grid(trace, "cross", layer, step=step, presentation=presentation),
-        "plot-alignment": figures.alignment(trace, layer, head=head, step=step, presentation=presentation),
-        "plot-dec-self": figures.attention_grid(trace, "decoder_self", layer, step=step, presentation=presentation),
-        "plot-masks": figures.decoder_causal_mask(trace, step, presentation=presentation),
-        "plot-pipeline": figures.score_pipeline(trace, layer, 0 if head == "mean" else head, step=step, presentation=presentation),
-    }
+    with figures.language(lang):
+        return {
+            "plot-topk": figures.topk_bar(trace, step, presentation=presentation),
+            "plot-cross": figures.attention_grid(trace, "cross", layer, step=step, presentation=presentation),
+            "plot-alignment": figures.alignment(trace, layer, head=head, step=step, presentation=presentation),
+            "plot-dec-self": figures.attention_grid(trace, "decoder_self", layer, step=step, presentation=presentation),
+            "plot-masks": figures.decoder_causal_mask(trace, step, presentation=presentation),
+            "plot-pipeline": figures.score_pipeline(trace, layer, 0 if head == "mean" else head, step=step,
+                                                    presentation=presentation),
+        }
 
 
-def static_figures(trace: Trace, layer: int, kind: str, presentation: bool) -> dict:
-    """The views that do not depend on the step."""
+def static_figures(trace: Trace, layer: int, kind: str, presentation: bool, lang: str = "en") -> dict:
+    """The views that do not depend on the step, with their words in `lang`."""
     pe = trace.positional_encoding
-    return {
-        "plot-enc-self": figures.attention_grid(trace, "encoder_self", layer, presentation=presentation),
-        "plot-overview": figures.overview(trace, KINDS.get(kind, kind), presentation=presentation),
-        "plot-pe": figures.positional_heatmap(pe, tokens=trace.source_tokens, presentation=presentation),
-        "plot-pe-curves": figures.positional_curves(pe, presentation=presentation),
-        "plot-pe-similarity": figures.position_similarity(pe, presentation=presentation),
-        "plot-enc-mask": figures.encoder_padding_mask(trace, partner_len=len(trace.source_ids) + 3, presentation=presentation),
-        "plot-cross-mask": figures.cross_mask(trace, presentation=presentation),
-    }
+    with figures.language(lang):
+        return {
+            "plot-enc-self": figures.attention_grid(trace, "encoder_self", layer, presentation=presentation),
+            "plot-overview": figures.overview(trace, KINDS.get(kind, kind), presentation=presentation),
+            "plot-pe": figures.positional_heatmap(pe, tokens=trace.source_tokens, presentation=presentation),
+            "plot-pe-curves": figures.positional_curves(pe, presentation=presentation),
+            "plot-pe-similarity": figures.position_similarity(pe, presentation=presentation),
+            "plot-enc-mask": figures.encoder_padding_mask(trace, partner_len=len(trace.source_ids) + 3,
+                                                          presentation=presentation),
+            "plot-cross-mask": figures.cross_mask(trace, presentation=presentation),
+        }
 
 
 def learned_and_sinusoidal(n_positions: int = 64) -> dict[str, tuple[str, object]]:
     """First positions of a bundled model's learned table and of the sinusoidal table, for side-by-side views.
 
     The sinusoidal table comes from a bundled sinusoidal model (or the formula, at the learned model's width).
+    Titles are in the language of the surrounding figures.language() block (English outside one).
     """
     tables: dict[str, tuple[str, object]] = {}
     for name in available_models():
@@ -166,25 +172,29 @@ def learned_and_sinusoidal(n_positions: int = 64) -> dict[str, tuple[str, object
             continue
         pos = translator.model.encoder.pos
         weight = pos.table if kind == "sinusoidal" else pos.table.weight
-        tables[kind] = (f"{kind.capitalize()} positions of {name} (first {n_positions})", weight[:n_positions].detach().cpu().numpy())
+        title = figure_text("positions-of", kind=figure_text(f"positional-{kind}"), name=name, n=n_positions)
+        tables[kind] = (title, weight[:n_positions].detach().cpu().numpy())
     if "learned" in tables and "sinusoidal" not in tables:
         from .model import SinusoidalPositionalEncoding
 
         width = tables["learned"][1].shape[1]
         config = replace(get_translator(next(iter(available_models()))).config, d_model=width, positional="sinusoidal")
-        tables["sinusoidal"] = (f"Sinusoidal positions, the formula at D = {width}", SinusoidalPositionalEncoding(config).table[:n_positions].numpy())
+        tables["sinusoidal"] = (figure_text("positions-formula", width=width),
+                                SinusoidalPositionalEncoding(config).table[:n_positions].numpy())
     return tables
 
 
-def comparison_figures(presentation: bool) -> dict:
+def comparison_figures(presentation: bool, lang: str = "en") -> dict:
     """Heatmap and similarity matrix of the learned and the sinusoidal tables (None where a kind is missing)."""
-    tables = learned_and_sinusoidal()
     out = {}
-    for kind in ("sinusoidal", "learned"):
-        title, table = tables.get(kind, (None, None))
-        out[f"plot-pe-{kind}"] = None if table is None else figures.positional_heatmap(table, title=title, presentation=presentation)
-        out[f"plot-pe-{kind}-similarity"] = None if table is None else figures.position_similarity(
-            table, title=f"Cosine similarity: {title}", presentation=presentation)
+    with figures.language(lang):
+        tables = learned_and_sinusoidal()
+        for kind in ("sinusoidal", "learned"):
+            title, table = tables.get(kind, (None, None))
+            out[f"plot-pe-{kind}"] = None if table is None else figures.positional_heatmap(
+                table, title=title, presentation=presentation)
+            out[f"plot-pe-{kind}-similarity"] = None if table is None else figures.position_similarity(
+                table, title=figure_text("similarity-of", title=title), presentation=presentation)
     return out
 
 
@@ -258,17 +268,18 @@ def model_card(translator: Translator) -> str:
     )
 
 
-def analysis_figures(trace: Trace, layer: int, presentation: bool) -> dict:
-    """What the heads do, rollout beside raw attention, words instead of pieces, and the beam tree."""
-    return {
-        "plot-heads-cross": figures.head_summary_figure(trace, "cross", presentation=presentation),
-        "plot-heads-dec-self": figures.head_summary_figure(trace, "decoder_self", presentation=presentation),
-        "plot-heads-enc-self": figures.head_summary_figure(trace, "encoder_self", presentation=presentation),
-        "plot-rollout": figures.rollout_figure(trace, layer=layer, presentation=presentation),
-        "plot-rollout-words": figures.rollout_figure(trace, layer=layer, presentation=presentation, words=True),
-        "plot-words-cross": figures.word_attention_figure(trace, "cross", layer, presentation=presentation),
-        "plot-beam": figures.beam_tree_figure(trace, presentation=presentation),
-    }
+def analysis_figures(trace: Trace, layer: int, presentation: bool, lang: str = "en") -> dict:
+    """What the heads do, rollout beside raw attention, words instead of pieces, and the beam tree, in `lang`."""
+    with figures.language(lang):
+        return {
+            "plot-heads-cross": figures.head_summary_figure(trace, "cross", presentation=presentation),
+            "plot-heads-dec-self": figures.head_summary_figure(trace, "decoder_self", presentation=presentation),
+            "plot-heads-enc-self": figures.head_summary_figure(trace, "encoder_self", presentation=presentation),
+            "plot-rollout": figures.rollout_figure(trace, layer=layer, presentation=presentation),
+            "plot-rollout-words": figures.rollout_figure(trace, layer=layer, presentation=presentation, words=True),
+            "plot-words-cross": figures.word_attention_figure(trace, "cross", layer, presentation=presentation),
+            "plot-beam": figures.beam_tree_figure(trace, presentation=presentation),
+        }
 
 
 def parse_click(value: str, fields: int) -> list[str]:
@@ -339,19 +350,22 @@ def comparison_summary(comparison, lang: str = "en") -> str:
     return "\n\n".join(lines)
 
 
-def lab_figures(comparison, kind: str, layer: int, head, presentation: bool) -> dict:
+def lab_figures(comparison, kind: str, layer: int, head, presentation: bool, lang: str = "en") -> dict:
     """The probability of every original token with and without the change, and one head's maps side by side.
 
     The maps are the teacher-forced ones (full T × T, so a lifted causal mask shows); the target-padding bug
-    shows the left-padded decoder self-attention with its pad columns.
+    shows the left-padded decoder self-attention with its pad columns. Their words are in `lang`.
     """
     head = "mean" if head in (None, "mean", "all") else int(head)
-    probs = figures.probability_change(comparison.forced_original, comparison.forced_changed, presentation=presentation)
-    if comparison.intervention.bug == "target_padding_unmasked" and comparison.left_pad:
-        maps = figures.padding_side_by_side(comparison.padded_original, comparison.padded_changed,
-                                            comparison.forced_original.target_tokens, comparison.padded_keys,
-                                            comparison.left_pad, layer, 0 if head == "mean" else head, presentation=presentation)
-    else:
-        maps = figures.attention_side_by_side(comparison.forced_original, comparison.forced_changed, kind, layer, head,
-                                              presentation=presentation)
+    with figures.language(lang):
+        probs = figures.probability_change(comparison.forced_original, comparison.forced_changed,
+                                           presentation=presentation)
+        if comparison.intervention.bug == "target_padding_unmasked" and comparison.left_pad:
+            maps = figures.padding_side_by_side(comparison.padded_original, comparison.padded_changed,
+                                                comparison.forced_original.target_tokens, comparison.padded_keys,
+                                                comparison.left_pad, layer, 0 if head == "mean" else head,
+                                                presentation=presentation)
+        else:
+            maps = figures.attention_side_by_side(comparison.forced_original, comparison.forced_changed, kind, layer,
+                                                  head, presentation=presentation)
     return {"probs": probs, "maps": maps}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .i18n_figures import FIGURE_TEXTS
 from .interventions import EXPLANATIONS as INTERVENTION_EXPLANATIONS
 from .interventions import LABELS as INTERVENTION_LABELS
 
@@ -332,6 +333,7 @@ for _key, _english in INTERVENTION_LABELS.items():
     TEXTS[f"iv-label-{_key}"] = {"en": _english, **INTERVENTION_TEXTS[f"iv-label-{_key}"]}
 for _key, _english in INTERVENTION_EXPLANATIONS.items():
     TEXTS[f"iv-explain-{_key}"] = {"en": _english, **INTERVENTION_TEXTS[f"iv-explain-{_key}"]}
+TEXTS.update(FIGURE_TEXTS)  # the figures' titles, axes, legends and hovers: "fig-…" keys (figures.words.t)
 
 # The library speaks English; its messages are recognised here and put into the visitor's language.
 MESSAGES: list[tuple[re.Pattern, str]] = [

@@ -318,14 +318,14 @@ def build_demo() -> gr.Blocks:
                 return [gr.skip()] * (len(step_out) + 2)
             trace = sess.trace
             t = h.clamp_step(trace, t)
-            figs = h.step_figures(trace, t, int(lay), hd, slides(pres))
+            figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng)
             return [plot(figs[k], pres) for k in step_keys] + [h.step_label(trace, t, lng), gr.update(choices=h.alternatives(trace, t), value=None)]
 
         def draw_all(sess, t, lay, hd, pres, lng, knd):
             if sess is None:
                 return [gr.skip()] * (len(step_out) + 2 + len(static_out))
-            figs = {**h.static_figures(sess.trace, int(lay), knd, slides(pres)), **h.comparison_figures(slides(pres)),
-                    **h.analysis_figures(sess.trace, int(lay), slides(pres))}
+            figs = {**h.static_figures(sess.trace, int(lay), knd, slides(pres), lang=lng),
+                    **h.comparison_figures(slides(pres), lang=lng), **h.analysis_figures(sess.trace, int(lay), slides(pres), lang=lng)}
             return draw_step(sess, t, lay, hd, pres, lng) + [plot(figs[k], pres) for k in static_keys]
 
         @localised_errors
@@ -415,24 +415,26 @@ def build_demo() -> gr.Blocks:
             control.input(draw_all, render_in, render_out, api_visibility="private")
         head.input(draw_step, step_in, step_out + [step_md, alt], api_visibility="private")
 
-        def open_head(sess, choice, knd, pres):
+        def open_head(sess, choice, knd, pres, lng):
             if sess is None or not choice:
                 return gr.skip()
             _, lay, _, hd = choice.split()[:4]  # "layer L head H", perhaps followed by a click's timestamp
-            return plot(figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres)), pres)
+            with figures.language(lng):
+                return plot(figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres)), pres)
 
-        pick.change(open_head, [session, pick, kind, presentation], large, api_visibility="private")
+        pick.change(open_head, [session, pick, kind, presentation, lang], large, api_visibility="private")
         # A click on a thumbnail: OVERVIEW_CLICK_JS writes "layer L head H" into the hidden box.
-        clicked.change(open_head, [session, clicked, kind, presentation], large, api_visibility="private")
+        clicked.change(open_head, [session, clicked, kind, presentation, lang], large, api_visibility="private")
 
-        def open_summary_head(sess, choice, pres):
+        def open_summary_head(sess, choice, pres, lng):
             """A click on a head-summary cell ('kind layer head') opens that head large."""
             if sess is None or not choice:
                 return gr.skip()
             knd, lay, hd = h.parse_click(choice, 3)
-            return plot(figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres)), pres)
+            with figures.language(lng):
+                return plot(figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres)), pres)
 
-        heads_clicked.change(open_summary_head, [session, heads_clicked, presentation], heads_open, api_visibility="private")
+        heads_clicked.change(open_summary_head, [session, heads_clicked, presentation, lang], heads_open, api_visibility="private")
 
         @localised_errors
         def open_beam_node(lng, sess, choice, lay, pres):
@@ -442,7 +444,8 @@ def build_demo() -> gr.Blocks:
             node = int(h.parse_click(choice, 1)[0])
             trace, t = h.beam_node_trace(sess, node)
             info = i18n.text("beam-node", lng, node=node, step=t, tokens=" ".join(html.escape(x) for x in trace.target_tokens[: t + 1]))
-            return info, plot(figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres)), pres)
+            with figures.language(lng):
+                return info, plot(figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres)), pres)
 
         beam_clicked.change(open_beam_node, [lang, session, beam_clicked, layer, presentation], [beam_info, beam_node],
                             api_visibility="private")
@@ -452,7 +455,7 @@ def build_demo() -> gr.Blocks:
                     "target_padding_unmasked": "decoder_self"}
 
         def lab_outputs(comp, knd, lay, hd, pres, lng):
-            figs = h.lab_figures(comp, knd, int(lay), hd, slides(pres))
+            figs = h.lab_figures(comp, knd, int(lay), hd, slides(pres), lang=lng)
             return [comp, comp.original.target_text, comp.changed.target_text, h.comparison_summary(comp, lng),
                     plot(figs["probs"], pres), plot(figs["maps"], pres)]
 
@@ -474,20 +477,20 @@ def build_demo() -> gr.Blocks:
                                                                       presentation], whatif_out, api_visibility="private")
         bug_btn.click(on_bug, [lang, session, bug, layer, head, presentation], bug_out, api_visibility="private")
 
-        def redraw_labs(wcomp, bcomp, knd, bname, lay, hd, pres):
+        def redraw_labs(wcomp, bcomp, knd, bname, lay, hd, pres, lng):
             """The layer, head, look or map kind changed: redraw both labs' figures from their stored comparisons."""
             out = []
             for comp, kind_name in ((wcomp, h.KINDS[knd]), (bcomp, BUG_KIND[bname])):
                 if comp is None:
                     out += [gr.skip(), gr.skip()]
                     continue
-                figs = h.lab_figures(comp, kind_name, int(lay), hd, slides(pres))
+                figs = h.lab_figures(comp, kind_name, int(lay), hd, slides(pres), lang=lng)
                 out += [plot(figs["probs"], pres), plot(figs["maps"], pres)]
             return out
 
+        labs_in = [whatif_out[0], bug_out[0], whatif_kind, bug, layer, head, presentation, lang]
         for control in (layer, head, presentation, whatif_kind):
-            control.input(redraw_labs, [whatif_out[0], bug_out[0], whatif_kind, bug, layer, head, presentation],
-                          whatif_out[-2:] + bug_out[-2:], api_visibility="private")
+            control.input(redraw_labs, labs_in, whatif_out[-2:] + bug_out[-2:], api_visibility="private")
 
         @localised_errors
         def on_branch(lng, sess, t, token_id):
@@ -527,8 +530,10 @@ def build_demo() -> gr.Blocks:
             notes = "" if sess is None else "\n".join(f"- {i18n.message(n, lng)}" for n in sess.trace.notices)
             return words.updates(lng) + [notes]
 
+        # Every figure's titles, axes and hovers are in the visitor's language too: redraw them all.
         lang.change(relabel, [lang, session], words.components + [notices], api_visibility="private").then(
-            draw_step, step_in, step_out + [step_md, alt], api_visibility="private")
+            draw_all, render_in, render_out, api_visibility="private").then(
+            redraw_labs, labs_in, whatif_out[-2:] + bug_out[-2:], api_visibility="private")
         demo.load(None, None, None, js=CLICK_JS)
         demo.load(on_load, None, [sentence, model] + options_in + [lang], api_visibility="private").then(
             translate_if_linked, translate_in, translate_out, api_visibility="private").then(

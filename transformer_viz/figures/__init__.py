@@ -3,6 +3,7 @@
 No torch, no model, no gradio here. Every builder takes `presentation=False`; True gives slide-sized
 fonts on white. Show a figure with `plot_config()` (modebar PNG at 3x; plot_config("svg") for vector),
 or hand Gradio `figure_json(fig)`, whose "config" key gr.Plot's front end applies.
+Words (titles, axes, legends, hovers) are English unless built inside `with language("ja"):` (or "ko").
 Layers, heads and steps count from 0, as in the hook names and trace.steps[i]["index"].
 """
 from .attention import (alignment, attention_axes, attention_grid, attention_head, head_matrix, overview,
@@ -13,6 +14,7 @@ from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_m
 from .positions import cosine_similarity, position_similarity, positional_curves, positional_heatmap
 from .steps import beam_tree_figure, topk_bar
 from .style import OKABE_ITO, PLOT_CONFIG, esc, figure_json, plot_config
+from .words import current_language, language
 
 __all__ = [
     "attention_grid", "attention_head", "alignment", "overview", "overview_index", "attention_axes", "head_matrix",
@@ -21,5 +23,5 @@ __all__ = [
     "head_summary_figure", "rollout_figure", "word_attention_figure",
     "positional_heatmap", "positional_curves", "position_similarity", "cosine_similarity",
     "mask_matrix", "encoder_padding_mask", "decoder_causal_mask", "cross_mask", "score_pipeline",
-    "PLOT_CONFIG", "plot_config", "figure_json", "esc", "OKABE_ITO",
+    "PLOT_CONFIG", "plot_config", "figure_json", "esc", "OKABE_ITO", "language", "current_language",
 ]

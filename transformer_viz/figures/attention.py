@@ -13,16 +13,29 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..trace import ATTENTION_KINDS, Trace
-from .style import (CATEGORICAL, FUTURE_SHADE, HIGHLIGHT, PAIR_HOVER, WEIGHTS_SCALE, colorscale, esc, finish, style,
+from .style import (CATEGORICAL, FUTURE_SHADE, HIGHLIGHT, WEIGHTS_SCALE, colorscale, esc, finish, pair_hover, style,
                     subplot_grid, title_text, token_ticks)
+from .words import t
 
-KIND_NAMES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention (masked)",
-              "cross": "Cross-attention (decoder → encoder)"}
 # Axis titles are plain text (escaped when used); "\n" becomes a line break so long titles fit under a panel.
-QUERY_TARGET = "query\n(target token being produced)"
-KEY_TITLES = {"encoder_self": "key (source token)", "cross": "key (source token)",
-              "decoder_self": "key\n(decoder input: <s>, y1, y2, …)"}
-QUERY_TITLES = {"encoder_self": "query (source token)", "cross": QUERY_TARGET, "decoder_self": QUERY_TARGET}
+# Each is said in the language of figures.language(): keys of i18n.TEXTS without their "fig-" prefix.
+KEY_TITLES = {"encoder_self": "key-source", "cross": "key-source", "decoder_self": "key-decoder"}
+QUERY_TITLES = {"encoder_self": "query-source", "cross": "query-target", "decoder_self": "query-target"}
+
+
+def kind_name(kind: str) -> str:
+    """'Encoder self-attention', 'Decoder self-attention (masked)' or 'Cross-attention (decoder → encoder)'."""
+    return t("kind-" + kind)
+
+
+def key_axis_title(kind: str, words: bool = False) -> str:
+    """The key axis's title: what the columns are (tokens, or words when pieces are merged into words)."""
+    return t(KEY_TITLES[kind] + ("-words" if words else ""))
+
+
+def query_axis_title(kind: str, words: bool = False) -> str:
+    """The query axis's title: what the rows are."""
+    return t(QUERY_TITLES[kind] + ("-words" if words else ""))
 
 
 def attention_axes(trace: Trace, kind: str) -> tuple[list[str], list[str]]:
@@ -59,7 +72,7 @@ def check_step(trace: Trace, step: int | None) -> None:
 
 
 def head_label(head: int | str, n_heads: int) -> str:
-    return f"Head {head}" if head != "mean" else f"Head mean (average of {n_heads})"
+    return t("head", head=head) if head != "mean" else t("head-mean", n=n_heads)
 
 
 def axis_title(text: str) -> str:
@@ -76,7 +89,7 @@ def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
 def step_suffix(trace: Trace, kind: str, step: int | None) -> str:
     if step is None or kind == "encoder_self":
         return ""
-    return f"<br>step {step}: producing “{esc(trace.target_tokens[step])}”"
+    return "<br>" + t("producing", step=step, token=esc(trace.target_tokens[step]))
 
 
 def shown(z: np.ndarray, kind: str, step: int | None, hide_future: bool | None) -> np.ndarray:
@@ -95,7 +108,7 @@ def weight_heatmap(z: np.ndarray, label: str, show_values: bool = False, axes: t
     The hover names the query and key tokens through the axes' tick text, so no string is sent per cell.
     """
     panel = dict(type="heatmap", z=z, coloraxis="coloraxis", hoverongaps=False, name=label,
-                 hovertemplate=PAIR_HOVER + "<br>weight: %{z:.3f}<extra>" + label + "</extra>")
+                 hovertemplate=pair_hover() + "<br>" + t("weight-hover") + "<extra>" + label + "</extra>")
     if show_values:
         panel["texttemplate"] = "%{z:.2f}"
     if axes:
@@ -122,7 +135,7 @@ def mark_step(z: np.ndarray, kind: str, step: int | None, line_width: float,
 def weights_axis(presentation: bool) -> dict:
     """The one colour axis every attention panel of a figure shares: weights from 0 to 1."""
     return dict(colorscale=colorscale(WEIGHTS_SCALE), cmin=0, cmax=1,
-                colorbar=dict(title=dict(text="weight"), thickness=24 if presentation else 14))
+                colorbar=dict(title=dict(text=t("weight")), thickness=24 if presentation else 14))
 
 
 def attention_grid(trace: Trace, kind: str, layer: int, step: int | None = None, presentation: bool = False,
@@ -139,7 +152,7 @@ def attention_grid(trace: Trace, kind: str, layer: int, step: int | None = None,
     cols = len(heads) if len(heads) <= 3 else math.ceil(math.sqrt(len(heads)))
     rows = math.ceil(len(heads) / cols)
     panel = max(st.panel_px, st.row_px * len(queries))
-    label_px = 14 + st.font_size * 0.6 * max(len(t) for t in keys) + 3 * st.font_size  # x tick labels + title
+    label_px = 14 + st.font_size * 0.6 * max(len(k) for k in keys) + 3 * st.font_size  # x tick labels + title
     height = rows * panel + (rows - 1) * label_px + 140 + 3 * st.font_size
     refs, layout = subplot_grid(rows, cols, len(heads), [head_label(h, n_heads) for h in heads],
                                 0.12 if presentation else 0.08, min(0.3, label_px / height))
@@ -152,9 +165,10 @@ def attention_grid(trace: Trace, kind: str, layer: int, step: int | None = None,
         data.append(weight_heatmap(z, f"L{layer} {head_label(head, n_heads)}", axes=(x, y)))
         shapes += mark_step(z, kind, step, st.line_width, (x, y))
         bottom_left = r == rows - 1 and c == 0  # one key title: long ones would run into the next panel's
-        layout["xaxis" + x[1:]].update(key_ticks, **title_text(axis_title(KEY_TITLES[kind]) if bottom_left else None))
-        layout["yaxis" + y[1:]].update(query_ticks, **title_text(axis_title(QUERY_TITLES[kind]) if c == 0 else None))
-    title = f"{KIND_NAMES[kind]} · Layer {layer} · Heads 0–{n_heads - 1} and their mean{step_suffix(trace, kind, step)}"
+        key_title = axis_title(key_axis_title(kind)) if bottom_left else None
+        layout["xaxis" + x[1:]].update(key_ticks, **title_text(key_title))
+        layout["yaxis" + y[1:]].update(query_ticks, **title_text(axis_title(query_axis_title(kind)) if c == 0 else None))
+    title = t("grid-title", kind=kind_name(kind), layer=layer, last=n_heads - 1) + step_suffix(trace, kind, step)
     return finish(data, {**layout, "shapes": shapes, "coloraxis": weights_axis(presentation)}, st, title, height)
 
 
@@ -167,13 +181,15 @@ def attention_head(trace: Trace, kind: str, layer: int, head: int | str, step: i
     z = shown(head_matrix(trace, kind, layer, head), kind, step, hide_future)
     label = f"L{layer} {head_label(head, trace.n_heads)}"
     layout = dict(
-        xaxis=dict(**token_ticks(keys), tickangle=-90, title=dict(text=axis_title(KEY_TITLES[kind])),
+        xaxis=dict(**token_ticks(keys), tickangle=-90, title=dict(text=axis_title(key_axis_title(kind))),
                    **tick_font(len(keys), 900, st.font_size)),
-        yaxis=dict(**token_ticks(queries), autorange="reversed", title=dict(text=axis_title(QUERY_TITLES[kind])),
+        yaxis=dict(**token_ticks(queries), autorange="reversed",
+                   title=dict(text=axis_title(query_axis_title(kind))),
                    **tick_font(len(queries), 1.3 * st.row_px * len(queries), st.font_size)),
         shapes=mark_step(z, kind, step, st.line_width), coloraxis=weights_axis(presentation),
     )
-    title = f"{KIND_NAMES[kind]} · Layer {layer} · {head_label(head, trace.n_heads)}{step_suffix(trace, kind, step)}"
+    title = (t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, trace.n_heads))
+             + step_suffix(trace, kind, step))
     height = max(1.6 * st.panel_px, 1.3 * st.row_px * len(queries)) + 200 + 4 * st.font_size
     return finish([weight_heatmap(z, label, show_values)], layout, st, title, height)
 
@@ -200,12 +216,12 @@ def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
         data.append(dict(
             type="heatmap", z=head_matrix(trace, kind, layer, head), coloraxis="coloraxis", name=name,
             meta=[layer, head],
-            hovertemplate=f"{name} · click to open<br>query %{{y}}, key %{{x}}: %{{z:.2f}}<extra></extra>",
+            hovertemplate=t("overview-hover", name=name) + "<extra></extra>",
             xaxis=x, yaxis=y,
         ))
         layout["xaxis" + x[1:]]["showticklabels"] = False
         layout["yaxis" + y[1:]].update(showticklabels=False, autorange="reversed")
-    title = f"{KIND_NAMES[kind]} · every Layer (rows) × Head (columns) · click one to open it"
+    title = t("overview-title", kind=kind_name(kind))
     return finish(data, {**layout, "coloraxis": weights_axis(presentation)}, st, title, height)
 
 
@@ -252,23 +268,24 @@ def alignment(trace: Trace, layer: int, head: int | str = "mean", step: int | No
                 opacity *= 0.4 if step is not None else 1.0
             data.append(dict(
                 type="scatter", x=segments_x, y=segments_y, mode="lines", hoverinfo="skip", showlegend=False,
-                name=f"{'step ' + str(step) if current else 'weights'} ≥ {max(threshold, level / 10):.2f}",
+                name=(t("align-step", step=step, level=max(threshold, level / 10)) if current
+                      else t("align-weights", level=max(threshold, level / 10))),
                 line=dict(color=colour, width=st.line_width * width), opacity=opacity,
             ))
     for x, ys, tokens, side, position in ((0, y_src, trace.source_tokens, "source", "middle left"),
                                           (1, y_tgt, trace.target_tokens, "target", "middle right")):
         colours = [HIGHLIGHT if side == "target" and i == step else "#222222" for i in range(len(tokens))]
         data.append(dict(
-            type="scatter", x=[x] * len(tokens), y=ys, mode="markers+text", text=[esc(t) for t in tokens],
+            type="scatter", x=[x] * len(tokens), y=ys, mode="markers+text", text=[esc(token) for token in tokens],
             textposition=position, textfont=dict(size=st.font_size, color=colours),
             marker=dict(size=st.font_size * 0.5, color=colours),
-            hovertext=[f"{side} {i}: {esc(t)}" for i, t in enumerate(tokens)], hoverinfo="text", showlegend=False,
-            name=f"{side} tokens",
+            hovertext=[t("side-" + side, i=i, token=esc(token)) for i, token in enumerate(tokens)], hoverinfo="text",
+            showlegend=False, name=t(side + "-tokens"),
         ))
-    layout = dict(xaxis=dict(range=[-0.6, 1.6], tickvals=[0, 1], ticktext=["source (keys)", "target (queries)"],
+    layout = dict(xaxis=dict(range=[-0.6, 1.6], tickvals=[0, 1], ticktext=[t("source-keys"), t("target-queries")],
                              side="top", showline=False),
                   yaxis=dict(visible=False, autorange="reversed"), plot_bgcolor="white")
-    title = (f"Cross-attention alignment · Layer {layer} · {head_label(head, trace.n_heads)}"
-             f"{step_suffix(trace, 'cross', step)}")
+    title = (t("alignment-title", layer=layer, head=head_label(head, trace.n_heads))
+             + step_suffix(trace, "cross", step))
     height = max(400, st.row_px * 1.4 * (span + 1)) + 150
     return finish(data, layout, st, title, height)

@@ -12,9 +12,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..trace import Trace
-from .attention import (KEY_TITLES, KIND_NAMES, QUERY_TITLES, attention_axes, axis_title, check_kind, head_label,
-                        head_matrix, tick_font, weight_heatmap, weights_axis)
+from .attention import (attention_axes, axis_title, check_kind, head_label, head_matrix, key_axis_title, kind_name,
+                        query_axis_title, tick_font, weight_heatmap, weights_axis)
 from .style import OKABE_ITO, esc, finish, style, subplot_grid, title_text, token_ticks
+from .words import t
 
 ORIGINAL = OKABE_ITO["blue"]
 CHANGED = OKABE_ITO["orange"]
@@ -23,28 +24,29 @@ CAUSAL_EDGE = OKABE_ITO["reddish_purple"]
 PAD_OUTLINE = "#DDDDDD"  # a dashed light frame around the pad keys' columns (a fill would change the weights' colours)
 
 
-def probability_change(original: Trace, changed: Trace, labels: tuple[str, str] = ("original", "with the intervention"),
+def probability_change(original: Trace, changed: Trace, labels: tuple[str, str] | None = None,
                        presentation: bool = False) -> go.Figure:
     """Top: p(y_t | prefix) of each original token, original vs changed; bottom: the change Δp = changed − original.
 
-    Both traces must be teacher-forced over the same target ids (one bar pair per target token).
+    Both traces must be teacher-forced over the same target ids (one bar pair per target token). `labels`
+    default to ("original", "with the intervention") in the figures' language.
     """
     if original.target_ids != changed.target_ids:
         raise ValueError("the two traces must be teacher-forced over the same target; "
                          "use compare.teacher_forced_trace with the original target_ids")
     st = style(presentation)
+    labels = (t("original"), t("with-intervention")) if labels is None else labels
     tokens = original.target_tokens
     p_orig = np.array([s["prob"] for s in original.steps], dtype=np.float64)  # (T,)
     p_new = np.array([s["prob"] for s in changed.steps], dtype=np.float64)
     delta = p_new - p_orig
     steps = list(range(len(tokens)))
-    refs, layout = subplot_grid(2, 1, 2, ["probability of the original token", "change Δp (changed − original)"],
-                                0.0, 0.14)
+    refs, layout = subplot_grid(2, 1, 2, [t("prob-original"), t("prob-change")], 0.0, 0.14)
     (x1, y1), (x2, y2) = refs
     top_choice = [esc(s["top_k"][0]["token"]) if s["top_k"] else "" for s in changed.steps]
-    hover = [f"step {t}: {esc(tok)}<br>{esc(labels[0])}: {a:.3f}<br>{esc(labels[1])}: {b:.3f}<br>Δp = {b - a:+.3f}"
-             f"<br>changed model's first choice: {top}"
-             for t, (tok, a, b, top) in enumerate(zip(tokens, p_orig, p_new, top_choice))]
+    hover = [t("prob-hover", step=step, token=esc(tok), original=esc(labels[0]), a=a, changed=esc(labels[1]), b=b,
+               delta=b - a, top=top)
+             for step, (tok, a, b, top) in enumerate(zip(tokens, p_orig, p_new, top_choice))]
     data = [
         dict(type="bar", x=steps, y=p_orig, name=esc(labels[0]), marker=dict(color=ORIGINAL), xaxis=x1, yaxis=y1,
              hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"),
@@ -57,14 +59,14 @@ def probability_change(original: Trace, changed: Trace, labels: tuple[str, str] 
     ticks = dict(**token_ticks(tokens), tickangle=-90, **tick_font(len(tokens), 900, st.font_size))
     reach = max(0.05, float(np.abs(delta).max()) * 1.1) if delta.size else 0.05
     layout["xaxis"].update(ticks, showticklabels=False)
-    layout["xaxis2"].update(ticks, matches="x", **title_text("target token (teacher-forced: the original translation)"))
+    layout["xaxis2"].update(ticks, matches="x", **title_text(t("target-teacher-forced")))
     layout["yaxis"].update(range=[0, 1], tickformat=".0%", showgrid=True, gridcolor="#E0E0E0",
-                           **title_text("probability"))
+                           **title_text(t("probability")))
     layout["yaxis2"].update(range=[-reach, reach], tickformat="+.0%", showgrid=True, gridcolor="#E0E0E0",
                             zeroline=True, zerolinecolor="#888888", **title_text("Δp"))
     layout.update(barmode="group", bargap=0.2, legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1))
     mean = float(delta.mean()) if delta.size else 0.0
-    title = f"Each step's probability of the original token · mean change {mean:+.1%}"
+    title = t("prob-title", mean=mean)
     height = 2 * st.panel_px + 8 * st.font_size + 160
     return finish(data, layout, st, title, height)
 
@@ -95,15 +97,16 @@ def attention_pair(panels: Sequence[tuple[np.ndarray, Sequence[str], Sequence[st
     label_px = 14 + st.font_size * 0.6 * max(len(k) for _, _, keys, _ in panels for k in keys) + 3 * st.font_size
     height = panel_px + label_px + 140 + 3 * st.font_size
     refs, layout = subplot_grid(1, n, n, [esc(label) for *_, label in panels], 0.12 if presentation else 0.08, 0.0)
+    keys_title = key_title or key_axis_title(kind)
     data, shapes = [], []
     for c, ((z, queries, keys, label), (x, y)) in enumerate(zip(panels, refs)):
         z = np.asarray(z, dtype=np.float32)
         data.append(weight_heatmap(z, esc(label), axes=(x, y)))
         layout["xaxis" + x[1:]].update(**token_ticks(keys), tickangle=-90, **tick_font(len(keys), 1000 / n - 80, st.font_size),
-                                       **title_text(axis_title(key_title or KEY_TITLES[kind])))
+                                       **title_text(axis_title(keys_title)))
         layout["yaxis" + y[1:]].update(**token_ticks(queries), autorange="reversed",
                                        **tick_font(len(queries), panel_px, st.font_size),
-                                       **title_text(axis_title(QUERY_TITLES[kind]) if c == 0 else None))
+                                       **title_text(axis_title(query_axis_title(kind)) if c == 0 else None))
         if n_pad:
             shapes.append(dict(type="rect", x0=-0.5, x1=n_pad - 0.5, y0=-0.5, y1=len(queries) - 0.5, xref=x, yref=y,
                                line=dict(color=PAD_OUTLINE, width=st.line_width, dash="dash"), layer="above"))
@@ -114,23 +117,26 @@ def attention_pair(panels: Sequence[tuple[np.ndarray, Sequence[str], Sequence[st
 
 
 def attention_side_by_side(original: Trace, changed: Trace, kind: str, layer: int, head: int | str,
-                           labels: tuple[str, str] = ("original", "with the intervention"),
-                           presentation: bool = False) -> go.Figure:
-    """One head (or "mean") of the same layer in two traces, left original, right changed, same colour scale."""
+                           labels: tuple[str, str] | None = None, presentation: bool = False) -> go.Figure:
+    """One head (or "mean") of the same layer in two traces, left original, right changed, same colour scale.
+
+    `labels` default to ("original", "with the intervention") in the figures' language."""
+    labels = (t("original"), t("with-intervention")) if labels is None else labels
     panels = []
     for trace, label in zip((original, changed), labels):
         queries, keys = attention_axes(trace, kind)
         panels.append((head_matrix(trace, kind, layer, head), queries, keys, label))
-    title = f"{KIND_NAMES[kind]} · Layer {layer} · {head_label(head, original.n_heads)}"
+    title = t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, original.n_heads))
     return attention_pair(panels, kind, title, presentation)
 
 
 def padding_side_by_side(padded_original: np.ndarray, padded_changed: np.ndarray, query_tokens: Sequence[str],
                          key_tokens: Sequence[str], n_pad: int, layer: int, head: int,
-                         labels: tuple[str, str] = ("padding masked (correct)", "causal mask only (seed 004 bug 3)"),
-                         presentation: bool = False) -> go.Figure:
+                         labels: tuple[str, str] | None = None, presentation: bool = False) -> go.Figure:
     """Left-padded decoder self-attention (L, H, T, k + T) of one head, correct vs buggy, the pad keys framed:
-    with the bug the real tokens' rows put weight in the framed columns; with the correct mask they are exactly 0."""
+    with the bug the real tokens' rows put weight in the framed columns; with the correct mask they are exactly 0.
+    `labels` default to ("padding masked (correct)", "causal mask only (seed 004 bug 3)") in the figures' language."""
+    labels = (t("padding-correct"), t("padding-bug")) if labels is None else labels
     maps = []
     for padded in (padded_original, padded_changed):
         padded = np.asarray(padded)
@@ -140,7 +146,6 @@ def padding_side_by_side(padded_original: np.ndarray, padded_changed: np.ndarray
         maps.append(padded[layer, head])
     panels = [(z, query_tokens, key_tokens, label) for z, label in zip(maps, labels)]
     mass = [float(z[:, :n_pad].sum(axis=1).max()) if n_pad else 0.0 for z in maps]
-    title = (f"Decoder self-attention with {n_pad} pad tokens in front · Layer {layer} · Head {head}"
-             f"<br>most weight any real token puts on the pads: {mass[0]:.0%} vs {mass[1]:.0%}")
+    title = t("padding-title", n_pad=n_pad, layer=layer, head=head, a=mass[0], b=mass[1])
     return attention_pair(panels, "decoder_self", title, presentation,
-                          key_title="key\n(decoder input: <pad> …, <s>, y1, …)", n_pad=n_pad)
+                          key_title=t("padding-key"), n_pad=n_pad)

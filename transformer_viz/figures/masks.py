@@ -7,9 +7,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..trace import Trace
-from .attention import KEY_TITLES, QUERY_TARGET, axis_title, check_step, mark_step, weights_axis
-from .style import (DIVERGING_SCALE, MASKED_GREY, OKABE_ITO, PAIR_HOVER, colorscale, esc, finish, style, subplot_grid,
+from .attention import axis_title, check_step, key_axis_title, mark_step, query_axis_title, weights_axis
+from .style import (DIVERGING_SCALE, MASKED_GREY, OKABE_ITO, colorscale, esc, finish, pair_hover, style, subplot_grid,
                     symmetric_range, title_text, token_ticks)
+from .words import t
 
 ATTEND = OKABE_ITO["blue"]
 BINARY_SCALE = [[0.0, MASKED_GREY], [0.5, MASKED_GREY], [0.5, ATTEND], [1.0, ATTEND]]
@@ -17,25 +18,29 @@ MINUS_INF = "−∞"
 
 
 def mask_matrix(mask, query_tokens: Sequence[str], key_tokens: Sequence[str], title: str,
-                presentation: bool = False, query_title: str = "query", key_title: str = "key",
+                presentation: bool = False, query_title: str | None = None, key_title: str | None = None,
                 step: int | None = None) -> go.Figure:
-    """A boolean mask as two colours: 1 = may attend, 0 = masked; `step` outlines that query row."""
+    """A boolean mask as two colours: 1 = may attend, 0 = masked; `step` outlines that query row.
+
+    The axis titles default to "query" and "key" in the figures' language."""
     z = np.asarray(mask).astype(np.int8)  # (queries, keys)
     if z.shape != (len(query_tokens), len(key_tokens)):
         raise ValueError(f"mask shape {z.shape} does not match {len(query_tokens)} queries × {len(key_tokens)} keys")
     st = style(presentation)
+    query_title = t("query") if query_title is None else query_title
+    key_title = t("key") if key_title is None else key_title
     layout = dict(
         xaxis=dict(**token_ticks(key_tokens), tickangle=-90, title=dict(text=axis_title(key_title))),
         yaxis=dict(**token_ticks(query_tokens), autorange="reversed", title=dict(text=axis_title(query_title))),
         shapes=mark_step(z.astype(np.float32), "mask", step, st.line_width),
     )
     mask = dict(
-        type="heatmap", z=z, zmin=0, zmax=1, colorscale=BINARY_SCALE, xgap=1, ygap=1, name="mask",
-        hovertemplate=PAIR_HOVER + "<br>mask %{z} (1 = may attend, 0 = masked)<extra></extra>",
-        colorbar=dict(tickvals=[0.25, 0.75], ticktext=["masked", "may attend"], thickness=24 if presentation else 14),
+        type="heatmap", z=z, zmin=0, zmax=1, colorscale=BINARY_SCALE, xgap=1, ygap=1, name=t("mask"),
+        hovertemplate=pair_hover() + "<br>" + t("mask-hover") + "<extra></extra>",
+        colorbar=dict(tickvals=[0.25, 0.75], ticktext=[t("masked"), t("may-attend")], thickness=24 if presentation else 14),
     )
     height = max(1.4 * st.panel_px, 1.2 * st.row_px * len(query_tokens)) + 200 + 4 * st.font_size
-    return finish([mask], layout, st, esc(title), height)
+    return finish([mask], layout, st, esc(title).replace("&lt;br&gt;", "<br>"), height)  # line breaks stay breaks
 
 
 def encoder_padding_mask(trace: Trace, partner_len: int, presentation: bool = False) -> go.Figure:
@@ -47,24 +52,24 @@ def encoder_padding_mask(trace: Trace, partner_len: int, presentation: bool = Fa
     width = max(n_real, int(partner_len))
     tokens = trace.source_tokens + ["<pad>"] * (width - n_real)
     mask = np.broadcast_to(np.arange(width) < n_real, (width, width))  # (S', S'): key j is a real token
-    title = f"Encoder padding mask<br>{n_real} tokens padded to {width}<br>(a longer sentence shares the batch)"
-    return mask_matrix(mask, tokens, tokens, title, presentation, "query (source token)", "key (source token)")
+    title = t("encoder-padding-title", n=n_real, width=width)
+    return mask_matrix(mask, tokens, tokens, title, presentation, query_axis_title("encoder_self"),
+                       key_axis_title("encoder_self"))
 
 
 def decoder_causal_mask(trace: Trace, step: int | None = None, presentation: bool = False) -> go.Figure:
     """The causal mask the decoder used: the query producing y_t sees <s>, y1 … y(t-1), never the future."""
     check_step(trace, step)
     return mask_matrix(trace.masks["decoder"], trace.target_tokens, trace.decoder_input_tokens,
-                       "Decoder causal mask: no peeking at later tokens", presentation, QUERY_TARGET,
-                       KEY_TITLES["decoder_self"], step)
+                       t("causal-title"), presentation, query_axis_title("decoder_self"),
+                       key_axis_title("decoder_self"), step)
 
 
 def cross_mask(trace: Trace, step: int | None = None, presentation: bool = False) -> go.Figure:
     """The cross-attention mask: every target query may see every real source token."""
     check_step(trace, step)
     return mask_matrix(trace.masks["cross"], trace.target_tokens, trace.source_tokens,
-                       "Cross-attention mask: every source token is visible", presentation, QUERY_TARGET,
-                       KEY_TITLES["cross"], step)
+                       t("cross-mask-title"), presentation, query_axis_title("cross"), key_axis_title("cross"), step)
 
 
 def score_pipeline(trace: Trace, layer: int, head: int, step: int | None = None, presentation: bool = False) -> go.Figure:
@@ -81,44 +86,44 @@ def score_pipeline(trace: Trace, layer: int, head: int, step: int | None = None,
     scores = trace.decoder_self_scores[layer, head].astype(np.float32)  # (T, T)
     mask = np.asarray(trace.masks["decoder"], dtype=bool)
     weights = trace.attention["decoder_self"][layer, head].astype(np.float32)
-    titles = ["1 · scores QKᵀ/√d<sub>k</sub>", f"2 · causal mask: future keys → {MINUS_INF}",
-              "3 · softmax → weights"]
+    titles = [t("pipe-scores"), t("pipe-mask", minus_inf=MINUS_INF), t("pipe-softmax")]
     refs, layout = subplot_grid(1, 3, 3, titles, 0.1 if presentation else 0.07, 0.0)
-    score_hover = PAIR_HOVER + "<br>score: %{z:.3f}<extra></extra>"
+    score_hover = pair_hover() + "<br>" + t("score-hover") + "<extra></extra>"
     minus_inf = dict(  # the −∞ cells, drawn in their own colour over panel 2's gaps
         type="heatmap", z=np.where(mask, np.nan, 0.0).astype(np.float32), xaxis="x2", yaxis="y2",
         colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]], showscale=False, hoverongaps=False,
-        name=f"masked ({MINUS_INF})", textfont=dict(color="#555555"),
-        hovertemplate=PAIR_HOVER + f"<br>score: {MINUS_INF} (masked) → weight 0<extra></extra>",
+        name=t("masked-minus-inf", minus_inf=MINUS_INF), textfont=dict(color="#555555"),
+        hovertemplate=pair_hover() + "<br>" + t("masked-hover", minus_inf=MINUS_INF) + "<extra></extra>",
     )
     if len(queries) <= 30:
         minus_inf.update(text=np.where(mask, "", MINUS_INF).tolist(), texttemplate="%{text}")
     data = [
-        dict(type="heatmap", z=scores, coloraxis="coloraxis", name="scores", hovertemplate=score_hover,
+        dict(type="heatmap", z=scores, coloraxis="coloraxis", name=t("scores"), hovertemplate=score_hover,
              xaxis="x", yaxis="y"),
         dict(type="heatmap", z=np.where(mask, scores, np.nan).astype(np.float32), coloraxis="coloraxis",
-             hoverongaps=False, name="masked scores", hovertemplate=score_hover, xaxis="x2", yaxis="y2"),
+             hoverongaps=False, name=t("masked-scores"), hovertemplate=score_hover, xaxis="x2", yaxis="y2"),
         minus_inf,
-        dict(type="heatmap", z=weights, coloraxis="coloraxis2", name="weights", xaxis="x3", yaxis="y3",
-             hovertemplate=PAIR_HOVER + "<br>weight: %{z:.3f}<extra></extra>"),
+        dict(type="heatmap", z=weights, coloraxis="coloraxis2", name=t("weights"), xaxis="x3", yaxis="y3",
+             hovertemplate=pair_hover() + "<br>" + t("weight-hover") + "<extra></extra>"),
     ]
     shapes = []
     for col, (x, y) in enumerate(refs, start=1):
         shapes += mark_step(scores, "mask", step, st.line_width, (x, y))
         layout["xaxis" + x[1:]].update(**token_ticks(keys), tickangle=-90,
-                                       title=dict(text=axis_title(KEY_TITLES["decoder_self"]) if col == 2 else "key"))
+                                       title=dict(text=axis_title(key_axis_title("decoder_self")) if col == 2
+                                                  else t("key")))
         layout["yaxis" + y[1:]].update(**token_ticks(queries), autorange="reversed",
-                                       **title_text(axis_title(QUERY_TARGET) if col == 1 else None))
+                                       **title_text(axis_title(query_axis_title("decoder_self")) if col == 1 else None))
     limit = symmetric_range(scores)
     bar = dict(orientation="h", yref="container", y=0.0, yanchor="bottom", thickness=16 if presentation else 10)
     weights_scale = weights_axis(presentation)
-    weights_scale["colorbar"] = {**bar, "x": 0.85, "len": 0.28, "title": dict(text="weight", side="top")}
+    weights_scale["colorbar"] = {**bar, "x": 0.85, "len": 0.28, "title": dict(text=t("weight"), side="top")}
     height = max(1.3 * st.panel_px, st.row_px * len(queries)) + 280 + 6 * st.font_size
-    title = f"Decoder self-attention, scores → weights · Layer {layer} · Head {head}"
+    title = t("pipeline-title", layer=layer, head=head)
     layout.update(
         shapes=shapes, margin=dict(b=90 + 3 * st.font_size),  # room for the two horizontal colour bars
         coloraxis=dict(colorscale=colorscale(DIVERGING_SCALE), cmid=0, cmin=-limit, cmax=limit,
-                       colorbar={**bar, "x": 0.32, "len": 0.6, "title": dict(text="score", side="top")}),
+                       colorbar={**bar, "x": 0.32, "len": 0.6, "title": dict(text=t("score"), side="top")}),
         coloraxis2=weights_scale,
     )
     return finish(data, layout, st, title, height)

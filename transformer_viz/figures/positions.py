@@ -7,6 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .style import CATEGORICAL, DIVERGING_SCALE, colorscale, esc, finish, style, symmetric_range, token_ticks
+from .words import t
 
 
 def as_table(pe) -> np.ndarray:
@@ -23,21 +24,24 @@ def position_ticks(n: int, tokens: Sequence[str] | None) -> dict:
         return dict(tickmode="auto")
     if len(tokens) != n:
         raise ValueError(f"got {len(tokens)} tokens for {n} positions")
-    return token_ticks([f"{p} · {t}" for p, t in enumerate(tokens)])
+    return token_ticks([f"{p} · {token}" for p, token in enumerate(tokens)])
 
 
-def positional_heatmap(pe, tokens: Sequence[str] | None = None, title: str = "Positional encoding",
+def positional_heatmap(pe, tokens: Sequence[str] | None = None, title: str | None = None,
                        presentation: bool = False) -> go.Figure:
-    """Positions (rows, 0 at the top) × dimensions (columns), blue > 0 > red, centred on 0."""
+    """Positions (rows, 0 at the top) × dimensions (columns), blue > 0 > red, centred on 0.
+
+    `title` defaults to "Positional encoding" in the figures' language."""
     table, st = as_table(pe), style(presentation)
+    title = t("pe-title") if title is None else title
     limit = symmetric_range(table)
     heatmap = dict(
         type="heatmap", z=table, colorscale=colorscale(DIVERGING_SCALE), zmid=0, zmin=-limit, zmax=limit, name="PE",
-        colorbar=dict(title=dict(text="value"), thickness=24 if presentation else 14),
-        hovertemplate="position %{y}<br>dimension %{x}<br>value %{z:.3f}<extra></extra>",
+        colorbar=dict(title=dict(text=t("value")), thickness=24 if presentation else 14),
+        hovertemplate=t("pe-hover") + "<extra></extra>",
     )
-    layout = dict(xaxis=dict(title=dict(text="dimension i")),
-                  yaxis=dict(title=dict(text="position"), autorange="reversed", **position_ticks(len(table), tokens)))
+    layout = dict(xaxis=dict(title=dict(text=t("dimension-i"))),
+                  yaxis=dict(title=dict(text=t("position")), autorange="reversed", **position_ticks(len(table), tokens)))
     height = max(1.4 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
     return finish([heatmap], layout, st, esc(title), height)
 
@@ -48,9 +52,12 @@ def default_dims(n_dims: int) -> list[int]:
 
 
 def positional_curves(pe, dims: Sequence[int] | None = None, presentation: bool = False,
-                      title: str = "Positional encoding: value against position") -> go.Figure:
-    """The value of chosen dimensions along the positions, one line per dimension ("dim i")."""
+                      title: str | None = None) -> go.Figure:
+    """The value of chosen dimensions along the positions, one line per dimension ("dim i").
+
+    `title` defaults to "Positional encoding: value against position" in the figures' language."""
     table, st = as_table(pe), style(presentation)
+    title = t("curves-title") if title is None else title
     dims = default_dims(table.shape[1]) if dims is None else list(dims)
     bad = [d for d in dims if not 0 <= d < table.shape[1]]
     if bad:
@@ -59,16 +66,16 @@ def positional_curves(pe, dims: Sequence[int] | None = None, presentation: bool 
     data = []
     for n, d in enumerate(dims):
         data.append(dict(
-            type="scatter", x=positions, y=table[:, d], mode="lines+markers", name=f"dim {d}",
+            type="scatter", x=positions, y=table[:, d], mode="lines+markers", name=t("dim", d=d),
             line=dict(color=CATEGORICAL[n % len(CATEGORICAL)], width=st.line_width,
                       dash=("solid", "dash", "dot", "dashdot")[(n // len(CATEGORICAL)) % 4]),
             marker=dict(size=2 + 2 * st.line_width),
-            hovertemplate=f"dim {d}<br>position %{{x}}<br>value %{{y:.3f}}<extra></extra>",
+            hovertemplate=t("curve-hover", d=d) + "<extra></extra>",
         ))
-    layout = dict(xaxis=dict(title=dict(text="position"), showgrid=True, gridcolor="#E0E0E0"),
-                  yaxis=dict(title=dict(text="value"), showgrid=True, gridcolor="#E0E0E0", zeroline=True,
+    layout = dict(xaxis=dict(title=dict(text=t("position")), showgrid=True, gridcolor="#E0E0E0"),
+                  yaxis=dict(title=dict(text=t("value")), showgrid=True, gridcolor="#E0E0E0", zeroline=True,
                              zerolinecolor="#999999"),
-                  legend=dict(title=dict(text="dimension")))
+                  legend=dict(title=dict(text=t("dimension"))))
     return finish(data, layout, st, esc(title), 380 + 8 * st.font_size)
 
 
@@ -80,17 +87,20 @@ def cosine_similarity(table: np.ndarray) -> np.ndarray:
 
 
 def position_similarity(pe, tokens: Sequence[str] | None = None, presentation: bool = False,
-                        title: str = "Cosine similarity between positional encodings") -> go.Figure:
-    """cos(PE_i, PE_j) for every pair of positions: near positions look alike, the diagonal is 1."""
+                        title: str | None = None) -> go.Figure:
+    """cos(PE_i, PE_j) for every pair of positions: near positions look alike, the diagonal is 1.
+
+    `title` defaults to "Cosine similarity between positional encodings" in the figures' language."""
     table, st = as_table(pe), style(presentation)
+    title = t("similarity-title") if title is None else title
     heatmap = dict(
         type="heatmap", z=cosine_similarity(table), colorscale=colorscale(DIVERGING_SCALE), zmid=0, zmin=-1, zmax=1,
-        name="cosine",
-        colorbar=dict(title=dict(text="cosine"), thickness=24 if presentation else 14),
-        hovertemplate="position %{y} · position %{x}<br>cosine %{z:.3f}<extra></extra>",
+        name=t("cosine"),
+        colorbar=dict(title=dict(text=t("cosine")), thickness=24 if presentation else 14),
+        hovertemplate=t("cosine-hover") + "<extra></extra>",
     )
     ticks = position_ticks(len(table), tokens)
-    layout = dict(xaxis=dict(title=dict(text="position"), **ticks, **({} if tokens is None else {"tickangle": -90})),
-                  yaxis=dict(title=dict(text="position"), autorange="reversed", scaleanchor="x", **ticks))
+    layout = dict(xaxis=dict(title=dict(text=t("position")), **ticks, **({} if tokens is None else {"tickangle": -90})),
+                  yaxis=dict(title=dict(text=t("position")), autorange="reversed", scaleanchor="x", **ticks))
     height = max(1.6 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
     return finish([heatmap], layout, st, esc(title), height)

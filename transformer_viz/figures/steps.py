@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from ..trace import Trace
 from .attention import check_step
 from .style import MASKED_GREY, OKABE_ITO, esc, finish, style, token_ticks
+from .words import t
 
 CHOSEN = OKABE_ITO["vermillion"]
 ALTERNATIVE = OKABE_ITO["sky_blue"]
@@ -26,7 +27,7 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
         options.append((record["token"], record["id"], float(record["prob"])))
     tokens = [token for token, _, _ in options]
     data = []
-    for chosen, name, colour in ((False, "alternative", ALTERNATIVE), (True, "chosen token", CHOSEN)):
+    for chosen, name, colour in ((False, t("alternative"), ALTERNATIVE), (True, t("chosen-token"), CHOSEN)):
         rows = [r for r, (_, i, _) in enumerate(options) if (i == record["id"]) == chosen]
         data.append(dict(
             type="bar", x=[options[r][2] for r in rows], y=rows, orientation="h", name=name, marker=dict(color=colour),
@@ -35,12 +36,12 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
             hovertemplate="%{hovertext}<br>p = %{x:.3f}<extra>" + name + "</extra>",
         ))
     layout = dict(
-        xaxis=dict(range=[0, 1], tickformat=".0%", title=dict(text="probability"), showgrid=True, gridcolor="#E0E0E0"),
-        yaxis=dict(**token_ticks(tokens), autorange="reversed", title=dict(text="next token")),
+        xaxis=dict(range=[0, 1], tickformat=".0%", title=dict(text=t("probability")), showgrid=True, gridcolor="#E0E0E0"),
+        yaxis=dict(**token_ticks(tokens), autorange="reversed", title=dict(text=t("next-token"))),
         barmode="overlay", bargap=0.25, legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
     )
-    forced = " (forced prefix)" if step < trace.forced_prefix else ""
-    title = f"Step {step}: next-token probabilities (entropy {float(record['entropy']):.2f} nats){forced}"
+    forced = t("forced-prefix") if step < trace.forced_prefix else ""
+    title = t("topk-title", step=step, entropy=float(record["entropy"]), forced=forced)
     height = max(300, 1.6 * st.row_px * len(tokens)) + 160 + 2 * st.font_size
     return finish(data, layout, st, title, height)
 
@@ -73,14 +74,13 @@ def node_hover(trace: Trace, node: int, lookup: dict[int, str]) -> str:
     n = trace.beam_tree[node]
     before = trace.beam_tree[n["parent"]]["log_prob"] if n["parent"] >= 0 else 0.0
     own = n["log_prob"] - before
-    lines = [f"node {node} · step {n['step']}: {esc(lookup.get(n['id'], '#' + str(n['id'])))}",
-             f"log P(hypothesis) = {n['log_prob']:.3f}", f"this token: log p = {own:.3f} (p = {math.exp(own):.3f})"]
+    lines = [t("node-hover", node=node, step=n["step"], token=esc(lookup.get(n["id"], "#" + str(n["id"])))),
+             t("node-log-p", log_p=n["log_prob"]), t("node-own", own=own, p=math.exp(own))]
     if n["finished"]:
         alpha = float(trace.options.get("length_penalty", 0.0))
-        lines.append(f"finished · score = log P / lp = {n['log_prob'] / ((5 + n['step'] + 1) / 6) ** alpha:.3f}"
-                     f" (α = {alpha:g})")
-    lines.append("kept in the beam" if n["kept"] else "pruned: the beam was full")
-    lines.append("click to see its attention at this step")
+        lines.append(t("node-finished", score=n["log_prob"] / ((5 + n["step"] + 1) / 6) ** alpha, alpha=alpha))
+    lines.append(t("nodes-kept") if n["kept"] else t("node-pruned"))
+    lines.append(t("node-click"))
     return "<br>".join(lines)
 
 
@@ -93,11 +93,10 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
     """
     st = style(presentation)
     if not trace.beam_tree:
-        note = dict(text=f"No beam tree: this trace was decoded with strategy "
-                         f"{esc(trace.options.get('strategy', 'greedy'))!s}, not beam search.",
+        note = dict(text=t("no-beam", strategy=esc(trace.options.get("strategy", "greedy"))),
                     showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
         layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False))
-        return finish([], layout, st, "Beam search tree", 300)
+        return finish([], layout, st, t("beam-title"), 300)
     lookup, path = token_lookup(trace, id_to_token), chosen_path(trace)
     nodes = trace.beam_tree
     rank, seen = [], {}
@@ -121,14 +120,15 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
                 ex += [x0, x1, None]
                 ey += [y0, y1, None]
         data.append(dict(type="scatter", x=ex, y=ey, mode="lines", hoverinfo="skip", showlegend=False,
-                         name=f"{name} edges", line={**line, "width": st.line_width * line["width"]}))
+                         name=t("edges-" + name), line={**line, "width": st.line_width * line["width"]}))
     groups = (("pruned", lambda i: not nodes[i]["kept"], MASKED_GREY),
-              ("kept in the beam", lambda i: nodes[i]["kept"] and i not in path, OKABE_ITO["blue"]),
-              ("chosen translation", lambda i: i in path, CHOSEN))
+              ("kept", lambda i: nodes[i]["kept"] and i not in path, OKABE_ITO["blue"]),
+              ("chosen", lambda i: i in path, CHOSEN))
     for name, member, colour in groups:
         members = [i for i in range(len(nodes)) if member(i)]
         data.append(dict(
-            type="scatter", x=[x[i] for i in members], y=[rank[i] for i in members], mode="markers+text", name=name,
+            type="scatter", x=[x[i] for i in members], y=[rank[i] for i in members], mode="markers+text",
+            name=t("nodes-" + name),
             text=[esc(lookup.get(nodes[i]["id"], f"#{nodes[i]['id']}")) for i in members], textposition="top center",
             marker=dict(color=colour, size=st.font_size * 0.9, line=dict(color="#444444", width=0.5),
                         symbol=["diamond" if nodes[i]["finished"] else "circle" for i in members]),
@@ -138,14 +138,14 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
         ))
     root_y = position(-1)[1]
     data.append(dict(type="scatter", x=[-1], y=[root_y], mode="markers+text", text=["&lt;s&gt;"],
-                     textposition="middle left", marker=dict(color="#222222", size=st.font_size * 0.9), name="start",
+                     textposition="middle left", marker=dict(color="#222222", size=st.font_size * 0.9), name=t("start"),
                      showlegend=False, hoverinfo="skip"))
     layout = dict(
-        xaxis=dict(title=dict(text="step"), tickmode="array", tickvals=sorted(seen), showgrid=True,
+        xaxis=dict(title=dict(text=t("step")), tickmode="array", tickvals=sorted(seen), showgrid=True,
                    gridcolor="#E0E0E0"),
-        yaxis=dict(title=dict(text="rank among the step's candidates (0 = best)"), autorange="reversed", dtick=1),
+        yaxis=dict(title=dict(text=t("rank")), autorange="reversed", dtick=1),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
     )
     width_hint = max(seen.values())
-    return finish(data, layout, st, f"Beam search tree · beam size {trace.options.get('beam_size', '?')}",
+    return finish(data, layout, st, t("beam-title-size", size=trace.options.get("beam_size", "?")),
                   max(400, 46 * width_hint) + 150)

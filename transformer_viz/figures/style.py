@@ -15,6 +15,8 @@ import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 
+from .words import t
+
 # Okabe & Ito (2008): eight colours that stay distinct for the common colour-vision deficiencies.
 OKABE_ITO = {
     "orange": "#E69F00", "sky_blue": "#56B4E9", "bluish_green": "#009E73", "yellow": "#F0E442",
@@ -202,8 +204,9 @@ def token_ticks(tokens: Sequence[str]) -> dict:
     return dict(tickvals=list(range(len(tokens))), ticktext=[esc(t) for t in tokens])  # tickmode "array": implied
 
 
-# A (query, key) cell's hover: the tokens come from the axes' tick text, not from a string per cell.
-PAIR_HOVER = "query: %{y}<br>key: %{x}"
+def pair_hover() -> str:
+    """A (query, key) cell's hover: the tokens come from the axes' tick text, not from a string per cell."""
+    return t("pair-hover")
 
 
 def symmetric_range(values: np.ndarray) -> float:
