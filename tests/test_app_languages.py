@@ -85,6 +85,10 @@ def test_switching_language_relabels_everything_and_the_step(open_app, app_serve
     page.get_by_label("한국어").check()
     expect_language(page, "ko")
     wait_text(page, "#step-label", f"{last}단계")
+    # The figures follow: the top-k chart's title is Korean too.
+    page.wait_for_function("t => { const el = document.querySelector('#plot-topk .js-plotly-plot');"
+                           " return !!el && !!el.layout && el.layout.title.text.startsWith(t); }",
+                           arg=f"{last}단계: 다음 토큰의 확률", timeout=WAIT)
     open_tab(page, "dec-self")
     wait_text(page, "#tab-dec-self", "디코더는 이미 쓴 것만")
     assert page.locator("#tab-dec-self s").count() == 0  # `<s>` stays text in Korean too

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from transformer_viz.card import write_model_card
 from transformer_viz.data import load_corpus
 from transformer_viz.hub import WEIGHTS_NAME, load_transformer
 from transformer_viz.train import METRICS_NAME, STATE_NAME, TrainOptions, collate, noam_lr, train, weights_digest
@@ -138,6 +139,10 @@ def test_resume_continues_exactly(trained, corpus, tmp_path):
     assert_same_weights(final_state(out), final_state(trained))
     steps = [json.loads(line)["step"] for line in (out / METRICS_NAME).read_text().splitlines()]
     assert steps == [10, 15, 20, 30]
+    runs = json.loads((out / "training.json").read_text())["runs"]  # both commands, for the model card
+    assert [r["step"] for r in runs] == [15, 30] and runs[0]["started"] != runs[1]["started"]
+    card = write_model_card(out).read_text()
+    assert "run 1: `" in card and "→ step 15," in card and "run 2: `" in card and "→ step 30," in card
 
 
 def test_weights_digest_identifies_the_weights(trained):

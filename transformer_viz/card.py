@@ -84,6 +84,8 @@ def write_model_card(folder: str | Path) -> Path:
     if training:
         lines += [
             f"- command: `{training.get('command', '')}`",
+            *[f"  - run {i}: `{run['command']}` → step {run['step']}, {run['minutes']} minutes in all"
+              for i, run in enumerate(training.get("runs") or [], 1) if len(training.get("runs") or []) > 1],
             f"- stopped at step {last.get('step')} (epoch {last.get('epoch')}), {last.get('tokens', 0):,} target tokens seen, "
             f"{last.get('minutes')} minutes of training on {training.get('processes')} process(es), device {training.get('device')}, "
             f"{training.get('threads')} CPU threads of {training.get('cpu_count')} ({training.get('cpu')}), torch {training.get('torch')}",

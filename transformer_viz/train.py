@@ -220,7 +220,7 @@ def train(opts: TrainOptions) -> Path:
             rng["cuda_rng"] = torch.cuda.get_rng_state(device)
         torch.save(dict(model=model.state_dict(), optimizer=optimizer.state_dict(), step=step, epoch=epoch,
                         position=position, best=best, tokens=tokens_seen, seconds=elapsed, **rng), state_file)
-        write_training_record(out, opts, record, world, device)
+        write_training_record(out, opts, record, world, device, run_started=started)
         log.info("step %d: valid loss %.3f (best %.3f)", step, valid_loss, best)
 
     running = math.nan
@@ -290,11 +290,24 @@ def weights_digest(state: dict[str, torch.Tensor]) -> str:
     return digest.hexdigest()
 
 
-def write_training_record(out: Path, opts: TrainOptions, last: dict, world: int, device: torch.device) -> None:
-    """training.json: the options, the command, the hardware and where training stopped."""
+def write_training_record(out: Path, opts: TrainOptions, last: dict, world: int, device: torch.device,
+                          run_started: float | None = None) -> None:
+    """training.json: the options, the command, the hardware, where training stopped, and every run so far.
+
+    `runs` lists each command that trained these weights (the first, then each --resume) with the step
+    and cumulative minutes it stopped at, so the card can say exactly how to reproduce the checkpoint.
+    """
+    command = " ".join(["python -m transformer_viz"] + sys.argv[1:])
+    path = out / TRAINING_NAME
+    previous = json.loads(path.read_text()) if opts.resume and path.is_file() else {}
+    runs = previous.get("runs")
+    if runs is None and previous.get("command"):  # a record written before runs were kept: its last run
+        runs = [dict(command=previous["command"], step=previous["last"]["step"], minutes=previous["last"]["minutes"])]
+    runs = [r for r in runs or [] if run_started is None or r.get("started") != run_started]  # this run: replace
+    runs.append(dict(command=command, step=last["step"], minutes=last["minutes"], started=run_started))
     record = dict(
-        options=dataclasses.asdict(opts), command=" ".join(["python -m transformer_viz"] + sys.argv[1:]),
+        options=dataclasses.asdict(opts), command=command,
         processes=world, device=str(device), cpu=platform.processor() or platform.machine(),
-        cpu_count=os.cpu_count(), torch=torch.__version__, threads=torch.get_num_threads(), last=last,
+        cpu_count=os.cpu_count(), torch=torch.__version__, threads=torch.get_num_threads(), last=last, runs=runs,
     )
-    (out / TRAINING_NAME).write_text(json.dumps(record, indent=2) + "\n")
+    path.write_text(json.dumps(record, indent=2) + "\n")
