@@ -141,9 +141,13 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-network
                   "--disable-sync", "--no-first-run", "--disable-quic"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium for every browser test."""
+    """A headless Chromium per browser test module.
+
+    Not per session: Playwright's sync API keeps an asyncio loop running in the main thread while it is
+    open, and tests of other modules that start their own loop (asyncio.run) must not find one running.
+    """
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
