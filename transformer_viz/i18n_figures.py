@@ -170,12 +170,12 @@ FIGURE_TEXTS: dict[str, dict[str, str]] = {
     "fig-label-alignment": {"en": "alignment", "ja": "alignment (単語の対応)", "ko": "alignment (단어 정렬)"},
     "fig-label-mixed": {"en": "mixed", "ja": "mixed (混合)", "ko": "mixed (혼합)"},
     "fig-summary-title": {
-        "en": "{kind} · what each Layer × Head does · click a head to open it"
-              "<br><sup>label: {detectors} when its score ≥ {threshold:.2f}, else mixed</sup>",
-        "ja": "{kind} · 各層 × ヘッドの役割 · ヘッドをクリックすると開きます"
-              "<br><sup>ラベル: スコア ≥ {threshold:.2f} なら {detectors}、どれも届かなければ mixed</sup>",
-        "ko": "{kind} · 각 층 × 헤드의 역할 · 헤드를 누르면 열립니다"
-              "<br><sup>라벨: 점수 ≥ {threshold:.2f}이면 {detectors}, 어느 것도 못 미치면 mixed</sup>",
+        "en": "{kind}<br>what each layer × head does (click one to open it)"
+              "<br><sup>label: {detectors}<br>when its score ≥ {threshold:.2f}, else mixed</sup>",
+        "ja": "{kind}<br>各層 × ヘッドの役割 (クリックすると開きます)"
+              "<br><sup>ラベル: スコア ≥ {threshold:.2f} なら<br>{detectors}、どれも届かなければ mixed</sup>",
+        "ko": "{kind}<br>각 층 × 헤드의 역할 (누르면 열립니다)"
+              "<br><sup>라벨: 점수 ≥ {threshold:.2f}이면<br>{detectors}, 어느 것도 못 미치면 mixed</sup>",
     },
     "fig-sink-key": {"en": "sink key: {token} (key {k})", "ja": "sink のキー: {token} (キー {k})",
                      "ko": "sink 키: {token} (키 {k})"},

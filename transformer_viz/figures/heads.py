@@ -50,7 +50,8 @@ def head_summary_figure(trace: Trace, kind: str, presentation: bool = False,
     )
     detectors = ", ".join(label_name(name) for name in DETECTORS[kind])
     title = t("summary-title", kind=kind_name(kind), detectors=detectors, threshold=threshold)
-    height = n_layers * (2.6 * st.row_px + 2 * st.font_size) + 120 + 3 * st.title_size
+    layout["margin"] = dict(t=60 + 5 * st.title_size)  # the title runs to five short lines: it must fit a third of a row
+    height = n_layers * (2.6 * st.row_px + 2 * st.font_size) + 120 + 6 * st.title_size
     return finish([cell], layout, st, title, max(260, height))
 
 
