@@ -83,8 +83,10 @@ def main() -> None:
         return sum(len(figures.figure_json(f)) for f in figs.values())
 
     def all_views() -> int:
-        figs = {**handlers.step_figures(trace, 0, 0, "mean", False), **handlers.static_figures(trace, 0, "cross", False)}
-        return sum(len(figures.figure_json(f)) for f in figs.values())
+        # what ui.draw_all sends after a translation: every tab's figures
+        figs = {**handlers.step_figures(trace, 0, 0, "mean", False), **handlers.static_figures(trace, 0, "cross", False),
+                **handlers.comparison_figures(False), **handlers.analysis_figures(trace, 0, False)}
+        return sum(len(figures.figure_json(f)) for f in figs.values() if f is not None)
 
     def fresh_translation() -> None:
         handlers.translate(args.sentence, args.model, options)
