@@ -5,6 +5,7 @@ sets the Accept-Language header, as a visitor's browser would.
 """
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -29,7 +30,7 @@ def open_app(browser, app_server):
     contexts = []
 
     def open_page(locale: str, query: str = ""):
-        context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
+        context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000}, accept_downloads=True)
         contexts.append(context)
         page = context.new_page()
         page.goto(url + query, wait_until="load")
@@ -89,6 +90,11 @@ def test_switching_language_relabels_everything_and_the_step(open_app, app_serve
     page.wait_for_function("t => { const el = document.querySelector('#plot-topk .js-plotly-plot');"
                            " return !!el && !!el.layout && el.layout.title.text.startsWith(t); }",
                            arg=f"{last}단계: 다음 토큰의 확률", timeout=WAIT)
+    # The download button is relabelled, not refilled: it still hands over this translation's trace.
+    wait_text(page, "#download-trace", i18n.text("download", "ko"))
+    with page.expect_download(timeout=WAIT) as download:
+        page.click("#download-trace")
+    assert json.loads(Path(download.value.path()).read_text(encoding="utf-8"))["target"]["ids"] == trace.target_ids
     open_tab(page, "dec-self")
     wait_text(page, "#tab-dec-self", "디코더는 이미 쓴 것만")
     assert page.locator("#tab-dec-self s").count() == 0  # `<s>` stays text in Korean too
@@ -102,5 +108,10 @@ def test_errors_arrive_in_the_chosen_language(open_app):
     page.fill("#sentence textarea", "   ")
     page.click("#translate")
     wait_text(page, "body", i18n.text("err-empty", "ja"))
+    page.fill("#sentence textarea", SENTENCE)  # and the page recovers: a real sentence translates, in Japanese
+    page.click("#translate")
+    wait_text(page, "#step-label", "ステップ")
+    page.wait_for_function("() => { const el = document.querySelector('#plot-cross .js-plotly-plot');"
+                           " return !!el && !!el.layout && el.layout.title.text.includes('層'); }", timeout=WAIT)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "ui-ja.png"), full_page=False)

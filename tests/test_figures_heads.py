@@ -69,8 +69,7 @@ def test_head_summary_figure_shows_labels_and_clicks_map_to_heads(trace):
     (cells,) = fig.data
     summary = A.head_summary(known, "encoder_self")
     np.testing.assert_allclose(cells.z, summary.confidence, atol=1e-6)
-    assert [list(row) for row in cells.text][1] == ["previous token", "self (diagonal)", "sink (one key for all)",
-                                                    "mixed"]
+    assert [list(row) for row in cells.text][1] == ["previous", "self", "sink", "mixed"]  # short names; hover in full
     for layer in range(known.n_layers):
         for head in range(known.n_heads):
             assert list(cells.customdata[layer][head]) == [layer, head]
@@ -90,7 +89,9 @@ def test_head_summary_figure_shows_labels_and_clicks_map_to_heads(trace):
 def test_head_summary_figure_every_kind(trace, kind):
     fig = F.head_summary_figure(trace, kind)
     summary = A.head_summary(trace, kind)
-    assert [list(row) for row in fig.data[0].text] == [[A.LABEL_NAMES[x] for x in row] for row in summary.labels]
+    assert [list(row) for row in fig.data[0].text] == summary.labels
+    for hover_row, label_row in zip(fig.data[0].hovertext, summary.labels):  # the hover names each label in full
+        assert all(f"label: {A.LABEL_NAMES[x]}" in text for text, x in zip(hover_row, label_row))
     assert all(A.LABEL_NAMES[name] in fig.layout.title.text for name in A.DETECTORS[kind])
     assert_valid_plotly(fig)
 

@@ -166,7 +166,7 @@ def build_demo() -> gr.Blocks:
                                             elem_id="presentation")
                     words(presentation, "label", "figures")
                     words(presentation, "choices", list(zip(LOOK_KEYS, LOOKS)))
-                    download = words(gr.DownloadButton(T("download"), elem_id="download-trace", interactive=False), "value", "download")
+                    download = words(gr.DownloadButton(T("download"), elem_id="download-trace", interactive=False), "label", "download")  # value is the file
                 with gr.Row():
                     share = words(gr.Textbox(label=T("share"), elem_id="share-link", interactive=False, scale=4), "label", "share")
                     copy = words(gr.Button(T("copy"), elem_id="copy-link", scale=1), "value", "copy")

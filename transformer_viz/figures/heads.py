@@ -34,7 +34,8 @@ def head_summary_figure(trace: Trace, kind: str, presentation: bool = False,
     hover = [[hover_text(summary.head(layer, head), keys) for head in range(n_heads)] for layer in range(n_layers)]
     cell = dict(
         type="heatmap", z=summary.confidence.astype(np.float32), coloraxis="coloraxis", name=t("heads"),
-        text=[[label_name(label) for label in row] for row in summary.labels], texttemplate="%{text}",
+        # the cell shows the detector's short name (as the explanations use it); the hover names it in full
+        text=[list(row) for row in summary.labels], texttemplate="%{text}",
         textfont=dict(size=max(9, st.font_size - 2)), hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
         customdata=[[[layer, head] for head in range(n_heads)] for layer in range(n_layers)],
         xgap=2, ygap=2,
