@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -24,19 +23,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from common import timed  # noqa: E402  (benchmarks/common.py, beside this script)
+
 from transformer_viz import figures, handlers  # noqa: E402
 from transformer_viz.decoding import DecodeOptions  # noqa: E402
-
-
-def timed(fn, repeat: int) -> float:
-    """Median wall time of `fn()` in milliseconds over `repeat` runs (after one warm-up)."""
-    fn()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
 
 
 def cold_start(threads: int) -> float:
