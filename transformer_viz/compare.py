@@ -155,9 +155,8 @@ def compare(translator: Translator, text: str, intervention: Intervention, optio
     """
     intervention.validate(translator.config)
     opts = translator.options(options)
-    run = dict(strategy=opts.strategy, max_new_tokens=opts.max_new_tokens, options=opts)
-    original = translator.trace(text, **run)
-    changed = translator.trace(text, intervention=intervention, **run)
+    original = translator.trace(text, options=opts)
+    changed = translator.trace(text, options=opts, intervention=intervention)
     ids = original.target_ids
     if left_pad is None:
         left_pad = DEFAULT_LEFT_PAD if intervention.bug == "target_padding_unmasked" else 0

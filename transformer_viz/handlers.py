@@ -72,7 +72,7 @@ def decode_options(strategy: str, beam_size, temperature, top_k, top_p, seed, ma
 def translate(sentence: str, model: str, options: DecodeOptions) -> Session:
     """Run the model once with the tracer on and keep everything the views need."""
     translator = get_translator(model)
-    trace = translator.trace(sentence, options=options, strategy=options.strategy, max_new_tokens=options.max_new_tokens)
+    trace = translator.trace(sentence, options=options)
     return Session(trace=trace, model=model, options=options.__dict__.copy())
 
 
@@ -84,8 +84,8 @@ def branch(session: Session, step: int, token_id: int) -> Session:
     prefix = trace.target_ids[:step] + [int(token_id)]
     options = DecodeOptions(**session.options)
     translator = get_translator(session.model)
-    new = translator.trace(trace.source_text, options=options, strategy=options.strategy,
-                           max_new_tokens=max(options.max_new_tokens, len(prefix)), forced_prefix=prefix)
+    new = translator.trace(trace.source_text, options=options, max_new_tokens=max(options.max_new_tokens, len(prefix)),
+                           forced_prefix=prefix)
     # Shown as Markdown: escape the pieces, or `</s>` and `<unk>` would vanish as HTML tags.
     label = f"step {step}: {html.escape(trace.target_tokens[step])} → {html.escape(translator.tokenizer.id_to_piece(int(token_id)))}"
     return replace(session, trace=new, original=session.original or session.trace, branches=session.branches + [label])
@@ -295,9 +295,8 @@ def beam_node_trace(session: Session, node: int) -> tuple[Trace, int]:
     from .analysis import beam_node_prefix
 
     prefix, step = beam_node_prefix(session.trace.beam_tree, int(node))
-    options = DecodeOptions(**{**session.options, "strategy": "greedy"})
     translator = get_translator(session.model)
-    trace = translator.trace(session.trace.source_text, options=options, strategy="greedy",
+    trace = translator.trace(session.trace.source_text, options=DecodeOptions(**session.options), strategy="greedy",
                              max_new_tokens=len(prefix), forced_prefix=prefix)
     return trace, step
 
