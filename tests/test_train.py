@@ -20,7 +20,7 @@ import torch
 from transformer_viz.card import write_model_card
 from transformer_viz.data import load_corpus
 from transformer_viz.hub import WEIGHTS_NAME, load_transformer
-from transformer_viz.train import METRICS_NAME, STATE_NAME, TrainOptions, collate, noam_lr, train, weights_digest
+from transformer_viz.train import METRICS_NAME, STATE_NAME, TrainOptions, collate, learning_rate, noam_lr, train, weights_digest
 from transformer_viz.translator import load_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +45,19 @@ def test_noam_lr_is_equation_3():
     assert all(a > b for a, b in zip(lrs[warmup - 1 :], lrs[warmup:]))  # then ∝ step^-0.5
     assert noam_lr(400, d, warmup) == pytest.approx(noam_lr(100, d, warmup) / 2)
     assert noam_lr(0, d, warmup) == noam_lr(1, d, warmup) > 0  # step 0 is treated as step 1, no division by 0
+
+
+def test_cooldown_scales_noam_linearly_to_its_last_step():
+    opts = TrainOptions(warmup=100, max_steps=1000, cooldown_steps=400)
+    assert [learning_rate(s, opts, 256) for s in (1, 100, 600)] == [noam_lr(s, 256, 100) for s in (1, 100, 600)]
+    assert learning_rate(601, opts, 256) == pytest.approx(noam_lr(601, 256, 100))  # the first cooled step is at full rate
+    assert learning_rate(800, opts, 256) == pytest.approx(noam_lr(800, 256, 100) * 201 / 400)
+    assert learning_rate(1000, opts, 256) == pytest.approx(noam_lr(1000, 256, 100) / 400)  # small, not 0: no wasted step
+    cooled = [learning_rate(s, opts, 256) for s in range(601, 1001)]
+    assert all(a > b for a, b in zip(cooled, cooled[1:]))
+    assert learning_rate(1001, opts, 256) == 0.0  # past max_steps nothing moves
+    plain = TrainOptions(warmup=100, max_steps=1000)
+    assert learning_rate(1000, plain, 256) == noam_lr(1000, 256, 100)
 
 
 def test_collate_shifts_targets_and_pads_with_zero():

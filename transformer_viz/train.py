@@ -55,6 +55,7 @@ class TrainOptions:
     max_minutes: float = 0.0      # stop after this wall time (0 = no limit)
     lr_factor: float = 1.0        # lrate = factor · D^-0.5 · min(step^-0.5, step · warmup^-1.5), eq. (3)
     warmup: int = 1000
+    cooldown_steps: int = 0       # scale the rate linearly down to 0 over the last N of max_steps (0 = pure Noam)
     label_smoothing: float = 0.1  # ε_ls, sec. 5.4
     clip: float = 1.0             # max gradient norm
     seed: int = 0
@@ -72,6 +73,14 @@ def noam_lr(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
     """lrate = factor · d_model^-0.5 · min(step^-0.5, step · warmup_steps^-1.5), eq. (3)."""
     step = max(step, 1)
     return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+def learning_rate(step: int, opts: TrainOptions, d_model: int) -> float:
+    """Eq. (3), times a linear cool-down (max_steps - step + 1) / cooldown_steps over the run's last steps."""
+    rate = noam_lr(step, d_model, opts.warmup, opts.lr_factor)
+    if opts.cooldown_steps and step > opts.max_steps - opts.cooldown_steps:
+        rate *= max(opts.max_steps - step + 1, 0) / opts.cooldown_steps
+    return rate
 
 
 def mix_kinds(pairs: list[Pair], word_pairs: int, seed: int) -> list[Pair]:
@@ -208,7 +217,7 @@ def train(opts: TrainOptions) -> Path:
         nonlocal best
         elapsed = trained_seconds + time.time() - started
         record = dict(step=step, epoch=epoch, train_loss=round(running, 4), valid_loss=round(valid_loss, 4),
-                      valid_ppl=round(math.exp(min(valid_loss, 50)), 2), lr=noam_lr(step, config.d_model, opts.warmup, opts.lr_factor),
+                      valid_ppl=round(math.exp(min(valid_loss, 50)), 2), lr=learning_rate(step, opts, config.d_model),
                       tokens=tokens_seen * world, minutes=round(elapsed / 60, 2))
         with open(out / METRICS_NAME, "a") as f:
             f.write(json.dumps(record) + "\n")
@@ -238,7 +247,7 @@ def train(opts: TrainOptions) -> Path:
             step += 1
             position += 1
             for group in optimizer.param_groups:
-                group["lr"] = noam_lr(step, config.d_model, opts.warmup, opts.lr_factor)
+                group["lr"] = learning_rate(step, opts, config.d_model)
             loss, n_tokens = batch_loss(net, src, tgt_in, labels, pad, opts.label_smoothing)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
