@@ -46,6 +46,30 @@ def isolated(tmp_path, monkeypatch):
     return tmp_path
 
 
+# ---------------------------------------------------------------------------- writing
+def test_an_interrupted_save_leaves_the_previous_checkpoint_whole(tmp_path, monkeypatch):
+    """Training rewrites the checkpoint the app may be serving: a write that fails halfway changes nothing."""
+    folder = checkpoint(tmp_path / "ckpt")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    model = tiny_translator("seed000").model
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(1.0)
+
+    def half_then_crash(tensors, path, metadata=None):
+        Path(path).write_bytes(b"\x00" * 100)  # the first bytes of a file that never gets finished
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(hub, "save_file", half_then_crash)
+    with pytest.raises(OSError, match="No space"):
+        save_checkpoint(folder, model)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # and no temporary file left behind
+    load_transformer(folder)
+    monkeypatch.undo()
+    save_checkpoint(folder, model)  # a save that finishes replaces the weights
+    assert torch.equal(outputs(load_transformer(folder)), outputs(model))
+
+
 # ---------------------------------------------------------------------------- round trips
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 @pytest.mark.parametrize("sharing", [{}, {"tie_embeddings": True}, {"tie_embeddings": True, "share_embeddings": True}],

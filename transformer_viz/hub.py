@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -44,12 +45,28 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be used; the message says what is wrong and how to fix it."""
 
 
+def replace_file(path: str | Path, write: Callable[[Path], object]) -> None:
+    """Call write(temporary path) beside `path`, then rename it over `path` in one step.
+
+    A reader (the app serving a checkpoint that is still training) sees the old file or the new one,
+    never half of one; an interrupted write leaves the old file as it was.
+    """
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        write(temporary)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
 def save_checkpoint(folder: str | Path, model: Transformer, tokenizer_file: str | Path | None = None) -> Path:
     """Write config.json + model.safetensors (+ a copy of tokenizer.model) into `folder`."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / CONFIG_NAME).write_text(json.dumps(model.config.to_dict(), indent=2) + "\n")
-    save_weights(model, folder / WEIGHTS_NAME)
+    config_text = json.dumps(model.config.to_dict(), indent=2) + "\n"
+    replace_file(folder / CONFIG_NAME, lambda tmp: tmp.write_text(config_text))
+    replace_file(folder / WEIGHTS_NAME, lambda tmp: save_weights(model, tmp))
     if tokenizer_file is not None and Path(tokenizer_file).resolve() != (folder / TOKENIZER_NAME).resolve():
         shutil.copyfile(tokenizer_file, folder / TOKENIZER_NAME)
     return folder

@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 
 from .config import TransformerConfig
 from .data import Pair, load_corpus, token_batches
-from .hub import TOKENIZER_NAME, WEIGHTS_NAME, load_transformer, save_checkpoint
+from .hub import TOKENIZER_NAME, WEIGHTS_NAME, load_transformer, replace_file, save_checkpoint
 from .model import Transformer, resolve_device
 from .tokenizer import Tokenizer
 
@@ -227,8 +227,9 @@ def train(opts: TrainOptions) -> Path:
         rng = {"rng": torch.get_rng_state()}  # for an exact --resume (dropout masks)
         if device.type == "cuda":
             rng["cuda_rng"] = torch.cuda.get_rng_state(device)
-        torch.save(dict(model=model.state_dict(), optimizer=optimizer.state_dict(), step=step, epoch=epoch,
-                        position=position, best=best, tokens=tokens_seen, seconds=elapsed, **rng), state_file)
+        state = dict(model=model.state_dict(), optimizer=optimizer.state_dict(), step=step, epoch=epoch,
+                     position=position, best=best, tokens=tokens_seen, seconds=elapsed, **rng)
+        replace_file(state_file, lambda tmp: torch.save(state, tmp))  # a kill mid-write keeps the last state
         write_training_record(out, opts, record, world, device, run_started=started)
         log.info("step %d: valid loss %.3f (best %.3f)", step, valid_loss, best)
 
@@ -319,4 +320,4 @@ def write_training_record(out: Path, opts: TrainOptions, last: dict, world: int,
         processes=world, device=str(device), cpu=platform.processor() or platform.machine(),
         cpu_count=os.cpu_count(), torch=torch.__version__, threads=torch.get_num_threads(), last=last, runs=runs,
     )
-    path.write_text(json.dumps(record, indent=2) + "\n")
+    replace_file(path, lambda tmp: tmp.write_text(json.dumps(record, indent=2) + "\n"))
