@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from .config import TransformerConfig
+from .dropout import Dropout
 from .hooks import HookPoint
 
 
@@ -40,7 +41,7 @@ class MultiHeadAttention(nn.Module):
         self.w_k = nn.Linear(D, D, bias=config.attn_bias)
         self.w_v = nn.Linear(D, D, bias=config.attn_bias)
         self.w_o = nn.Linear(D, D, bias=config.attn_bias)
-        self.dropout = nn.Dropout(config.dropout)
+        self.dropout = Dropout(config.dropout)
         self.hook_q = HookPoint()        # (B, H, Tq, Dh)
         self.hook_k = HookPoint()        # (B, H, Tk, Dh)
         self.hook_v = HookPoint()        # (B, H, Tk, Dh)
@@ -90,10 +91,11 @@ class MultiHeadAttention(nn.Module):
         k, v = self.hook_k(k), self.hook_v(v)
         Tk = k.shape[2]
         mask = self.hook_mask(mask.expand(B, 1, Tq, Tk))  # (B, 1, Tq, Tk)
+        blocked = ~mask
 
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (B, H, Tq, Tk), eq. (1)
-        scores = self.hook_scores(scores.masked_fill(~mask, torch.finfo(scores.dtype).min))
-        pattern = torch.softmax(scores, dim=-1).masked_fill(~mask, 0.0)  # (B, H, Tq, Tk)
+        scores = self.hook_scores(scores.masked_fill(blocked, torch.finfo(scores.dtype).min))
+        pattern = torch.softmax(scores, dim=-1).masked_fill(blocked, 0.0)  # (B, H, Tq, Tk)
         pattern = self.hook_pattern(pattern)
         z = self.hook_z(self.dropout(pattern) @ v)  # (B, H, Tq, Dh)
         return self.w_o(self.merge_heads(z))  # (B, Tq, D)

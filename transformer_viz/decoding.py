@@ -158,7 +158,7 @@ def filter_logits(logits: torch.Tensor, top_k: int, top_p: float) -> torch.Tenso
     return logits
 
 
-@torch.no_grad()
+@torch.inference_mode()  # like no_grad, minus autograd's version counters: ~10% per cached step
 def generate(
     model: Transformer,
     src_ids: torch.Tensor,

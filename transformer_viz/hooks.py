@@ -15,10 +15,12 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import fnmatch
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 
 import torch
 from torch import nn
+from torch.nn.modules import module as torch_module
 
 HookFn = Callable[[torch.Tensor, "HookPoint"], torch.Tensor | None]
 
@@ -45,6 +47,19 @@ class HookPoint(nn.Module):
                 x = x if out is None else out
         return x
 
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        """forward(x) directly: a decoding step passes ~65 hook points, and nn.Module's call machinery
+        would be most of their cost. Hooks registered the PyTorch way still run through it."""
+        if has_torch_hooks(self):
+            return super().__call__(x)
+        return self.forward(x)
+
+
+def has_torch_hooks(module: nn.Module) -> bool:
+    """Whether PyTorch forward hooks are registered on `module` or, globally, on every module."""
+    return bool(module._forward_hooks or module._forward_pre_hooks
+                or torch_module._global_forward_hooks or torch_module._global_forward_pre_hooks)
+
 
 def name_hook_points(model: nn.Module) -> None:
     """Give every HookPoint its module path as name (call once after building a model)."""
@@ -53,9 +68,22 @@ def name_hook_points(model: nn.Module) -> None:
             module.name = name
 
 
+# module → {path: HookPoint}: walking ~150 modules costs more than a short sentence's trace can spare,
+# so each model (or submodule) is walked once. Hook points are fixed when a model is built.
+_TABLES: weakref.WeakKeyDictionary[nn.Module, dict[str, HookPoint]] = weakref.WeakKeyDictionary()
+
+
+def hook_points(model: nn.Module) -> dict[str, HookPoint]:
+    """Every HookPoint of `model` by its path relative to `model`, in module order."""
+    table = _TABLES.get(model)
+    if table is None:
+        table = _TABLES[model] = {name: m for name, m in model.named_modules() if isinstance(m, HookPoint)}
+    return table
+
+
 def hook_names(model: nn.Module) -> list[str]:
     """All hook point names of a model, in module order."""
-    return [name for name, m in model.named_modules() if isinstance(m, HookPoint)]
+    return list(hook_points(model))
 
 
 def select_hooks(model: nn.Module, names: str | Iterable[str] | Callable[[str], bool] | None) -> list[str]:
@@ -77,15 +105,12 @@ def select_hooks(model: nn.Module, names: str | Iterable[str] | Callable[[str], 
 def intervene(model: nn.Module, hooks: dict[str, HookFn] | Iterable[tuple[str, HookFn]]) -> Iterator[None]:
     """Run forward passes with extra hooks (name or glob → fn(x, hook) → new x or None), for this context only."""
     pairs = list(hooks.items()) if isinstance(hooks, dict) else list(hooks)
-    modules = dict(model.named_modules())  # walked once: a Tracer passes ~20 exact names
+    points = hook_points(model) if pairs else {}
     added: dict[HookPoint, list[HookFn]] = {}
     for pattern, fn in pairs:
-        if isinstance(modules.get(pattern), HookPoint):  # an exact name: no need to match every module
-            names = [pattern]
-        else:
-            names = select_hooks(model, [pattern])
+        names = [pattern] if pattern in points else select_hooks(model, [pattern])  # exact names need no matching
         for name in names:
-            added.setdefault(modules[name], []).append(fn)
+            added.setdefault(points[name], []).append(fn)
     current = _ACTIVE.get()
     merged = dict(current)
     for hook, fns in added.items():
@@ -112,7 +137,8 @@ class Tracer:
         self._context: contextlib.AbstractContextManager | None = None
 
     def _record(self, x: torch.Tensor, hook: HookPoint) -> None:
-        value = x.detach().to("cpu", copy=True)
+        with torch.inference_mode(False):  # a normal tensor even inside generate()'s inference mode
+            value = x.detach().to("cpu", copy=True)
         self.cache[hook.name] = value
         self.history.setdefault(hook.name, []).append(value)
 

@@ -12,6 +12,7 @@ from torch import nn
 
 from .attention import MultiHeadAttention
 from .config import TransformerConfig
+from .dropout import Dropout
 from .hooks import HookPoint, hook_names, name_hook_points
 from .masks import cross_mask, decoder_mask, encoder_mask
 
@@ -82,7 +83,7 @@ class FeedForward(nn.Module):
         super().__init__()
         self.w_1 = nn.Linear(config.d_model, config.d_ff)
         self.w_2 = nn.Linear(config.d_ff, config.d_model)
-        self.dropout = nn.Dropout(config.dropout)
+        self.dropout = Dropout(config.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.w_2(self.dropout(torch.relu(self.w_1(x))))  # (B, L, D)
@@ -97,7 +98,7 @@ class Sublayer(nn.Module):
     def __init__(self, config: TransformerConfig):
         super().__init__()
         self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps)
-        self.dropout = nn.Dropout(config.dropout)
+        self.dropout = Dropout(config.dropout)
         self.norm_first = config.norm_first
         self.hook_out = HookPoint()  # (B, L, D) the sublayer's output f(·), before dropout and the add
 
@@ -155,7 +156,7 @@ class Embedder(nn.Module):
         super().__init__()
         self.embed = embed
         self.pos = SinusoidalPositionalEncoding(config) if config.positional == "sinusoidal" else LearnedPositionalEmbedding(config)
-        self.dropout = nn.Dropout(config.dropout)
+        self.dropout = Dropout(config.dropout)
         self.hook_embed = HookPoint()  # (B, L, D) token embeddings (scaled)
         self.hook_pos = HookPoint()    # (1, L, D) the positional encodings that are added
         self.hook_input = HookPoint()  # (B, L, D) their sum after dropout
@@ -248,7 +249,7 @@ class Transformer(nn.Module):
 
     @property
     def device(self) -> torch.device:
-        return next(self.parameters()).device
+        return self.decoder.generator.weight.device  # (next(self.parameters()) would walk every module)
 
     def encode(self, src_ids: torch.Tensor) -> torch.Tensor:
         """Source ids (B, S) → memory (B, S, D)."""

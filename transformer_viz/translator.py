@@ -110,7 +110,7 @@ class Translator:
         with intervene(self.model, extra + replay):
             return self.record(text, src, hyp, opts, len(forced_prefix or []), notices[0])
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def record(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int, notices: list[str]) -> Trace:
         """One teacher-forced pass over <s> y1..y(T-1) with the tracer on: row t is the query that produced y_t.
 
