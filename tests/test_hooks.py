@@ -338,3 +338,15 @@ def test_a_model_is_walked_once_for_its_hook_points(tiny_model, batch):
         with Tracer(model, "*.hook_pattern") as tracer, intervene(model, {"decoder.hook_logits": lambda x, h: x}):
             model(*batch)
     assert len(walks) <= 1 and len(tracer.cache) == 3 * 2  # three attention kinds × 2 layers
+
+
+def test_a_remembered_selection_is_handed_out_as_a_copy(model):
+    from transformer_viz.hooks import select_hooks
+
+    first = select_hooks(model, ["*.cross_attn.hook_pattern", "encoder.hook_pos"])
+    first.clear()  # a caller's list is its own
+    assert select_hooks(model, ["*.cross_attn.hook_pattern", "encoder.hook_pos"]) == [
+        "encoder.hook_pos", "decoder.layers.0.cross_attn.hook_pattern", "decoder.layers.1.cross_attn.hook_pattern"]
+    for _ in range(2):  # an unknown pattern is refused every time, not remembered
+        with pytest.raises(KeyError, match="no_such"):
+            select_hooks(model, ["encoder.hook_pos", "no_such_hook"])

@@ -261,7 +261,7 @@ def model_card(translator: Translator) -> str:
     arch = "pre-LN (norm → sublayer → residual) + final LayerNorm" if cfg.norm_first else "post-LN (sublayer → residual → norm)"
     return (
         f"### {html.escape(translator.name)} (preset `{cfg.name}`)\n\n"
-        f"- **{translator.model.num_parameters():,} parameters**; {cfg.n_layers} encoder + {cfg.n_layers} decoder layers; "
+        f"- **{translator.n_parameters:,} parameters**; {cfg.n_layers} encoder + {cfg.n_layers} decoder layers; "
         f"D = {cfg.d_model}, H = {cfg.n_heads} heads of Dh = {cfg.d_head}, FFN width {cfg.d_ff}\n"
         f"- blocks: {arch}; positions: {cfg.positional}; vocabulary {cfg.src_vocab_size} SentencePiece pieces\n\n"
         f"Hook points (B batch, S source length, T target length):\n\n| hook point | shape |\n|---|---|\n{rows}\n"

@@ -73,6 +73,9 @@ def name_hook_points(model: nn.Module) -> None:
 _TABLES: weakref.WeakKeyDictionary[nn.Module, dict[str, HookPoint]] = weakref.WeakKeyDictionary()
 
 
+_SELECTIONS: weakref.WeakKeyDictionary[nn.Module, dict[tuple[str, ...], list[str]]] = weakref.WeakKeyDictionary()
+
+
 def hook_points(model: nn.Module) -> dict[str, HookPoint]:
     """Every HookPoint of `model` by its path relative to `model`, in module order."""
     table = _TABLES.get(model)
@@ -93,12 +96,14 @@ def select_hooks(model: nn.Module, names: str | Iterable[str] | Callable[[str], 
         return available
     if callable(names):
         return [n for n in available if names(n)]
-    patterns = [names] if isinstance(names, str) else list(names)
-    chosen = [n for n in available if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
-    unmatched = [p for p in patterns if not any(fnmatch.fnmatchcase(n, p) for n in available)]
-    if unmatched:
-        raise KeyError(f"no hook point matches {unmatched}; see hook_names(model) for the {len(available)} names")
-    return chosen
+    patterns = (names,) if isinstance(names, str) else tuple(names)
+    known = _SELECTIONS.setdefault(model, {})
+    if patterns not in known:  # the app traces with the same ~20 patterns on every request
+        unmatched = [p for p in patterns if not any(fnmatch.fnmatchcase(n, p) for n in available)]
+        if unmatched:
+            raise KeyError(f"no hook point matches {list(unmatched)}; see hook_names(model) for the {len(available)} names")
+        known[patterns] = [n for n in available if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+    return list(known[patterns])
 
 
 @contextlib.contextmanager

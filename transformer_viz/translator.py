@@ -43,6 +43,7 @@ class Translator:
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.name = name
+        self.n_parameters = model.num_parameters()  # counted once: it walks every module
 
     @property
     def config(self):
@@ -143,7 +144,7 @@ class Translator:
             },
             positional_encoding=tracer["encoder.hook_pos"][0].numpy(),
             decoder_self_scores=raw_scores(tracer, cfg.n_layers),
-            model={"name": self.name, "config": cfg.to_dict(), "parameters": self.model.num_parameters()},
+            model={"name": self.name, "config": cfg.to_dict(), "parameters": self.n_parameters},
             options=asdict(opts), forced_prefix=n_forced, notices=notices, beam_tree=hyp.beam_tree,
         )
 
