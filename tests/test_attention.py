@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from transformer_viz.attention import MultiHeadAttention, scaled_dot_product_attention
+from transformer_viz.attention import KeyValueCache, MultiHeadAttention, scaled_dot_product_attention
 from transformer_viz.config import PRESETS
 from transformer_viz.hooks import Tracer, name_hook_points
 
@@ -209,3 +209,18 @@ def test_each_head_owns_its_slice_of_the_projection(role, head, tiny_config):
         assert torch.equal(new_pattern, pattern)
     else:
         assert not torch.allclose(new_pattern[:, head], pattern[:, head], atol=1e-4)
+
+
+def test_key_value_cache_holds_what_concatenation_would():
+    chunks = [(torch.randn(3, 2, n, 4), torch.randn(3, 2, n, 4)) for n in (2, 1, 1, 5, 3)]
+    cache = KeyValueCache(*chunks[0], capacity=4)  # 12 positions in all: it has to grow twice
+    earlier = cache.keys()
+    for i, (k, v) in enumerate(chunks[1:], start=2):
+        keys, values = cache.append(k, v)
+        assert torch.equal(keys, torch.cat([c[0] for c in chunks[:i]], dim=2))
+        assert torch.equal(values, torch.cat([c[1] for c in chunks[:i]], dim=2))
+    assert torch.equal(earlier, chunks[0][0])  # a view handed out before is not overwritten
+    index = torch.tensor([2, 0])
+    cache.reorder(index)
+    assert torch.equal(cache.keys(), torch.cat([c[0] for c in chunks], dim=2)[index])
+    assert torch.equal(cache.values(), torch.cat([c[1] for c in chunks], dim=2)[index])

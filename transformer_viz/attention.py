@@ -27,6 +27,47 @@ def scaled_dot_product_attention(
     return weights @ v, weights  # (B, H, Tq, Dh), (B, H, Tq, Tk)
 
 
+class KeyValueCache:
+    """Keys and values of the positions seen so far, in (B, H, capacity, Dh) buffers filled from the left.
+
+    Appending writes only the new positions (a torch.cat would copy all t of them at every step);
+    keys()/values() are views of the filled part. The capacity doubles when a sequence outgrows it.
+    """
+
+    def __init__(self, k: torch.Tensor, v: torch.Tensor, capacity: int = 0):
+        B, H, L, Dh = k.shape
+        self.k = k.new_empty(B, H, max(capacity, L), Dh)
+        self.v = v.new_empty(B, H, max(capacity, L), Dh)
+        self.length = 0
+        self.append(k, v)
+
+    def append(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Add (B, H, Lnew, Dh) keys and values; return all of them so far, two (B, H, t, Dh)."""
+        end = self.length + k.shape[2]
+        if end > self.k.shape[2]:
+            self.k, self.v = grown(self.k, max(end, 2 * self.k.shape[2])), grown(self.v, max(end, 2 * self.v.shape[2]))
+        self.k[:, :, self.length : end] = k
+        self.v[:, :, self.length : end] = v
+        self.length = end
+        return self.keys(), self.values()
+
+    def keys(self) -> torch.Tensor:
+        return self.k[:, :, : self.length]
+
+    def values(self) -> torch.Tensor:
+        return self.v[:, :, : self.length]
+
+    def reorder(self, index: torch.Tensor) -> None:
+        """Keep batch rows `index` (beam search: follow the surviving hypotheses)."""
+        self.k, self.v = self.k.index_select(0, index), self.v.index_select(0, index)
+
+
+def grown(buffer: torch.Tensor, capacity: int) -> torch.Tensor:
+    """(B, H, L, Dh) → (B, H, capacity, Dh), the first L positions copied."""
+    B, H, L, Dh = buffer.shape
+    return torch.cat([buffer, buffer.new_empty(B, H, capacity - L, Dh)], dim=2)
+
+
 class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, …, head_H) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)."""
 
@@ -35,6 +76,7 @@ class MultiHeadAttention(nn.Module):
         D = config.d_model
         self.n_heads = config.n_heads
         self.d_head = config.d_head
+        self.max_len = config.max_len  # room a self-attention cache reserves
         # One D×D projection per role; its output is split into H heads of width Dh,
         # so each head has its own D×Dh slice (not one Dh×Dh matrix shared by all heads).
         self.w_q = nn.Linear(D, D, bias=config.attn_bias)
@@ -80,14 +122,13 @@ class MultiHeadAttention(nn.Module):
         B, Tq, _ = query.shape
         q = self.hook_q(self.split_heads(self.w_q(query)))  # (B, H, Tq, Dh)
         if source is None:  # cross-attention step: memory K/V computed on the first step
-            k, v = cache[cache_key]
+            k, v = cache[cache_key].keys(), cache[cache_key].values()
         else:
             k, v = self.project_kv(source)  # (B, H, Tk, Dh)
-            if cache is not None and cache_key in cache:  # self-attention step: prepend the past
-                past_k, past_v = cache[cache_key]
-                k, v = torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
-            if cache is not None:
-                cache[cache_key] = (k, v)
+            if cache is not None and cache_key in cache:  # self-attention step: after the past positions
+                k, v = cache[cache_key].append(k, v)
+            elif cache is not None:
+                cache[cache_key] = KeyValueCache(k, v, capacity=self.max_len if cache_key == "self" else 0)
         k, v = self.hook_k(k), self.hook_v(v)
         Tk = k.shape[2]
         mask = self.hook_mask(mask.expand(B, 1, Tq, Tk))  # (B, 1, Tq, Tk)

@@ -10,7 +10,7 @@ import math
 import torch
 from torch import nn
 
-from .attention import MultiHeadAttention
+from .attention import KeyValueCache, MultiHeadAttention
 from .config import TransformerConfig
 from .dropout import Dropout
 from .hooks import HookPoint, hook_names, name_hook_points
@@ -208,7 +208,7 @@ class DecoderCache:
     """Keys/values of the target positions decoded so far, per layer, for incremental decoding."""
 
     def __init__(self, n_layers: int):
-        self.layers: list[dict] = [{} for _ in range(n_layers)]
+        self.layers: list[dict[str, KeyValueCache]] = [{} for _ in range(n_layers)]  # "self", "cross"
         self.tgt_ids: torch.Tensor | None = None  # (B, t) every target token fed so far
 
     @property
@@ -219,8 +219,8 @@ class DecoderCache:
         """Keep batch rows `index` (beam search: follow the surviving hypotheses)."""
         self.tgt_ids = self.tgt_ids.index_select(0, index)
         for layer in self.layers:
-            for key, (k, v) in layer.items():
-                layer[key] = (k.index_select(0, index), v.index_select(0, index))
+            for keys_values in layer.values():
+                keys_values.reorder(index)
 
 
 class Transformer(nn.Module):
