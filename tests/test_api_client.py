@@ -43,3 +43,8 @@ def test_unknown_model_is_an_error(client):
 def test_empty_text_is_an_error(client, text):
     with pytest.raises(AppError, match="empty"):
         client.predict(text, "seed000", api_name="/translate")
+
+
+def test_too_long_a_text_is_refused_not_silently_cut(client):
+    with pytest.raises(AppError, match=r"too long: the model reads at most \d+ tokens"):
+        client.predict("The children are playing in the garden. " * 40, "seed000", api_name="/translate")

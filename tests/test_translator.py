@@ -113,6 +113,15 @@ def test_overlong_text_is_cut_to_max_chars_with_a_notice(translator):
     assert notices[1] == []
 
 
+def test_truncate_false_refuses_overlong_text_instead_of_cutting_it(translator):
+    long_words = "house " * (translator.config.max_len + 5)
+    for text, where in [(long_words, "the text"), ("a " * MAX_CHARS, "the text"), ([TEXT, long_words], "text 1")]:
+        with pytest.raises(ValueError, match=f"{where} is too long: the model reads at most {translator.config.max_len} tokens"):
+            translator.translate(text, truncate=False, max_new_tokens=4)
+    assert translator.translate(TEXT, truncate=False, max_new_tokens=4) == translator.translate(TEXT, max_new_tokens=4)
+    assert isinstance(translator.translate(long_words, max_new_tokens=4), str)  # cut, as before, by default
+
+
 # ---------------------------------------------------------------------------- trace()
 def test_trace_shapes(translator, trace):
     cfg = translator.config

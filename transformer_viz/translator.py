@@ -78,15 +78,24 @@ class Translator:
         return replace(options or DecodeOptions(), **overrides).validate()
 
     def translate(self, text: str | list[str], options: DecodeOptions | None = None,
-                  intervention: Intervention | None = None, **overrides) -> str | list[str]:
-        """English → German; a list in gives a list out, decoded as one padded batch (under `intervention` if given)."""
+                  intervention: Intervention | None = None, truncate: bool = True, **overrides) -> str | list[str]:
+        """English → German; a list in gives a list out, decoded as one padded batch (under `intervention` if given).
+
+        Input longer than the model reads is cut (trace() lists it in its notices); with truncate=False it is
+        refused with a ValueError instead, for callers that would otherwise never learn of the cut.
+        """
         single = isinstance(text, str)
         texts = [text] if single else list(text)
         if not texts:
             return []
         if intervention is not None and intervention.needs_means and len(texts) > 1:  # means are per sentence
-            return [self.translate(t, options, intervention, **overrides) for t in texts]
-        src, _ = self.encode_sources(texts)
+            return [self.translate(t, options, intervention, truncate, **overrides) for t in texts]
+        src, notices = self.encode_sources(texts)
+        cut = [i for i, notes in enumerate(notices) if notes]  # every notice says the input was cut
+        if cut and not truncate:
+            where = "the text" if single else f"text {cut[0]}"
+            raise ValueError(f"{where} is too long: the model reads at most {self.config.max_len} tokens "
+                             f"({MAX_CHARS} characters); send a shorter text, e.g. one sentence at a time")
         opts = self.options(options, **overrides)
         extra = [] if intervention is None else input_hooks(self.model, src, intervention, opts)
         with intervene(self.model, extra):
