@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.pages import open_tab
-from transformer_viz import analysis
+from transformer_viz import analysis, i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
 from transformer_viz.translator import load_model
@@ -91,6 +91,8 @@ def test_head_summary_cells_open_their_head(open_app, library):
     assert [esc(t) for t in trace.decoder_input_tokens] in opened["ticks"]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#tab-heads").screenshot(path=str(SCREENSHOTS / "heads.png"))
+    page.get_by_label("한국어").check()  # the head a click opened is redrawn in the new language
+    wait_plot(page, "plot-heads-open", "층 1", "2")
 
 
 def test_rollout_and_word_views_label_their_axes(open_app, library):
@@ -153,6 +155,10 @@ def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library
     maps = wait_plot(page, "plot-whatif-maps", "Decoder self-attention", "Layer 0")
     assert [esc(t) for t in expected.forced_original.decoder_input_tokens] in maps["ticks"]
     page.locator("#tab-whatif").screenshot(path=str(SCREENSHOTS / "whatif.png"))
+    page.get_by_label("日本語").check()  # the summary and both figures follow the language switch
+    page.wait_for_function("t => document.querySelector('#whatif-summary').innerText.includes(t)",
+                           arg=i18n.text("iv-explain-no_positions", "ja")[:20], timeout=WAIT)
+    wait_plot(page, "plot-whatif-maps", "層 0")
 
 
 def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):

@@ -416,15 +416,17 @@ def build_demo() -> gr.Blocks:
         head.input(draw_step, step_in, step_out + [step_md, alt], api_visibility="private")
 
         def open_head(sess, choice, knd, pres, lng):
+            """The head chosen in the menu or clicked in the overview, large; and the choice, to redraw it later."""
             if sess is None or not choice:
-                return gr.skip()
+                return gr.skip(), gr.skip()
             _, lay, _, hd = choice.split()[:4]  # "layer L head H", perhaps followed by a click's timestamp
             with figures.language(lng):
-                return plot(figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres)), pres)
+                return plot(figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres)), pres), choice
 
-        pick.change(open_head, [session, pick, kind, presentation, lang], large, api_visibility="private")
+        large_choice = gr.State("")  # the head shown in `large`: the menu and the thumbnails both open one
+        pick.change(open_head, [session, pick, kind, presentation, lang], [large, large_choice], api_visibility="private")
         # A click on a thumbnail: OVERVIEW_CLICK_JS writes "layer L head H" into the hidden box.
-        clicked.change(open_head, [session, clicked, kind, presentation, lang], large, api_visibility="private")
+        clicked.change(open_head, [session, clicked, kind, presentation, lang], [large, large_choice], api_visibility="private")
 
         def open_summary_head(sess, choice, pres, lng):
             """A click on a head-summary cell ('kind layer head') opens that head large."""
@@ -478,19 +480,20 @@ def build_demo() -> gr.Blocks:
         bug_btn.click(on_bug, [lang, session, bug, layer, head, presentation], bug_out, api_visibility="private")
 
         def redraw_labs(wcomp, bcomp, knd, bname, lay, hd, pres, lng):
-            """The layer, head, look or map kind changed: redraw both labs' figures from their stored comparisons."""
+            """The layer, head, look, map kind or language changed: redraw both labs from their stored comparisons."""
             out = []
             for comp, kind_name in ((wcomp, h.KINDS[knd]), (bcomp, BUG_KIND[bname])):
                 if comp is None:
-                    out += [gr.skip(), gr.skip()]
+                    out += [gr.skip()] * 3
                     continue
                 figs = h.lab_figures(comp, kind_name, int(lay), hd, slides(pres), lang=lng)
-                out += [plot(figs["probs"], pres), plot(figs["maps"], pres)]
+                out += [h.comparison_summary(comp, lng), plot(figs["probs"], pres), plot(figs["maps"], pres)]
             return out
 
         labs_in = [whatif_out[0], bug_out[0], whatif_kind, bug, layer, head, presentation, lang]
+        labs_out = whatif_out[-3:] + bug_out[-3:]  # summary, probabilities, maps of each lab
         for control in (layer, head, presentation, whatif_kind):
-            control.input(redraw_labs, labs_in, whatif_out[-2:] + bug_out[-2:], api_visibility="private")
+            control.input(redraw_labs, labs_in, labs_out, api_visibility="private")
 
         @localised_errors
         def on_branch(lng, sess, t, token_id):
@@ -530,10 +533,24 @@ def build_demo() -> gr.Blocks:
             notes = "" if sess is None else "\n".join(f"- {i18n.message(n, lng)}" for n in sess.trace.notices)
             return words.updates(lng) + [notes]
 
+        def reopen_views(lng, sess, head_choice, summary_choice, beam_choice, knd, lay, pres):
+            """The views a click opened (a head, a head-summary cell, a beam node), redrawn in the new language."""
+            def redrawn(draw, *args, width: int = 1):
+                try:
+                    return draw(*args)
+                except (gr.Error, IndexError, ValueError):  # the choice belonged to an earlier translation or model
+                    return (gr.skip(),) * width if width > 1 else gr.skip()
+
+            return [redrawn(open_head, sess, head_choice, knd, pres, lng, width=2)[0],
+                    redrawn(open_summary_head, sess, summary_choice, pres, lng),
+                    *redrawn(open_beam_node, lng, sess, beam_choice, lay, pres, width=2)]
+
         # Every figure's titles, axes and hovers are in the visitor's language too: redraw them all.
         lang.change(relabel, [lang, session], words.components + [notices], api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private").then(
-            redraw_labs, labs_in, whatif_out[-2:] + bug_out[-2:], api_visibility="private")
+            redraw_labs, labs_in, labs_out, api_visibility="private").then(
+            reopen_views, [lang, session, large_choice, heads_clicked, beam_clicked, kind, layer, presentation],
+            [large, heads_open, beam_info, beam_node], api_visibility="private")
         demo.load(None, None, None, js=CLICK_JS)
         demo.load(on_load, None, [sentence, model] + options_in + [lang], api_visibility="private").then(
             translate_if_linked, translate_in, translate_out, api_visibility="private").then(
