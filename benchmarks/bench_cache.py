@@ -47,7 +47,7 @@ def main() -> None:
             cached, recomputed = DecodeOptions(max_new_tokens=n), DecodeOptions(max_new_tokens=n, use_cache=False)
             a, b = generate(model, src, cached)[0], generate(model, src, recomputed)[0]
             assert a.ids == b.ids and len(a.ids) == min(n, translator.config.max_len), "the paths must agree"
-            repeat = max(3, args.repeat * 16 // n)  # fewer runs for the long ones
+            repeat = max(5, args.repeat * 16 // n)  # fewer runs for the long ones, but enough for a steady median
             runs = {"cached": lambda: generate(model, src, cached),
                     "recompute_last": lambda: generate(model, src, recomputed)}
             ms = interleaved(runs, repeat)
