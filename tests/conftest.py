@@ -1,4 +1,4 @@
-"""Shared fixtures: offline environment, a fresh seed per test, tiny configs and models."""
+"""Shared fixtures: offline environment, a fresh seed per test, tiny configs, models, translators and traces."""
 from __future__ import annotations
 
 import os
@@ -11,6 +11,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pytest
 import torch
 
+from tests.tiny import tiny_translator, with_evil_tokens
 from transformer_viz import Transformer, TransformerConfig
 
 # The tensors in unit tests are tiny: intra-op threads only add scheduling overhead
@@ -65,6 +66,42 @@ def make_ids():
         return ids
 
     return build
+
+
+# ---------------------------------------------------------------- a tiny translator and its traces (figures, handlers)
+# Module-scoped: built once per module that uses them. A module that needs another model (another preset, a shorter
+# max_len, several presets) defines its own `translator`, which replaces this one there.
+@pytest.fixture(scope="module")
+def translator():
+    """The tiny seed000 translator: random weights, nonsense output, the same in every run."""
+    return tiny_translator()
+
+
+@pytest.fixture(scope="module")
+def trace(translator):
+    """'the dog sees the dog.' decoded greedily, at most 6 tokens: the source repeats pieces, so duplicate tick
+    labels must stay apart."""
+    return translator.trace("the dog sees the dog.", max_new_tokens=6)
+
+
+@pytest.fixture(scope="module")
+def beam_trace(translator):
+    """'I see the house.' by beam search (3 beams, at most 5 tokens): a tree with pruned nodes."""
+    return translator.trace("I see the house.", strategy="beam", beam_size=3, max_new_tokens=5)
+
+
+@pytest.fixture(scope="module")
+def evil_trace(trace):
+    """`trace` with an HTML payload as a source token, a target token, step 0's choice and an alternative."""
+    return with_evil_tokens(trace)
+
+
+@pytest.fixture
+def empty_registry(monkeypatch):
+    """The app's model registry, empty for one test and restored after it: the test registers what it uses."""
+    from transformer_viz import handlers
+
+    monkeypatch.setattr(handlers, "_models", {})
 
 
 # ---------------------------------------------------------------- the app in a subprocess (browser and API tests)

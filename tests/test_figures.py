@@ -1,101 +1,15 @@
-"""Figures draw exactly the trace's numbers, label every axis with the tokens, and show user text literally."""
+"""Figures draw exactly the trace's numbers and label every axis with the tokens, duplicates apart."""
 from __future__ import annotations
 
-import ast
-import copy
-import dataclasses
-import json
 import math
-from pathlib import Path
 
 import numpy as np
-import plotly.graph_objects as go
 import pytest
 
 import transformer_viz.figures as F
-from tests.tiny import tiny_translator
+from tests.plots import axes_of, heatmaps, hover_at, strings
+from tests.tiny import EVIL
 from transformer_viz.figures.style import esc
-
-EVIL = "<img src=x onerror=alert(1)>"
-
-
-@pytest.fixture(scope="module")
-def translator():
-    return tiny_translator()
-
-
-@pytest.fixture(scope="module")
-def trace(translator):
-    # "the dog … the dog" repeats pieces: duplicate tick labels must stay apart.
-    return translator.trace("the dog sees the dog.", max_new_tokens=8)
-
-
-@pytest.fixture(scope="module")
-def beam_trace(translator):
-    return translator.trace("I see the house.", strategy="beam", beam_size=3, max_new_tokens=5)
-
-
-@pytest.fixture(scope="module")
-def evil_trace(trace):
-    """The same trace with an HTML payload as a source token, a target token and an alternative."""
-    steps = copy.deepcopy(trace.steps)
-    steps[0]["token"] = steps[0]["top_k"][0]["token"] = EVIL
-    source = list(trace.source_tokens)
-    source[1] = EVIL
-    target = list(trace.target_tokens)
-    target[0] = EVIL
-    return dataclasses.replace(trace, source_tokens=source, target_tokens=target, steps=steps)
-
-
-def heatmaps(fig):
-    return [t for t in fig.data if t.type == "heatmap"]
-
-
-def axes_of(fig, trace_):
-    """The layout x and y axes a trace is drawn on."""
-    x, y = trace_.xaxis or "x", trace_.yaxis or "y"  # a single-plot figure leaves them unset
-    return fig.layout["xaxis" + x[1:]], fig.layout["yaxis" + y[1:]]
-
-
-def hover_at(fig, panel, row, col):
-    """The hover label Plotly.js draws over a heatmap cell: %{x} and %{y} show the axes' tick text at that
-    position (tickmode "array"; checked in Chromium), %{hovertext} the cell's own hover text."""
-    x, y = axes_of(fig, panel)
-    label = panel.hovertemplate
-    if panel.hovertext is not None:
-        label = label.replace("%{hovertext}", np.asarray(panel.hovertext)[row, col])
-    return (label.replace("%{x}", x.ticktext[list(x.tickvals).index(col)])
-            .replace("%{y}", y.ticktext[list(y.tickvals).index(row)]))
-
-
-def strings(obj):
-    """Every string inside a figure's JSON-ready form."""
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, dict):
-        for value in obj.values():
-            yield from strings(value)
-    elif isinstance(obj, (list, tuple, np.ndarray)):
-        for value in obj:
-            yield from strings(value)
-
-
-def all_figures(trace, beam_trace):
-    return {
-        "grid": F.attention_grid(trace, "cross", 0, step=2),
-        "head": F.attention_head(trace, "decoder_self", 1, 0, step=2),
-        "alignment": F.alignment(trace, 1, step=1),
-        "overview": F.overview(trace, "encoder_self"),
-        "topk": F.topk_bar(trace, 1),
-        "pe": F.positional_heatmap(trace.positional_encoding, tokens=trace.source_tokens),
-        "curves": F.positional_curves(trace.positional_encoding),
-        "similarity": F.position_similarity(trace.positional_encoding),
-        "padding": F.encoder_padding_mask(trace, len(trace.source_tokens) + 4),
-        "causal": F.decoder_causal_mask(trace, step=2),
-        "cross_mask": F.cross_mask(trace),
-        "pipeline": F.score_pipeline(trace, 0, 1, step=2),
-        "beam": F.beam_tree_figure(beam_trace),
-    }
 
 
 @pytest.mark.parametrize("kind", ["cross", "decoder_self", "encoder_self"])
@@ -238,51 +152,6 @@ def test_topk_bar_probabilities_and_the_chosen_token(trace):
     assert fig.layout.title.text == f"Step {t}: next-token probabilities (entropy {record['entropy']:.2f} nats)"
 
 
-def test_user_text_is_escaped_everywhere(evil_trace, trace):
-    figs = [
-        F.attention_grid(evil_trace, "cross", 0, step=0), F.attention_head(evil_trace, "encoder_self", 0, 0),
-        F.alignment(evil_trace, 0, step=0), F.topk_bar(evil_trace, 0),
-        F.decoder_causal_mask(evil_trace), F.encoder_padding_mask(evil_trace, 20),
-        F.score_pipeline(evil_trace, 0, 0), F.positional_heatmap(evil_trace.positional_encoding, evil_trace.source_tokens),
-        F.positional_heatmap(trace.positional_encoding, title=EVIL),
-    ]
-    for fig in figs:
-        found = list(strings(fig.to_plotly_json()))
-        assert not any("<img" in s for s in found)
-        assert any("&lt;img src=x onerror=alert(1)&gt;" in s for s in found)
-    grid = figs[0]
-    assert grid.layout.xaxis.ticktext[1] == "&lt;img src=x onerror=alert(1)&gt;"
-    assert "&lt;img" in hover_at(grid, heatmaps(grid)[0], 0, 1)
-    assert "&lt;img" in grid.layout.title.text  # step 0 produces the payload
-    assert esc("a & b $x$") == "a &amp; b &#36;x&#36;"
-
-
-@pytest.mark.parametrize("name", ["grid", "head", "alignment", "overview", "topk", "pe", "curves", "similarity",
-                                  "padding", "causal", "cross_mask", "pipeline", "beam"])
-def test_presentation_mode_is_large_on_white_and_json_is_small(trace, beam_trace, name):
-    builders = {
-        "grid": lambda p: F.attention_grid(trace, "cross", 0, step=2, presentation=p),
-        "head": lambda p: F.attention_head(trace, "decoder_self", 1, 0, step=2, presentation=p),
-        "alignment": lambda p: F.alignment(trace, 1, step=1, presentation=p),
-        "overview": lambda p: F.overview(trace, "encoder_self", presentation=p),
-        "topk": lambda p: F.topk_bar(trace, 1, presentation=p),
-        "pe": lambda p: F.positional_heatmap(trace.positional_encoding, presentation=p),
-        "curves": lambda p: F.positional_curves(trace.positional_encoding, presentation=p),
-        "similarity": lambda p: F.position_similarity(trace.positional_encoding, presentation=p),
-        "padding": lambda p: F.encoder_padding_mask(trace, 20, presentation=p),
-        "causal": lambda p: F.decoder_causal_mask(trace, step=2, presentation=p),
-        "cross_mask": lambda p: F.cross_mask(trace, presentation=p),
-        "pipeline": lambda p: F.score_pipeline(trace, 0, 1, step=2, presentation=p),
-        "beam": lambda p: F.beam_tree_figure(beam_trace, presentation=p),
-    }
-    light, slides = builders[name](False), builders[name](True)
-    assert light.layout.font.size == 12 and slides.layout.font.size == 20
-    assert slides.layout.paper_bgcolor == "white" and slides.layout.plot_bgcolor == "white"
-    assert slides.layout.title.font.size > light.layout.title.font.size
-    for fig in (light, slides):
-        assert len(fig.to_json()) < 200_000
-
-
 def test_positional_figures_accept_any_table(trace):
     pe = trace.positional_encoding  # sinusoidal (S, D)
     learned = np.random.default_rng(0).normal(size=(7, 6)).astype(np.float32)
@@ -355,75 +224,3 @@ def test_beam_tree(beam_trace, trace):
     assert not any("<img" in s for s in strings(fig.to_plotly_json()))
     empty = F.beam_tree_figure(trace)  # greedy: no tree, a message instead of an error
     assert "No beam tree" in empty.layout.annotations[0].text
-
-
-def test_plot_config_and_figure_json(trace):
-    assert F.PLOT_CONFIG["toImageButtonOptions"]["format"] == "png"
-    assert F.PLOT_CONFIG["toImageButtonOptions"]["scale"] >= 2 and F.PLOT_CONFIG["displaylogo"] is False
-    assert F.plot_config("svg")["toImageButtonOptions"]["format"] == "svg"
-    data = json.loads(F.figure_json(F.topk_bar(trace, 0), fmt="svg"))
-    assert data["config"]["toImageButtonOptions"]["format"] == "svg" and data["data"] and data["layout"]
-
-
-def test_figures_import_neither_torch_nor_gradio():
-    for path in Path(F.__file__).parent.glob("*.py"):
-        imported = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                imported |= {alias.name for alias in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                imported.add("." * node.level + (node.module or ""))
-        roots = {name.lstrip(".").split(".")[0] for name in imported if not name.startswith(".")}
-        assert not roots & {"torch", "gradio"}, path
-        assert imported & {"..model", "..translator", "..hooks"} == set(), path
-
-
-@pytest.fixture(scope="module")
-def every_figure(trace, beam_trace):
-    """Every builder in its light and presentation looks, with the options that add shapes or text."""
-    figs = {**all_figures(trace, beam_trace), "greedy beam": F.beam_tree_figure(trace),
-            "grid hidden": F.attention_grid(trace, "decoder_self", 1, step=2),
-            "head values": F.attention_head(trace, "cross", 0, "mean", step=1, hide_future=True, show_values=True),
-            "alignment no step": F.alignment(trace, 0, head=2),
-            "mask": F.mask_matrix(np.array([[1, 0], [1, 1]], bool), ["a", "a"], ["b", "c"], "tiny", step=1),
-            "similarity tokens": F.position_similarity(trace.positional_encoding, tokens=trace.source_tokens)}
-    slides = {
-        "grid": F.attention_grid(trace, "decoder_self", 0, step=1, presentation=True),
-        "alignment": F.alignment(trace, 1, step=1, presentation=True),
-        "overview": F.overview(trace, "cross", presentation=True),
-        "topk": F.topk_bar(trace, 0, presentation=True),
-        "curves": F.positional_curves(trace.positional_encoding, presentation=True),
-        "padding": F.encoder_padding_mask(trace, 20, presentation=True),
-        "pipeline": F.score_pipeline(trace, 1, 3, step=0, presentation=True),
-        "beam": F.beam_tree_figure(beam_trace, presentation=True),
-    }
-    return {**figs, **{f"{name} (slides)": fig for name, fig in slides.items()}}
-
-
-def test_every_figure_is_valid_plotly_and_its_json_is_plotlys(every_figure):
-    """Builders skip Plotly's validation for speed: validating their output afterwards must accept it unchanged."""
-    for name, fig in every_figure.items():
-        validated = go.Figure(fig.to_plotly_json())  # raises ValueError on any unknown or ill-typed property
-        ours = json.loads(F.figure_json(fig))
-        assert ours.pop("config") == F.plot_config(), name
-        assert ours == json.loads(validated.to_json()), name
-
-
-def test_figure_json_of_any_figure_reads_as_plotlys():
-    """figure_json writes a figure's properties itself: for any figure it must read back as fig.to_json() does."""
-    points = go.Scatter(x=np.arange(4), y=[1.0, float("nan"), None, 2.5], text=np.array(["<b>", "a/b", "▁c", "d"]),
-                        marker=dict(size=np.array([3.5, 4, 5, 6])))
-    fig = go.Figure(points, layout=dict(title=dict(text="</script>")))
-    text = F.figure_json(fig)
-    ours = json.loads(text)
-    assert ours.pop("config") == F.plot_config()
-    assert ours == json.loads(fig.to_json())
-    assert "<" not in text and ">" not in text and "/" not in text  # safe inside an HTML <script>
-
-
-def test_heatmap_hover_sends_no_string_per_cell(every_figure):
-    """The query and key tokens reach the hover through the axes' tick text, not a string per cell."""
-    for name, fig in every_figure.items():
-        for panel in heatmaps(fig):
-            assert panel.hovertext is None and panel.customdata is None, name
-            assert "%{x}" in panel.hovertemplate and "%{y}" in panel.hovertemplate, name

@@ -1,28 +1,20 @@
 """Comparison figures draw exactly the comparison's numbers, label tokens on both sides and show user text literally."""
 from __future__ import annotations
 
-import copy
 import dataclasses
-import json
 
 import numpy as np
-import plotly.graph_objects as go
 import pytest
 
 import transformer_viz.figures as F
-from tests.tiny import tiny_translator
+from tests.plots import assert_valid_plotly, axes_of, heatmaps, strings
+from tests.tiny import EVIL, EVIL_ESCAPED, with_evil_tokens
 from transformer_viz.compare import compare
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.style import esc
 from transformer_viz.interventions import Intervention
 
-EVIL = "<img src=x onerror=alert(1)>"
 SENTENCE = "the dog sees the dog."
-
-
-@pytest.fixture(scope="module")
-def translator():
-    return tiny_translator()
 
 
 @pytest.fixture(scope="module")
@@ -34,42 +26,6 @@ def comparison(translator):
 def ablated(translator):
     return compare(translator, SENTENCE, Intervention(ablate=[("cross", 0, h) for h in range(4)]),
                    DecodeOptions(max_new_tokens=6))
-
-
-def evil(trace):
-    """The trace with an HTML payload as a target token, a source token and the first alternative of step 0."""
-    steps = copy.deepcopy(trace.steps)
-    steps[0]["top_k"][0]["token"] = EVIL
-    return dataclasses.replace(trace, target_tokens=[EVIL] + trace.target_tokens[1:],
-                               source_tokens=[EVIL] + trace.source_tokens[1:], steps=steps)
-
-
-def strings(obj):
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, dict):
-        for value in obj.values():
-            yield from strings(value)
-    elif isinstance(obj, (list, tuple, np.ndarray)):
-        for value in obj:
-            yield from strings(value)
-
-
-def heatmaps(fig):
-    return [t for t in fig.data if t.type == "heatmap"]
-
-
-def axes_of(fig, panel):
-    x, y = panel.xaxis or "x", panel.yaxis or "y"
-    return fig.layout["xaxis" + x[1:]], fig.layout["yaxis" + y[1:]]
-
-
-def assert_valid_plotly(fig):
-    """The builders skip Plotly's validation: validating afterwards must accept the figure unchanged."""
-    validated = go.Figure(fig.to_plotly_json())
-    ours = json.loads(F.figure_json(fig))
-    ours.pop("config")
-    assert ours == json.loads(validated.to_json())
 
 
 def test_probability_change_bars_are_the_steps_probabilities(ablated):
@@ -155,14 +111,14 @@ def test_attention_pair_refuses_mismatched_labels():
 
 
 def test_user_text_is_escaped(ablated):
-    original, changed = evil(ablated.forced_original), evil(ablated.forced_changed)
+    original, changed = with_evil_tokens(ablated.forced_original), with_evil_tokens(ablated.forced_changed)
     figs = [F.probability_change(original, changed, labels=(EVIL, "b")),
             F.attention_side_by_side(original, changed, "cross", 0, 0, labels=(EVIL, "b")),
             F.attention_pair([(np.eye(2), [EVIL, "x"], ["y", EVIL], EVIL)], "encoder_self", "t")]
     for fig in figs:
         found = list(strings(fig.to_plotly_json()))
         assert not any("<img" in s for s in found)
-        assert any("&lt;img src=x onerror=alert(1)&gt;" in s for s in found)
+        assert any(EVIL_ESCAPED in s for s in found)
     bars = figs[0]
     assert bars.layout.xaxis2.ticktext[0] == esc(EVIL)
     assert "changed model's first choice: &lt;img" in bars.data[0].hovertext[0]

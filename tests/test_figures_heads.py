@@ -2,60 +2,15 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import numpy as np
-import plotly.graph_objects as go
 import pytest
 
 import transformer_viz.figures as F
-from tests.tiny import tiny_translator
+from tests.plots import assert_valid_plotly, strings
+from tests.tiny import EVIL, EVIL_ESCAPED
 from transformer_viz import analysis as A
 from transformer_viz.figures.style import HIGHLIGHT, MASKED_GREY, esc
-
-EVIL = "<img src=x onerror=alert(1)>"
-EVIL_ESCAPED = "&lt;img src=x onerror=alert(1)&gt;"
-
-
-@pytest.fixture(scope="module")
-def translator():
-    return tiny_translator()
-
-
-@pytest.fixture(scope="module")
-def trace(translator):
-    return translator.trace("the dog sees the dog.", max_new_tokens=6)
-
-
-@pytest.fixture(scope="module")
-def beam_trace(translator):
-    return translator.trace("I see the house.", strategy="beam", beam_size=3, max_new_tokens=5)
-
-
-@pytest.fixture(scope="module")
-def evil_trace(trace):
-    source = list(trace.source_tokens)
-    source[1] = EVIL
-    return dataclasses.replace(trace, source_tokens=source)
-
-
-def strings(obj):
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, dict):
-        for value in obj.values():
-            yield from strings(value)
-    elif isinstance(obj, (list, tuple, np.ndarray)):
-        for value in obj:
-            yield from strings(value)
-
-
-def assert_valid_plotly(fig):
-    """Built without validation: Plotly's validation must accept it unchanged, and figure_json must match."""
-    validated = go.Figure(fig.to_plotly_json())
-    ours = json.loads(F.figure_json(fig))
-    assert ours.pop("config") == F.plot_config()
-    assert ours == json.loads(validated.to_json())
 
 
 def test_head_summary_figure_shows_labels_and_clicks_map_to_heads(trace):

@@ -29,18 +29,12 @@ ENGLISH_WORD = re.compile(r"[A-Za-z]{4,}")
 
 
 @pytest.fixture(scope="module")
-def translator():
-    return tiny_translator()
-
-
-@pytest.fixture(scope="module")
-def traces(translator):
-    greedy = translator.trace(SENTENCE, max_new_tokens=6)
-    beam = translator.trace("I see the house.", strategy="beam", beam_size=3, max_new_tokens=4)
+def traces(translator, trace, beam_trace):
+    """(greedy trace, beam trace, a comparison with one cross head ablated, one with the padding bug)."""
     options = DecodeOptions(max_new_tokens=6)
     ablated = compare(translator, SENTENCE, Intervention(ablate=[("cross", 0, 1)]), options)
     padded = compare(translator, SENTENCE, Intervention(bug="target_padding_unmasked"), options)
-    return greedy, beam, ablated, padded
+    return trace, beam_trace, ablated, padded
 
 
 def builders(traces) -> dict:
@@ -209,8 +203,7 @@ def test_two_threads_build_in_two_languages_at_once(traces):
 
 
 @pytest.fixture
-def registered(translator, monkeypatch):
-    monkeypatch.setattr(h, "_models", {})
+def registered(translator, empty_registry):
     h.register_translator("tiny", translator)
     return h.translate(SENTENCE, "tiny", h.decode_options("greedy", 3, 1.0, 0, 1.0, 0, 6))
 

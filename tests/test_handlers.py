@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.tiny import tiny_tokenizer_file, tiny_translator
+from tests.tiny import EVIL, EVIL_ESCAPED, tiny_tokenizer_file, tiny_translator
 from transformer_viz import handlers as h
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
@@ -19,11 +19,7 @@ from transformer_viz.hub import save_checkpoint
 SENTENCE = "I see the house."
 UI_DEFAULTS = dict(strategy="greedy", beam_size=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_new_tokens=64)
 
-
-@pytest.fixture(autouse=True)
-def _models(monkeypatch):
-    """Each test starts with an empty model registry and leaves none behind."""
-    monkeypatch.setattr(h, "_models", {})
+pytestmark = pytest.mark.usefixtures("empty_registry")  # each test registers the models it uses, and leaves none
 
 
 @pytest.fixture(scope="module")
@@ -131,15 +127,15 @@ def test_clamp_step(session):
 def test_step_label_counts_from_zero_and_escapes_html(session):
     trace = session.trace
     steps = [dict(s) for s in trace.steps]
-    steps[1] = {**steps[1], "token": "<img src=x onerror=alert(1)>"}
+    steps[1] = {**steps[1], "token": EVIL}
     evil = dataclasses.replace(trace, steps=steps)
     label = h.step_label(evil, 1)
     assert label.startswith(f"Step 1 (token 2 of {len(trace.steps)})")
-    assert "<img" not in label and "&lt;img src=x onerror=alert(1)&gt;" in label
+    assert "<img" not in label and EVIL_ESCAPED in label
     assert f"produced **{esc(trace.steps[0]['token'])}**" in h.step_label(trace, 0)
     for lang, words in (("ja", f"ステップ 1 ({len(trace.steps)} トークン中 2 番目)"), ("ko", f"1단계 (전체 {len(trace.steps)}개 중 2번째")):
         label = h.step_label(evil, 1, lang)
-        assert label.startswith(words) and "&lt;img src=x onerror=alert(1)&gt;" in label and "<img" not in label
+        assert label.startswith(words) and EVIL_ESCAPED in label and "<img" not in label
 
 
 def test_alternatives_are_the_top_k_of_that_step(session):

@@ -16,8 +16,8 @@ BEAM = dict(strategy="beam", beam_size=3, temperature=1.0, top_k=0, top_p=1.0, s
 
 
 @pytest.fixture(autouse=True)
-def _models(monkeypatch):
-    monkeypatch.setattr(h, "_models", {})
+def _tiny(empty_registry):
+    """The tiny seed000 model, alone in the registry as "tiny"."""
     h.register_translator("tiny", tiny_translator("seed000", max_len=24))
 
 

@@ -14,14 +14,12 @@ from transformer_viz.train import weights_digest
 SENTENCE = "I see the house."
 UI_DEFAULTS = dict(strategy="greedy", beam_size=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_new_tokens=12)
 
-
-@pytest.fixture(autouse=True)
-def _models(monkeypatch):
-    monkeypatch.setattr(h, "_models", {})
+pytestmark = pytest.mark.usefixtures("empty_registry")  # each test registers the models it uses, and leaves none
 
 
 @pytest.fixture(scope="module")
 def translator():
+    """The tiny seed004 model here, in place of conftest's seed000."""
     return tiny_translator("seed004", max_len=24)
 
 

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import torch
 
-from tests.tiny import SENTENCES, tiny_translator
+from tests.tiny import EVIL, SENTENCES, tiny_translator
 from transformer_viz import Tracer, intervene
 from transformer_viz import handlers as h
 from transformer_viz.decoding import DecodeOptions, generate
@@ -22,7 +22,6 @@ from transformer_viz.hooks import active_hooks
 from transformer_viz.translator import MAX_CHARS
 
 TEXTS = [en for en, _ in SENTENCES[::13]]
-EVIL = "<img src=x onerror=alert(1)>"
 
 
 @pytest.fixture(scope="module", params=["seed000", "seed004"])

@@ -1,6 +1,12 @@
-"""A tiny tokenizer + randomly initialised model, built in seconds, for tests that need a Translator."""
+"""A tiny tokenizer + randomly initialised model, built in seconds, for tests that need a Translator.
+
+Also EVIL, an HTML payload, and with_evil_tokens(trace), which puts it among a trace's tokens: figures and pages
+must show it literally, never run it.
+"""
 from __future__ import annotations
 
+import copy
+import dataclasses
 import functools
 import itertools
 import tempfile
@@ -10,6 +16,7 @@ import torch
 
 from transformer_viz import Transformer, TransformerConfig
 from transformer_viz.tokenizer import Tokenizer
+from transformer_viz.trace import Trace
 from transformer_viz.translator import Translator
 
 SUBJECTS = [("I", "ich"), ("you", "du"), ("we", "wir"), ("the dog", "der Hund"), ("my brother", "mein Bruder")]
@@ -35,3 +42,18 @@ def tiny_translator(preset: str = "seed000", seed: int = 0, **overrides) -> Tran
                   n_layers=2, d_ff=64, dropout=0.0, max_len=48)
     config = TransformerConfig.preset(preset, **{**fields, **overrides})
     return Translator(Transformer(config).eval(), tokenizer, name=f"tiny-{preset}")
+
+
+EVIL = "<img src=x onerror=alert(1)>"
+EVIL_ESCAPED = "&lt;img src=x onerror=alert(1)&gt;"  # how a page must show it
+
+
+def with_evil_tokens(trace: Trace) -> Trace:
+    """The trace with EVIL as source token 1, as target token 0, and as step 0's choice and first alternative."""
+    steps = copy.deepcopy(trace.steps)
+    steps[0]["token"] = steps[0]["top_k"][0]["token"] = EVIL
+    source = list(trace.source_tokens)
+    source[1] = EVIL
+    target = list(trace.target_tokens)
+    target[0] = EVIL
+    return dataclasses.replace(trace, source_tokens=source, target_tokens=target, steps=steps)
