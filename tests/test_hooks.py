@@ -278,7 +278,7 @@ def test_tracing_a_submodule(model, make_ids):
 
 
 # ---------------------------------------------------------------------------- the fast call paths
-def test_pytorch_forward_hooks_on_hook_points_and_dropout_still_run(model, batch):
+def test_pytorch_hooks_on_hook_points_and_dropout_still_run(model, batch):
     """HookPoint and eval-mode Dropout skip nn.Module's call machinery only while no PyTorch hook is registered."""
     model.eval()
     plain = model(*batch)
@@ -303,6 +303,13 @@ def test_pytorch_forward_hooks_on_hook_points_and_dropout_still_run(model, batch
     assert "dropout" in seen and "HookPoint" in seen and "Dropout" in seen
     assert torch.equal(model(*batch), plain)
     assert_no_hooks(model)
+    grads: list[torch.Tensor] = []  # a full backward hook on a hook point sees the gradient flowing through it
+    handle = hook_point.register_full_backward_hook(lambda m, grad_in, grad_out: grads.append(grad_out[0]))
+    try:
+        model(*batch).sum().backward()
+    finally:
+        handle.remove()
+    assert len(grads) == 1 and grads[0].shape == plain.new_empty(batch[0].shape[0], 4, batch[1].shape[1], DH).shape
 
 
 def test_dropout_is_the_identity_in_eval_and_drops_in_training():

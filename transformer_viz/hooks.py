@@ -56,9 +56,10 @@ class HookPoint(nn.Module):
 
 
 def has_torch_hooks(module: nn.Module) -> bool:
-    """Whether PyTorch forward hooks are registered on `module` or, globally, on every module."""
-    return bool(module._forward_hooks or module._forward_pre_hooks
-                or torch_module._global_forward_hooks or torch_module._global_forward_pre_hooks)
+    """Whether PyTorch forward or backward hooks are registered on `module` or, globally, on every module."""
+    return bool(module._forward_hooks or module._forward_pre_hooks or module._backward_hooks or module._backward_pre_hooks
+                or torch_module._global_forward_hooks or torch_module._global_forward_pre_hooks
+                or torch_module._global_backward_hooks or torch_module._global_backward_pre_hooks)
 
 
 def name_hook_points(model: nn.Module) -> None:
