@@ -92,9 +92,9 @@ def hook_names(model: nn.Module) -> list[str]:
 
 def select_hooks(model: nn.Module, names: str | Iterable[str] | Callable[[str], bool] | None) -> list[str]:
     """Hook names matching exact names, glob patterns (``*.hook_pattern``) or a predicate."""
-    available = hook_names(model)
+    available = hook_points(model)  # name → HookPoint, in module order
     if names is None:
-        return available
+        return list(available)
     if callable(names):
         return [n for n in available if names(n)]
     patterns = (names,) if isinstance(names, str) else tuple(names)
@@ -102,7 +102,7 @@ def select_hooks(model: nn.Module, names: str | Iterable[str] | Callable[[str], 
     if patterns not in known:  # the app traces with the same ~20 patterns on every request
         unmatched = [p for p in patterns if not any(fnmatch.fnmatchcase(n, p) for n in available)]
         if unmatched:
-            raise KeyError(f"no hook point matches {list(unmatched)}; see hook_names(model) for the {len(available)} names")
+            raise KeyError(f"no hook point matches {unmatched}; see hook_names(model) for the {len(available)} names")
         known[patterns] = [n for n in available if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
     return list(known[patterns])
 
