@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .hub import load_config
+from .hub import load_config, replace_file
 
 CURVE_NAME = "learning_curve.svg"
 
@@ -57,7 +57,8 @@ def write_model_card(folder: str | Path) -> Path:
     evaluation = json.loads((folder / "evaluation.json").read_text()) if (folder / "evaluation.json").is_file() else {}
     metrics = read_jsonl(folder / "metrics.jsonl")
     if metrics:
-        (folder / CURVE_NAME).write_text(learning_curve_svg(metrics))
+        curve = learning_curve_svg(metrics)
+        replace_file(folder / CURVE_NAME, lambda tmp: tmp.write_text(curve))
     from .hub import load_transformer
 
     n_params = load_transformer(folder).num_parameters()
@@ -112,5 +113,5 @@ def write_model_card(folder: str | Path) -> Path:
         "- Input longer than the model's max_len tokens is cut.",
     ]
     path = folder / "README.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    replace_file(path, lambda tmp: tmp.write_text("\n".join(lines) + "\n", encoding="utf-8"))  # the app may be showing it
     return path

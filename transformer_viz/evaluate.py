@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 
 from .data import load_corpus
 from .decoding import DecodeOptions
-from .hub import resolve_checkpoint
+from .hub import replace_file, resolve_checkpoint
 from .translator import Translator, load_model
 
 log = logging.getLogger(__name__)
@@ -80,7 +80,8 @@ def evaluate_checkpoint(model: str | None = None, limit: int = 0, beam_size: int
         examples=[dict(source=s, greedy=g) for s, g in zip(EXAMPLES, translator.translate(EXAMPLES))],
     )
     if not limit:
-        (folder / EVALUATION_NAME).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+        replace_file(folder / EVALUATION_NAME, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         if write_card:
             from .card import write_model_card
 
