@@ -10,7 +10,9 @@ import torch
 from torch import nn
 
 from transformer_viz import Tracer, intervene
-from transformer_viz.hooks import HookPoint, active_hooks
+from transformer_viz.decoding import DecodeOptions, generate
+from transformer_viz.dropout import Dropout
+from transformer_viz.hooks import HookPoint, active_hooks, select_hooks
 
 Z_NAME = "decoder.layers.0.self_attn.hook_z"
 DH = 32 // 4
@@ -313,8 +315,6 @@ def test_pytorch_hooks_on_hook_points_and_dropout_still_run(model, batch):
 
 
 def test_dropout_is_the_identity_in_eval_and_drops_in_training():
-    from transformer_viz.dropout import Dropout
-
     dropout, x = Dropout(0.5), torch.ones(4, 64)
     dropout.eval()
     assert dropout(x) is x
@@ -324,8 +324,6 @@ def test_dropout_is_the_identity_in_eval_and_drops_in_training():
 
 
 def test_traced_tensors_are_ordinary_tensors_although_generate_runs_in_inference_mode(model, make_ids):
-    from transformer_viz.decoding import DecodeOptions, generate
-
     with Tracer(model, names="*.cross_attn.hook_pattern") as tracer:
         generate(model.eval(), make_ids([6, 4]), DecodeOptions(max_new_tokens=3))
     pattern = tracer["decoder.layers.0.cross_attn.hook_pattern"]
@@ -348,8 +346,6 @@ def test_a_model_is_walked_once_for_its_hook_points(tiny_model, batch):
 
 
 def test_a_remembered_selection_is_handed_out_as_a_copy(model):
-    from transformer_viz.hooks import select_hooks
-
     first = select_hooks(model, ["*.cross_attn.hook_pattern", "encoder.hook_pos"])
     first.clear()  # a caller's list is its own
     assert select_hooks(model, ["*.cross_attn.hook_pattern", "encoder.hook_pos"]) == [
