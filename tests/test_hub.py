@@ -70,6 +70,20 @@ def test_an_interrupted_save_leaves_the_previous_checkpoint_whole(tmp_path, monk
     assert torch.equal(outputs(load_transformer(folder)), outputs(model))
 
 
+def test_saved_files_are_readable_like_any_new_file_and_keep_chosen_permissions(tmp_path):
+    """safetensors creates owner-only files; a checkpoint must be readable by whoever a plain write would allow."""
+    mask = os.umask(0o027)  # owner all, group read, others nothing
+    try:
+        folder = checkpoint(tmp_path / "ckpt")
+        modes = {p.name: oct(p.stat().st_mode & 0o777) for p in folder.iterdir()}
+        assert modes == {name: oct(0o640) for name in (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME)}
+        (folder / WEIGHTS_NAME).chmod(0o604)  # an owner's own choice survives the next save
+        save_checkpoint(folder, tiny_translator("seed000").model)
+        assert (folder / WEIGHTS_NAME).stat().st_mode & 0o777 == 0o604
+    finally:
+        os.umask(mask)
+
+
 # ---------------------------------------------------------------------------- round trips
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 @pytest.mark.parametrize("sharing", [{}, {"tie_embeddings": True}, {"tie_embeddings": True, "share_embeddings": True}],

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import shutil
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -49,15 +50,25 @@ def replace_file(path: str | Path, write: Callable[[Path], object]) -> None:
     """Call write(temporary path) beside `path`, then rename it over `path` in one step.
 
     A reader (the app serving a checkpoint that is still training) sees the old file or the new one,
-    never half of one; an interrupted write leaves the old file as it was.
+    never half of one; an interrupted write leaves the old file as it was. The new file keeps the old
+    one's permissions, or gets those of any newly created file (some writers, safetensors' among them,
+    create owner-only files, which a server running as another user could not read).
     """
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
         write(temporary)
+        os.chmod(temporary, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~current_umask())
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def current_umask() -> int:
+    """The process's umask (reading it means setting it, so it is set straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def save_checkpoint(folder: str | Path, model: Transformer, tokenizer_file: str | Path | None = None) -> Path:
