@@ -224,3 +224,20 @@ def test_key_value_cache_holds_what_concatenation_would():
     cache.reorder(index)
     assert torch.equal(cache.keys(), torch.cat([c[0] for c in chunks], dim=2)[index])
     assert torch.equal(cache.values(), torch.cat([c[1] for c in chunks], dim=2)[index])
+
+
+def test_a_decoder_cache_reserves_max_len_for_self_attention_and_the_source_for_cross(tiny_model):
+    """Self-attention keys grow by one position per step into room reserved up front (never copied);
+    cross-attention keys are the memory's, computed once."""
+    model = tiny_model("seed000", max_len=12)
+    src = torch.tensor([[5, 6, 7, 8, 9]])  # (1, S=5)
+    memory, cache = model.encode(src), model.new_cache()
+    with torch.no_grad():
+        model.decode(torch.tensor([[2]]), memory, src, cache)
+        buffers = [(layer["self"].k.data_ptr(), layer["cross"].k.data_ptr()) for layer in cache.layers]
+        for token in (11, 12, 13):
+            model.decode(torch.tensor([[token]]), memory, src, cache)
+    for layer, before in zip(cache.layers, buffers):
+        assert layer["self"].k.shape[2] == 12 and layer["self"].keys().shape[2] == 4
+        assert layer["cross"].k.shape[2] == 5 and layer["cross"].keys().shape[2] == 5
+        assert (layer["self"].k.data_ptr(), layer["cross"].k.data_ptr()) == before

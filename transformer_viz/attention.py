@@ -76,7 +76,6 @@ class MultiHeadAttention(nn.Module):
         D = config.d_model
         self.n_heads = config.n_heads
         self.d_head = config.d_head
-        self.max_len = config.max_len  # room a self-attention cache reserves
         # One D×D projection per role; its output is split into H heads of width Dh,
         # so each head has its own D×Dh slice (not one Dh×Dh matrix shared by all heads).
         self.w_q = nn.Linear(D, D, bias=config.attn_bias)
@@ -113,11 +112,13 @@ class MultiHeadAttention(nn.Module):
         mask: torch.Tensor,
         cache: dict | None = None,
         cache_key: str = "",
+        capacity: int = 0,
     ) -> torch.Tensor:
         """query (B, Tq, D) attends to source (B, Tk, D) where mask (B, 1, Tq, Tk) is True.
 
         With a `cache` dict, keys/values are stored under `cache_key`: self-attention appends
-        the new positions; cross-attention (source None) reuses the memory's K/V.
+        the new positions; cross-attention (source None) reuses the memory's K/V. A new cache
+        reserves room for `capacity` positions (self-attention: max_len, so appending never copies).
         """
         B, Tq, _ = query.shape
         q = self.hook_q(self.split_heads(self.w_q(query)))  # (B, H, Tq, Dh)
@@ -128,7 +129,7 @@ class MultiHeadAttention(nn.Module):
             if cache is not None and cache_key in cache:  # self-attention step: after the past positions
                 k, v = cache[cache_key].append(k, v)
             elif cache is not None:
-                cache[cache_key] = KeyValueCache(k, v, capacity=self.max_len if cache_key == "self" else 0)
+                cache[cache_key] = KeyValueCache(k, v, capacity)
         k, v = self.hook_k(k), self.hook_v(v)
         Tk = k.shape[2]
         mask = self.hook_mask(mask.expand(B, 1, Tq, Tk))  # (B, 1, Tq, Tk)

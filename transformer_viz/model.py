@@ -139,9 +139,10 @@ class DecoderLayer(nn.Module):
         self.hook_resid_mid = HookPoint()    # (B, T, D) after self-attention
         self.hook_resid_cross = HookPoint()  # (B, T, D) after cross-attention
         self.hook_resid_post = HookPoint()   # (B, T, D) after the FFN: the block's output
+        self.max_len = config.max_len        # positions a self-attention cache may grow to
 
     def forward(self, y, memory, self_mask, cross_mask, cache: dict | None = None) -> torch.Tensor:
-        y = self.self_attn_sublayer(y, lambda h: self.self_attn(h, h, self_mask, cache, "self"))
+        y = self.self_attn_sublayer(y, lambda h: self.self_attn(h, h, self_mask, cache, "self", self.max_len))
         y = self.hook_resid_mid(y)
         source = None if cache is not None and "cross" in cache else memory  # memory K/V are cached once
         y = self.cross_attn_sublayer(y, lambda h: self.cross_attn(h, source, cross_mask, cache, "cross"))
