@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import math
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,9 +20,11 @@ import pytest
 import torch
 
 from transformer_viz.card import write_model_card
-from transformer_viz.data import load_corpus
+from transformer_viz.data import Pair, load_corpus
 from transformer_viz.hub import WEIGHTS_NAME, load_transformer
-from transformer_viz.train import METRICS_NAME, STATE_NAME, TrainOptions, collate, learning_rate, noam_lr, train, weights_digest
+from transformer_viz.train import (
+    METRICS_NAME, STATE_NAME, TrainOptions, collate, learning_rate, mix_kinds, noam_lr, train, weights_digest,
+)
 from transformer_viz.translator import load_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,6 +75,22 @@ def test_collate_shifts_targets_and_pads_with_zero():
     for row_in, row_out in zip(tgt_in.tolist(), labels.tolist()):  # decoder input = <s> + labels shifted right
         n = sum(t != pad for t in row_out)
         assert row_in[:n] == [bos] + row_out[: n - 1] and row_out[n - 1] == eos
+
+
+def test_mix_kinds_keeps_the_chosen_kinds_and_a_sample_of_words():
+    pairs = ([Pair(f"Sentence {i}.", f"Satz {i}.", "sentence") for i in range(5)]
+             + [Pair(f"a phrase {i}", f"eine Wendung {i}", "phrase") for i in range(4)]
+             + [Pair(f"word{i}", f"Wort{i}", "word") for i in range(10)])
+    mixed = mix_kinds(pairs, word_pairs=3, seed=0)
+    assert sorted(p.kind for p in mixed) == ["phrase"] * 4 + ["sentence"] * 5 + ["word"] * 3
+    assert mixed == mix_kinds(pairs, word_pairs=3, seed=0)  # seeded
+    assert sorted(mix_kinds(pairs, 3, 0, kinds="sentence"), key=str) == sorted(pairs[:5], key=str)
+    assert sorted(p.kind for p in mix_kinds(pairs, -1, 0, kinds="phrase, word")) == ["phrase"] * 4 + ["word"] * 10
+    for bad in ("poems", "", "sentence,poems"):
+        with pytest.raises(ValueError, match="kinds must name some of sentence, phrase, word"):
+            mix_kinds(pairs, 3, 0, kinds=bad)
+    with pytest.raises(ValueError, match="no pairs of the kinds"):
+        mix_kinds(pairs[:5], 3, 0, kinds="word")
 
 
 # ---------------------------------------------------------------------------- end to end
@@ -156,6 +176,19 @@ def test_resume_continues_exactly(trained, corpus, tmp_path):
     assert [r["step"] for r in runs] == [15, 30] and runs[0]["started"] != runs[1]["started"]
     card = write_model_card(out).read_text()
     assert "run 1: `" in card and "→ step 15," in card and "run 2: `" in card and "→ step 30," in card
+
+
+def test_resuming_with_sentences_alone_fine_tunes_the_checkpoint(trained, corpus, tmp_path, caplog):
+    """--resume --kinds sentence: the same weights and optimizer go on, on the corpus's sentences only."""
+    out = tmp_path / "fine-tuned"
+    shutil.copytree(trained, out)
+    sentences = [p for p in load_corpus(corpus).train if p.kind == "sentence"]
+    with caplog.at_level(logging.INFO, logger="transformer_viz.train"):
+        train(options(corpus, out, max_steps=40, resume=True, kinds="sentence"))
+    assert f"{len(sentences)} training pairs" in caplog.text and len(sentences) < len(load_corpus(corpus).train)
+    record = json.loads((out / "training.json").read_text())
+    assert record["options"]["kinds"] == "sentence" and [r["step"] for r in record["runs"]] == [30, 40]
+    assert [json.loads(line)["step"] for line in (out / METRICS_NAME).read_text().splitlines()] == [10, 20, 30, 40]
 
 
 def test_weights_digest_identifies_the_weights(trained):

@@ -26,7 +26,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm.auto import tqdm
 
 from .config import TransformerConfig
-from .data import Pair, load_corpus, token_batches
+from .data import KINDS, Pair, load_corpus, token_batches
 from .hub import TOKENIZER_NAME, WEIGHTS_NAME, load_transformer, replace_file, save_checkpoint
 from .model import Transformer, resolve_device
 from .tokenizer import Tokenizer
@@ -65,6 +65,7 @@ class TrainOptions:
     extra_tsv: str = ""           # more training pairs, english<TAB>german
     max_pairs: int = 0            # use only this many training pairs (0 = all); for quick runs
     word_pairs: int = 40_000      # single-word dictionary pairs kept (seeded sample; -1 = all of ~280k)
+    kinds: str = "sentence,phrase,word"  # pair kinds trained on; "sentence" fine-tunes on sentences alone
     corpus: str = ""              # the Ding file (default: the Debian package's)
     resume: bool = False
 
@@ -83,12 +84,21 @@ def learning_rate(step: int, opts: TrainOptions, d_model: int) -> float:
     return rate
 
 
-def mix_kinds(pairs: list[Pair], word_pairs: int, seed: int) -> list[Pair]:
-    """All sentences and phrases, plus a seeded sample of single-word pairs (they outnumber the rest 3:1)."""
-    words = [p for p in pairs if p.kind == "word"]
+def mix_kinds(pairs: list[Pair], word_pairs: int, seed: int, kinds: str = "sentence,phrase,word") -> list[Pair]:
+    """All sentences and phrases, plus a seeded sample of single-word pairs (they outnumber the rest 3:1).
+
+    `kinds` ("sentence,phrase" …) keeps only those kinds of pair.
+    """
+    wanted = [k.strip() for k in kinds.split(",") if k.strip()]
+    unknown = sorted(set(wanted) - set(KINDS))
+    if unknown or not wanted:
+        raise ValueError(f"kinds must name some of {', '.join(KINDS)} (comma-separated), got {kinds!r}")
+    words = [p for p in pairs if p.kind == "word" and "word" in wanted]
     if 0 <= word_pairs < len(words):
         words = random.Random(seed).sample(words, word_pairs)
-    mixed = [p for p in pairs if p.kind != "word"] + words
+    mixed = [p for p in pairs if p.kind != "word" and p.kind in wanted] + words
+    if not mixed:
+        raise ValueError(f"the training split has no pairs of the kinds {kinds!r}")
     random.Random(seed).shuffle(mixed)
     return mixed
 
@@ -168,7 +178,7 @@ def train(opts: TrainOptions) -> Path:
     out = Path(opts.out)
 
     splits = load_corpus(opts.corpus or None, seed=opts.seed, extra_tsv=opts.extra_tsv or None)
-    train_pairs = mix_kinds(splits.train, opts.word_pairs, opts.seed)
+    train_pairs = mix_kinds(splits.train, opts.word_pairs, opts.seed, opts.kinds)
     train_pairs = train_pairs[: opts.max_pairs] if opts.max_pairs else train_pairs
     tokenizer = prepare_tokenizer(opts, out, train_pairs, rank)
     config = TransformerConfig.preset(
