@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from transformer_viz import data
-from transformer_viz.data import Pair, clean, load_corpus, load_ding, parse_line, read_tsv
-from transformer_viz.data import split_pairs, token_batches
+from transformer_viz import data, ding
+from transformer_viz.data import load_corpus, read_tsv, split_pairs, token_batches
+from transformer_viz.ding import Pair, clean, load_ding, parse_line
 
 HEADWORD = "Aalbestand {m} [zool.] | Aalbestände {pl} :: eel stock (fishery) | eel stocks"
 EXAMPLE = (
@@ -131,12 +131,12 @@ def test_load_ding_deduplicates_and_filters_kinds(tmp_path):
 
 def test_load_ding_env_var_and_missing_file_message(tmp_path, monkeypatch):
     path = write_ding(tmp_path / "mine", [EXAMPLE])
-    monkeypatch.setenv(data.DING_ENV, str(path))
+    monkeypatch.setenv(ding.DING_ENV, str(path))
     assert len(load_ding()) == 2
-    monkeypatch.setenv(data.DING_ENV, str(tmp_path / "missing"))
+    monkeypatch.setenv(ding.DING_ENV, str(tmp_path / "missing"))
     with pytest.raises(FileNotFoundError) as info:
         load_ding()
-    assert "apt-get install trans-de-en" in str(info.value) and data.DING_ENV in str(info.value)
+    assert "apt-get install trans-de-en" in str(info.value) and ding.DING_ENV in str(info.value)
 
 
 # ---------------------------------------------------------------------------- read_tsv
@@ -203,9 +203,9 @@ def test_split_is_deterministic_order_free_and_seeded():
 def test_split_does_not_depend_on_the_hash_seed():
     """The split must be identical in every process, whatever PYTHONHASHSEED says."""
     script = (
-        "import hashlib, importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('d', {data.__file__!r})\n"
-        "d = importlib.util.module_from_spec(spec); sys.modules['d'] = d; spec.loader.exec_module(d)\n"
+        "import hashlib, sys\n"
+        f"sys.path.insert(0, {str(Path(data.__file__).parent.parent)!r})\n"
+        "import transformer_viz.data as d\n"
         "pairs = [d.Pair(f'Sentence {i} here.', f'Satz {i} hier.', 'sentence') for i in range(300)]\n"
         "s = d.split_pairs(pairs, seed=3, n_valid=20, n_test=50)\n"
         "print(hashlib.sha256(repr(s.test + s.valid).encode()).hexdigest())\n"
@@ -269,12 +269,12 @@ def test_token_batches_rejects_examples_over_budget():
 
 
 # ---------------------------------------------------------------------------- the real file
-@pytest.mark.skipif(not data.DING_PATH.is_file(), reason="Debian package trans-de-en not installed")
+@pytest.mark.skipif(not ding.DING_PATH.is_file(), reason="Debian package trans-de-en not installed")
 def test_real_ding_head_parses_cleanly():
     """The first 10,000 entries of the installed dictionary give clean pairs of every kind."""
-    with data.DING_PATH.open(encoding="utf-8") as lines:
+    with ding.DING_PATH.open(encoding="utf-8") as lines:
         pairs = [p for _, line in zip(range(10_000), lines) for p in parse_line(line)]
-    kinds = {kind: sum(p.kind == kind for p in pairs) for kind in data.KINDS}
+    kinds = {kind: sum(p.kind == kind for p in pairs) for kind in ding.KINDS}
     assert kinds["sentence"] > 300 and kinds["phrase"] > 2000 and kinds["word"] > 10000
     markup = set("{}[]()<>/|")
     assert not [p for p in pairs if markup & set(p.src + p.tgt)]
