@@ -1,0 +1,117 @@
+"""What the app's ui files share: the page's constants, figures for gr.Plot, error messages, and its words."""
+from __future__ import annotations
+
+import functools
+
+import gradio as gr
+from gradio.components.plot import PlotData
+
+from . import __version__, figures
+from . import i18n
+
+EXAMPLES = [
+    "I get up early every morning.",                 # separable verb: "stehe … auf"
+    "The weather is nice today.",                    # inversion: "Heute ist das Wetter schön"
+    "I think that he is right.",                     # subordinate clause: verb goes last
+    "My brother has bought a new car.",              # perfect tense: participle at the end
+    "The children are playing in the garden.",
+    "We need a train station.",                      # compound: "Bahnhof"
+    "Where is the station?",
+]
+# gr.Plot has no click event with point data: listen to Plotly's own and write what was clicked into a
+# hidden textbox, whose change event the server handles. [plot id, box id, point → text or null]
+CLICK_JS = """() => {
+  const clicks = [
+    ['plot-overview', 'overview-click', p => p.data.meta ? `layer ${p.data.meta[0]} head ${p.data.meta[1]}` : null],
+    ['plot-heads-cross', 'heads-click', p => p.customdata ? `cross ${p.customdata[0]} ${p.customdata[1]}` : null],
+    ['plot-heads-dec-self', 'heads-click', p => p.customdata ? `decoder_self ${p.customdata[0]} ${p.customdata[1]}` : null],
+    ['plot-heads-enc-self', 'heads-click', p => p.customdata ? `encoder_self ${p.customdata[0]} ${p.customdata[1]}` : null],
+    ['plot-beam', 'beam-click', p => (p.customdata === undefined || p.customdata === null) ? null : `${p.customdata}`],
+  ];
+  const attach = () => {
+    for (const [plotId, boxId, read] of clicks) {
+      const plot = document.querySelector(`#${plotId} .js-plotly-plot`);
+      if (!plot || plot.dataset.tvClick || !plot.on) continue;
+      plot.dataset.tvClick = '1';
+      plot.on('plotly_click', (event) => {
+        const value = read(event.points[0]);
+        const box = document.querySelector(`#${boxId} textarea, #${boxId} input`);
+        if (value === null || !box) return;
+        box.value = `${value} (${Date.now()})`;  // changes even when the same point is clicked again
+        box.dispatchEvent(new Event('input', {bubbles: true}));
+      });
+    }
+  };
+  new MutationObserver(attach).observe(document.body, {childList: true, subtree: true});
+}"""
+CSS = "#step-label {min-height: 2.5em} .tv-hidden {display: none !important}"
+# System fonts only: the page must load nothing from outside the machine.
+THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
+
+
+# The figures' look: on screen, or for slides (large fonts, white) with a 3× PNG or an SVG download.
+LOOKS = ["screen", "slides (PNG download)", "slides (SVG download)"]
+LOOK_KEYS = ["look-screen", "look-png", "look-svg"]
+
+
+def slides(look) -> bool:
+    return look in LOOKS[1:]
+
+
+def plot(fig, look=LOOKS[0]) -> PlotData | None:
+    """A Plotly figure for gr.Plot with our modebar config (the camera downloads a 3× PNG, or an SVG)."""
+    if fig is None:
+        return None
+    return PlotData(type="plotly", plot=figures.figure_json(fig, fmt="svg" if look == LOOKS[2] else "png"))
+
+
+def user_error(fn):
+    """Turn the library's ValueErrors (bad input, bad options) into a message in the browser."""
+    @functools.wraps(fn)  # keeps the signature and type hints: gr.api builds the endpoint's parameters from them
+    def wrapped(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (ValueError, TypeError) as err:
+            raise gr.Error(str(err), print_exception=False) from None
+    return wrapped
+
+
+def localised_errors(fn):
+    """Like user_error, for handlers whose first input is the visitor's language: the message comes in it."""
+    @functools.wraps(fn)
+    def wrapped(lang, *args, **kwargs):
+        try:
+            return fn(lang, *args, **kwargs)
+        except (ValueError, TypeError) as err:
+            raise gr.Error(i18n.message(str(err), lang), print_exception=False) from None
+    return wrapped
+
+
+class Words:
+    """Every piece of text on the page, by i18n key, so one switch can put it all into another language."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[gr.components.Component | gr.blocks.Block, str, object]] = []
+
+    def __call__(self, component, attr: str, key):
+        """Register `component`'s `attr` (label, value or choices) as the text of `key`; returns the component."""
+        self.entries.append((component, attr, key))
+        return component
+
+    @property
+    def components(self) -> list:
+        return [component for component, _, _ in self.entries]
+
+    def updates(self, lang: str) -> list:
+        """One gr.update per registered component with its text in `lang`."""
+        out = []
+        for _, attr, key in self.entries:
+            if attr == "choices":  # key: [(i18n key, value)]
+                out.append(gr.update(choices=[(i18n.text(k, lang), v) for k, v in key]))
+            elif attr == "footer":
+                out.append(gr.update(value=i18n.text(key, lang, version=__version__)))
+            elif attr == "title":
+                out.append(gr.update(value=f"# {i18n.text('title', lang)}\n{i18n.text('intro', lang)}"))
+            else:
+                out.append(gr.update(**{attr: i18n.text(key, lang)}))
+        return out
