@@ -68,6 +68,19 @@ def make_ids():
     return build
 
 
+# ---------------------------------------------------------------- a tiny model and a batch (hook tests)
+@pytest.fixture
+def model(tiny_model):
+    """The tiny seed000 Transformer, fresh for each test."""
+    return tiny_model("seed000")
+
+
+@pytest.fixture
+def batch(make_ids):
+    """(src, tgt): two sources of lengths 6 and 4, two decoder inputs of lengths 5 and 3 starting with <s>."""
+    return make_ids([6, 4]), make_ids([5, 3], bos=True)
+
+
 # ---------------------------------------------------------------- a tiny translator and its traces (figures, handlers)
 # Module-scoped: built once per module that uses them. A module that needs another model (another preset, a shorter
 # max_len, several presets) defines its own `translator`, which replaces this one there.

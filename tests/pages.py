@@ -1,5 +1,24 @@
-"""Moving around the app's page in browser tests: the views are tabs inside four groups of tabs."""
+"""The app's page in browser tests: moving between its tabs, waiting for what it shows and reading its plots back."""
 from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from transformer_viz.decoding import DecodeOptions
+from transformer_viz.figures import esc
+
+try:
+    from playwright.sync_api import TimeoutError as PageTimeout
+except ImportError:  # no Playwright: the `browser` fixture skips every test that could wait on a page
+    PageTimeout = TimeoutError
+
+# Screenshots go to a temporary folder unless TRANSFORMER_VIZ_SCREENSHOTS names one: the README's
+# images in docs/screenshots/ are refreshed from the trained checkpoints with
+#   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots ./scripts/test tests/test_app_browser.py
+SCREENSHOTS = Path(os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")).resolve()
+SENTENCE = "I see the house."
+WAIT = 90_000  # ms: a translation and its dozen figures take ~10 s on a busy 2-core machine
 
 GROUP_OF_TAB = {
     "cross": "attention", "dec-self": "attention", "enc-self": "attention", "overview": "attention",
@@ -8,8 +27,89 @@ GROUP_OF_TAB = {
     "pe": "model", "masks": "model", "card": "model",
 }
 
+# The plot inside a gr.Plot block, once Plotly has drawn it: its title and the tick labels of every axis.
+PLOT_INFO = """id => {
+    const el = document.querySelector('#' + id + ' .js-plotly-plot');
+    if (!el || !el.layout || !el.querySelector('.main-svg')) return null;
+    const axes = Object.keys(el.layout).filter(k => /^[xy]axis\\d*$/.test(k)).sort();
+    return {title: (el.layout.title && el.layout.title.text) || '', traces: el.data.length,
+            ticks: axes.map(k => el.layout[k].ticktext).filter(t => Array.isArray(t))};
+}"""
+TITLE_HAS = "([id, parts]) => { const info = (" + PLOT_INFO + ")(id); return !!info && parts.every(p => info.title.includes(p)); }"
+
 
 def open_tab(page, tab: str) -> None:
     """Click the group that holds the view, then the view's own tab (e.g. open_tab(page, "pe"))."""
     page.click(f"#group-{GROUP_OF_TAB[tab]}-button")
     page.click(f"#tab-{tab}-button")
+
+
+def expected_trace(translator, sentence=SENTENCE, **kwargs):
+    return translator.trace(sentence, options=DecodeOptions(), **kwargs)  # the UI's default options
+
+
+def plot_info(page, elem_id: str) -> dict | None:
+    return page.evaluate(PLOT_INFO, elem_id)
+
+
+def wait_plot(page, elem_id: str, *title_parts: str) -> dict:
+    """Wait until the plot is drawn with a title containing every part; return its info."""
+    try:
+        page.wait_for_function(TITLE_HAS, arg=[elem_id, list(title_parts)], timeout=WAIT)
+    except PageTimeout:
+        raise AssertionError(f"#{elem_id} never showed {title_parts}; it shows {plot_info(page, elem_id)}") from None
+    return plot_info(page, elem_id)
+
+
+def wait_ticks(page, elem_id: str, ticks: list[str]) -> dict:
+    """Wait until one axis of the plot is labelled exactly `ticks`."""
+    try:
+        page.wait_for_function("([id, want]) => { const info = (" + PLOT_INFO + ")(id); "
+                               "return !!info && info.ticks.some(t => JSON.stringify(t) === JSON.stringify(want)); }",
+                               arg=[elem_id, ticks], timeout=WAIT)
+    except PageTimeout:
+        raise AssertionError(f"#{elem_id} never had an axis labelled {ticks}; it shows {plot_info(page, elem_id)}") from None
+    return plot_info(page, elem_id)
+
+
+def translation(page) -> str:
+    return page.input_value("#translation textarea")
+
+
+def wait_translation(page, text: str) -> None:
+    try:
+        page.wait_for_function("t => document.querySelector('#translation textarea').value === t", arg=text, timeout=WAIT)
+    except PageTimeout:
+        raise AssertionError(f"the translation never became {text!r}; it is {translation(page)!r}") from None
+
+
+def wait_step(page, step: int) -> None:
+    """The step-dependent views show `step` (the slider, the label and the top-k chart agree)."""
+    wait_plot(page, "plot-topk", f"Step {step}:")
+    page.wait_for_function("s => document.querySelector('#step-label').innerText.startsWith(s)",
+                           arg=f"Step {step} (token", timeout=WAIT)
+    assert page.input_value("#step-slider input[type=number]") == str(step)
+
+
+def choose(page, elem_id: str, label: str) -> None:
+    """Pick an option of a gr.Dropdown the way a visitor does: open it, click the option."""
+    page.click(f"#{elem_id} input")
+    page.get_by_role("option", name=label, exact=True).click()
+
+
+def screenshot(page, selector: str, name: str, max_height: int = 2000) -> None:
+    """An element's picture for the README, cut to its first max_height pixels."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    element = page.locator(selector)
+    element.scroll_into_view_if_needed()
+    box = element.bounding_box()
+    if box["height"] <= max_height:
+        element.screenshot(path=str(SCREENSHOTS / name), animations="disabled")
+        return
+    scroll = page.evaluate("() => [window.scrollX, window.scrollY]")  # clip is in page coordinates
+    clip = dict(x=box["x"] + scroll[0], y=box["y"] + scroll[1], width=box["width"], height=max_height)
+    page.screenshot(path=str(SCREENSHOTS / name), clip=clip, full_page=True, animations="disabled")
+
+
+def escaped(tokens) -> list[str]:
+    return [esc(t) for t in tokens]

@@ -4,45 +4,28 @@ One server (the session fixture `app_server` in conftest.py: two tiny random che
 seed004) and one page for the whole module; the tests run in file order and each starts from the state the
 previous one left (translated, stepped, branched, …), as a visitor's session would. Expected values come
 from the library itself (load_model + Translator), so the page must show exactly what the library computes.
-Screenshots of every view are written to $TRANSFORMER_VIZ_SCREENSHOTS (docs/screenshots/ for the README).
+Screenshots of every view are written to $TRANSFORMER_VIZ_SCREENSHOTS (docs/screenshots/ for the README; how to
+refresh them is in tests/pages.py, with the helpers that wait for and read back what the page shows).
 """
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
-from tests.pages import open_tab
+from tests.pages import (SCREENSHOTS, SENTENCE, WAIT, choose, escaped, expected_trace, open_tab, plot_info, screenshot,
+                         translation, wait_plot, wait_step, wait_ticks, wait_translation)
 from transformer_viz import handlers as h
 from transformer_viz.decoding import DecodeOptions
-from transformer_viz.figures import esc
 from transformer_viz.translator import load_model
 
-sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.browser
 
-# Screenshots go to a temporary folder unless TRANSFORMER_VIZ_SCREENSHOTS names one: the README's
-# images in docs/screenshots/ are refreshed from the trained checkpoints with
-#   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots ./scripts/test tests/test_app_browser.py
-SCREENSHOTS = Path(os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")).resolve()
-SENTENCE = "I see the house."
 EVIL = "<img src=x onerror=alert(1)>"
-WAIT = 90_000  # ms: a translation and its dozen figures take ~10 s on a busy 2-core machine
-
-# The plot inside a gr.Plot block, once Plotly has drawn it: its title and the tick labels of every axis.
-PLOT_INFO = """id => {
-    const el = document.querySelector('#' + id + ' .js-plotly-plot');
-    if (!el || !el.layout || !el.querySelector('.main-svg')) return null;
-    const axes = Object.keys(el.layout).filter(k => /^[xy]axis\\d*$/.test(k)).sort();
-    return {title: (el.layout.title && el.layout.title.text) || '', traces: el.data.length,
-            ticks: axes.map(k => el.layout[k].ticktext).filter(t => Array.isArray(t))};
-}"""
-TITLE_HAS = "([id, parts]) => { const info = (" + PLOT_INFO + ")(id); return !!info && parts.every(p => info.title.includes(p)); }"
 
 
 @pytest.fixture(scope="module")
@@ -80,78 +63,6 @@ def visit(browser, server):
 @pytest.fixture(scope="module")
 def page(visit):
     return visit()
-
-
-# ------------------------------------------------------------------------------------------------ helpers
-def expected_trace(translator, sentence=SENTENCE, **kwargs):
-    return translator.trace(sentence, options=DecodeOptions(), **kwargs)  # the UI's default options
-
-
-def plot_info(page, elem_id: str) -> dict | None:
-    return page.evaluate(PLOT_INFO, elem_id)
-
-
-def wait_plot(page, elem_id: str, *title_parts: str) -> dict:
-    """Wait until the plot is drawn with a title containing every part; return its info."""
-    try:
-        page.wait_for_function(TITLE_HAS, arg=[elem_id, list(title_parts)], timeout=WAIT)
-    except sync_api.TimeoutError:
-        raise AssertionError(f"#{elem_id} never showed {title_parts}; it shows {plot_info(page, elem_id)}") from None
-    return plot_info(page, elem_id)
-
-
-def wait_ticks(page, elem_id: str, ticks: list[str]) -> dict:
-    """Wait until one axis of the plot is labelled exactly `ticks`."""
-    try:
-        page.wait_for_function("([id, want]) => { const info = (" + PLOT_INFO + ")(id); "
-                               "return !!info && info.ticks.some(t => JSON.stringify(t) === JSON.stringify(want)); }",
-                               arg=[elem_id, ticks], timeout=WAIT)
-    except sync_api.TimeoutError:
-        raise AssertionError(f"#{elem_id} never had an axis labelled {ticks}; it shows {plot_info(page, elem_id)}") from None
-    return plot_info(page, elem_id)
-
-
-def translation(page) -> str:
-    return page.input_value("#translation textarea")
-
-
-def wait_translation(page, text: str) -> None:
-    try:
-        page.wait_for_function("t => document.querySelector('#translation textarea').value === t", arg=text, timeout=WAIT)
-    except sync_api.TimeoutError:
-        raise AssertionError(f"the translation never became {text!r}; it is {translation(page)!r}") from None
-
-
-def wait_step(page, step: int) -> None:
-    """The step-dependent views show `step` (the slider, the label and the top-k chart agree)."""
-    wait_plot(page, "plot-topk", f"Step {step}:")
-    page.wait_for_function("s => document.querySelector('#step-label').innerText.startsWith(s)",
-                           arg=f"Step {step} (token", timeout=WAIT)
-    assert page.input_value("#step-slider input[type=number]") == str(step)
-
-
-def choose(page, elem_id: str, label: str) -> None:
-    """Pick an option of a gr.Dropdown the way a visitor does: open it, click the option."""
-    page.click(f"#{elem_id} input")
-    page.get_by_role("option", name=label, exact=True).click()
-
-
-def screenshot(page, selector: str, name: str, max_height: int = 2000) -> None:
-    """An element's picture for the README, cut to its first max_height pixels."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    element = page.locator(selector)
-    element.scroll_into_view_if_needed()
-    box = element.bounding_box()
-    if box["height"] <= max_height:
-        element.screenshot(path=str(SCREENSHOTS / name), animations="disabled")
-        return
-    scroll = page.evaluate("() => [window.scrollX, window.scrollY]")  # clip is in page coordinates
-    clip = dict(x=box["x"] + scroll[0], y=box["y"] + scroll[1], width=box["width"], height=max_height)
-    page.screenshot(path=str(SCREENSHOTS / name), clip=clip, full_page=True, animations="disabled")
-
-
-def escaped(tokens) -> list[str]:
-    return [esc(t) for t in tokens]
 
 
 # ------------------------------------------------------------------------------------------------ tests

@@ -6,21 +6,16 @@ sets the Accept-Language header, as a visitor's browser would.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.pages import open_tab
+from tests.pages import SCREENSHOTS, SENTENCE, WAIT, open_tab
 from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.translator import load_model
 
 pytestmark = pytest.mark.browser
-SCREENSHOTS = Path(os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")).resolve()
-WAIT = 90_000
-SENTENCE = "I see the house."
 
 
 @pytest.fixture(scope="module")

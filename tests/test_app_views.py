@@ -4,29 +4,18 @@ Same server as test_app_browser.py (two tiny random checkpoints); expected value
 """
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
-from tests.pages import open_tab
+from tests.pages import SCREENSHOTS, SENTENCE, WAIT, open_tab, wait_plot
 from transformer_viz import analysis, i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
 from transformer_viz.translator import load_model
 
 pytestmark = pytest.mark.browser
-SCREENSHOTS = Path(os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")).resolve()
-WAIT = 90_000
-SENTENCE = "I see the house."
 
-PLOT = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
-    if (!el || !el.layout || !el.querySelector('.main-svg')) return null;
-    const axes = Object.keys(el.layout).filter(k => /^[xy]axis\\d*$/.test(k)).sort();
-    return {title: (el.layout.title && el.layout.title.text) || '',
-            ticks: axes.map(k => el.layout[k].ticktext).filter(t => Array.isArray(t))}; }"""
 # Page coordinates of every point that carries customdata: [{trace, x, y, data, px, py}].
 POINTS = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); const fl = el._fullLayout;
     const r = el.getBoundingClientRect(); const out = [];
@@ -58,15 +47,6 @@ def open_app(browser, app_server):
 
     yield open_page
     context.close()
-
-
-def wait_plot(page, elem_id: str, *parts: str) -> dict:
-    try:
-        page.wait_for_function("([id, parts]) => { const i = (" + PLOT + ")(id); return !!i && parts.every(p => i.title.includes(p)); }",
-                               arg=[elem_id, list(parts)], timeout=WAIT)
-    except Exception:
-        raise AssertionError(f"#{elem_id} never showed {parts}; it shows {page.evaluate(PLOT, elem_id)}") from None
-    return page.evaluate(PLOT, elem_id)
 
 
 def click_point(page, elem_id: str, point: dict) -> None:
