@@ -14,6 +14,7 @@ import transformer_viz.figures as F
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz import analysis, i18n
 from transformer_viz import handlers as h
+from transformer_viz import handlers_lab as lab
 from transformer_viz.compare import compare
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.style import esc
@@ -211,7 +212,7 @@ def registered(translator, empty_registry):
 @pytest.mark.parametrize("lang", ["ja", "ko"])
 def test_the_handlers_build_every_view_in_the_visitors_language(registered, translator, lang, monkeypatch, tmp_path):
     trace = registered.trace
-    comparison = h.run_comparison(registered, h.intervention_from_ui(["cross 0 1"]))
+    comparison = lab.run_comparison(registered, lab.intervention_from_ui(["cross 0 1"]))
     # The positional comparison reads bundled checkpoints: one tiny learned-positions model stands in for them.
     save_checkpoint(tmp_path / "seed004", tiny_translator("seed004").model, tiny_tokenizer_file())
     monkeypatch.setattr(h, "CHECKPOINTS_DIR", tmp_path)
@@ -219,7 +220,7 @@ def test_the_handlers_build_every_view_in_the_visitors_language(registered, tran
     h.register_translator("seed004", tiny_translator("seed004"))
     views = {**h.step_figures(trace, 1, 1, "2", False, lang=lang), **h.static_figures(trace, 1, "cross", False, lang=lang),
              **h.comparison_figures(False, lang=lang), **h.analysis_figures(trace, 1, False, lang=lang),
-             **h.lab_figures(comparison, "cross", 1, "mean", False, lang=lang)}
+             **lab.lab_figures(comparison, "cross", 1, "mean", False, lang=lang)}
     for key, fig in views.items():
         assert SCRIPTS[lang].search(fig.layout.title.text), (key, fig.layout.title.text)
     assert "seed004" in views["plot-pe-learned"].layout.title.text

@@ -6,6 +6,7 @@ import pytest
 
 from tests.tiny import tiny_translator
 from transformer_viz import handlers as h
+from transformer_viz import handlers_lab as lab
 from transformer_viz import i18n
 from transformer_viz.compare import compare
 from transformer_viz.interventions import SEED_BUGS, Intervention
@@ -31,32 +32,32 @@ def session(translator):
 
 def test_head_choices_cover_every_head_and_parse_back(translator):
     cfg = translator.config
-    choices = h.head_choices(cfg.n_layers, cfg.n_heads, "cross")
+    choices = lab.head_choices(cfg.n_layers, cfg.n_heads, "cross")
     assert len(choices) == cfg.n_layers * cfg.n_heads
-    intervention = h.intervention_from_ui([value for _, value in choices[-2:]], "mean")
+    intervention = lab.intervention_from_ui([value for _, value in choices[-2:]], "mean")
     last = (cfg.n_layers - 1, cfg.n_heads - 1)
     assert intervention.ablate == (("cross", last[0], last[1] - 1), ("cross", *last)) and intervention.ablation == "mean"
-    assert h.intervention_from_ui([], bug="scale_d_model") == Intervention(bug="scale_d_model")
+    assert lab.intervention_from_ui([], bug="scale_d_model") == Intervention(bug="scale_d_model")
 
 
 def test_a_lab_run_with_nothing_chosen_is_refused_in_the_visitors_language(session):
     with pytest.raises(ValueError) as err:
-        h.run_comparison(session, h.intervention_from_ui([]))
+        lab.run_comparison(session, lab.intervention_from_ui([]))
     assert i18n.message(str(err.value), "ko") == i18n.text("whatif-nothing", "ko")
 
 
 def test_whatif_equals_the_library_comparison_and_explains_itself(session, translator):
-    values = [v for _, v in h.head_choices(translator.config.n_layers, translator.config.n_heads, "cross")]
-    intervention = h.intervention_from_ui(values, "zero", no_positions=True)
-    comp = h.run_comparison(session, intervention)
+    values = [v for _, v in lab.head_choices(translator.config.n_layers, translator.config.n_heads, "cross")]
+    intervention = lab.intervention_from_ui(values, "zero", no_positions=True)
+    comp = lab.run_comparison(session, intervention)
     expected = compare(translator, SENTENCE, intervention, options=h.decode_options(*UI_DEFAULTS.values()))
     assert comp.changed.target_ids == expected.changed.target_ids
     np.testing.assert_allclose(comp.prob_change, expected.prob_change, atol=1e-6)
-    summary = h.comparison_summary(comp, "ja")
+    summary = lab.comparison_summary(comp, "ja")
     for key in ("ablate_zero", "no_positions"):
         assert i18n.text(f"iv-explain-{key}", "ja") in summary
     assert f"{float(comp.prob_change.mean()):+.1%}" in summary
-    figs = h.lab_figures(comp, "cross", 1, "mean", presentation=False)
+    figs = lab.lab_figures(comp, "cross", 1, "mean", presentation=False)
     bars = [d for d in figs["probs"].data if d.type == "bar"]
     assert bars and all(len(b.y) == len(comp.original.target_ids) for b in bars)
 
@@ -64,14 +65,14 @@ def test_whatif_equals_the_library_comparison_and_explains_itself(session, trans
 @pytest.mark.parametrize("bug", SEED_BUGS)
 def test_every_seed_bug_runs_and_leaves_the_shared_model_unchanged(session, translator, bug):
     before = weights_digest(translator.model.state_dict())
-    comp = h.run_comparison(session, h.intervention_from_ui([], bug=bug))
+    comp = lab.run_comparison(session, lab.intervention_from_ui([], bug=bug))
     assert weights_digest(translator.model.state_dict()) == before
-    figs = h.lab_figures(comp, "decoder_self", 0, "1", presentation=True)
+    figs = lab.lab_figures(comp, "decoder_self", 0, "1", presentation=True)
     title = figs["maps"].layout.title.text
     if bug == "target_padding_unmasked":
         assert "pad tokens in front" in title and comp.left_pad > 0
         correct, buggy = comp.pad_weight()
         assert float(correct.max()) == 0.0 and float(buggy.max()) > 0.0  # only the bug lets real tokens see pads
-        assert i18n.text("pad-weight", "en", buggy=f"{float(buggy.max()):.0%}", k=comp.left_pad, correct="0%") in h.comparison_summary(comp)
+        assert i18n.text("pad-weight", "en", buggy=f"{float(buggy.max()):.0%}", k=comp.left_pad, correct="0%") in lab.comparison_summary(comp)
     else:
         assert "Head 1" in title

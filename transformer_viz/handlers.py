@@ -1,6 +1,7 @@
 """The app's event handlers as plain functions: values in, values out, no gradio.
 
-ui.py only lays out components and wires these; tests call them directly.
+ui.py only lays out components and wires these; tests call them directly. The labs' handlers
+("What if?" and the seed bugs) are in handlers_lab.py.
 A visitor's recorded run is a `Session` (kept in gr.State); stepping and switching
 views redraw from it and never run the model again.
 """
@@ -299,72 +300,3 @@ def beam_node_trace(session: Session, node: int) -> tuple[Trace, int]:
     trace = translator.trace(session.trace.source_text, options=DecodeOptions(**session.options), strategy="greedy",
                              max_new_tokens=len(prefix), forced_prefix=prefix)
     return trace, step
-
-
-# ---------------------------------------------------------------- what if? and the seed-bug lab
-LAB_KINDS = ("encoder_self", "decoder_self", "cross")  # one checkbox group of heads per attention type
-
-
-def head_choices(n_layers: int, n_heads: int, kind: str) -> list[tuple[str, str]]:
-    """Checkbox (label, value) pairs for every head of one attention type: ('L1 H2', 'cross 1 2')."""
-    return [(f"L{l} H{hh}", f"{kind} {l} {hh}") for l in range(n_layers) for hh in range(n_heads)]
-
-
-def intervention_from_ui(heads: list[str], ablation: str = "zero", no_positions: bool = False,
-                         no_causal_mask: bool = False, bug: str | None = None):
-    """Checkbox values ('kind layer head') and switches → an Intervention (validated against nothing yet)."""
-    from .interventions import Intervention
-
-    ablate = []
-    for value in heads or []:
-        kind, layer, head = parse_click(value, 3)
-        ablate.append((kind, int(layer), int(head)))
-    return Intervention(ablate=tuple(ablate), ablation=ablation or "zero", no_positions=bool(no_positions),
-                        no_causal_mask=bool(no_causal_mask), bug=bug or None)
-
-
-def run_comparison(session: Session, intervention):
-    """The visitor's sentence, with its decoding options, without and with `intervention` (compare.compare)."""
-    from .compare import compare
-
-    if intervention.is_identity:
-        raise ValueError("nothing is switched off yet: choose heads, positions or the mask first")
-    translator = get_translator(session.model)
-    return compare(translator, session.trace.source_text, intervention, options=DecodeOptions(**session.options))
-
-
-def comparison_summary(comparison, lang: str = "en") -> str:
-    """Markdown beside the comparison: what changed, by how much, and what it teaches."""
-    lines = []
-    t = comparison.first_difference
-    lines.append(i18n.text("whatif-same", lang) if t is None else i18n.text("whatif-diff", lang, step=t))
-    if len(comparison.prob_change):
-        lines.append(i18n.text("whatif-dp", lang, dp=f"{float(comparison.prob_change.mean()):+.1%}"))
-    weights = comparison.pad_weight()
-    if weights is not None:
-        correct, buggy = (float(w.max()) for w in weights)
-        lines.append(i18n.text("pad-weight", lang, buggy=f"{buggy:.0%}", k=comparison.left_pad, correct=f"{correct:.0%}"))
-    lines += [f"**{i18n.text(f'iv-label-{key}', lang)}.** {i18n.text(f'iv-explain-{key}', lang)}"
-              for key in comparison.intervention.keys]
-    return "\n\n".join(lines)
-
-
-def lab_figures(comparison, kind: str, layer: int, head, presentation: bool, lang: str = "en") -> dict:
-    """The probability of every original token with and without the change, and one head's maps side by side.
-
-    The maps are the teacher-forced ones (full T × T, so a lifted causal mask shows); the target-padding bug
-    shows the left-padded decoder self-attention with its pad columns. Their words are in `lang`.
-    """
-    head = "mean" if head in (None, "mean", "all") else int(head)
-    with figures.language(lang):
-        probs = figures.probability_change(comparison.forced_original, comparison.forced_changed,
-                                           presentation=presentation)
-        if comparison.intervention.bug == "target_padding_unmasked" and comparison.left_pad:
-            maps = figures.padding_side_by_side(comparison.padded_original, comparison.padded_changed,
-                                                comparison.forced_original.target_tokens, comparison.padded_keys,
-                                                comparison.left_pad, layer, 0 if head == "mean" else head,
-                                                presentation=presentation)
-        else:
-            maps = figures.attention_side_by_side(comparison.forced_original, comparison.forced_changed, kind, layer,
-                                                  head, presentation=presentation)
-    return {"probs": probs, "maps": maps}

@@ -1,4 +1,4 @@
-"""The Gradio app: the page from ui_layout.py, its events wired to handlers.py; all work happens there and in figures."""
+"""The Gradio app: the page from ui_layout.py, its events wired to handlers.py and handlers_lab.py; all work happens there and in figures."""
 from __future__ import annotations
 
 import html
@@ -9,6 +9,7 @@ import gradio as gr
 
 from . import figures
 from . import handlers as h
+from . import handlers_lab as lab
 from . import i18n
 from .decoding import DecodeOptions
 from .ui_common import (CLICK_JS, CSS, EXAMPLES, LOOK_KEYS, LOOKS, THEME, Words, localised_errors, plot, slides,
@@ -89,7 +90,7 @@ def build_demo() -> gr.Blocks:
             if sess is None:
                 return [gr.skip()] * len(lab_reset)
             cfg = h.get_translator(sess.model).config
-            return [gr.update(choices=h.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[]) for kind in h.LAB_KINDS] + [None, None]
+            return [gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[]) for kind in lab.LAB_KINDS] + [None, None]
 
         def translate_if_linked(lng, text, model_name, *opts):
             """On page load or a new model: translate straight away when there is a sentence."""
@@ -187,22 +188,22 @@ def build_demo() -> gr.Blocks:
                     "target_padding_unmasked": "decoder_self"}
 
         def lab_outputs(comp, knd, lay, hd, pres, lng):
-            figs = h.lab_figures(comp, knd, int(lay), hd, slides(pres), lang=lng)
-            return [comp, comp.original.target_text, comp.changed.target_text, h.comparison_summary(comp, lng),
+            figs = lab.lab_figures(comp, knd, int(lay), hd, slides(pres), lang=lng)
+            return [comp, comp.original.target_text, comp.changed.target_text, lab.comparison_summary(comp, lng),
                     plot(figs["probs"], pres), plot(figs["maps"], pres)]
 
         @localised_errors
         def on_whatif(lng, sess, enc, dec, crs, abl, no_pos, no_mask, knd, lay, hd, pres):
             if sess is None:
                 raise gr.Error(i18n.text("err-translate-first", lng), print_exception=False)
-            intervention = h.intervention_from_ui((enc or []) + (dec or []) + (crs or []), abl, no_pos, no_mask)
-            return lab_outputs(h.run_comparison(sess, intervention), h.KINDS[knd], lay, hd, pres, lng)
+            intervention = lab.intervention_from_ui((enc or []) + (dec or []) + (crs or []), abl, no_pos, no_mask)
+            return lab_outputs(lab.run_comparison(sess, intervention), h.KINDS[knd], lay, hd, pres, lng)
 
         @localised_errors
         def on_bug(lng, sess, name, lay, hd, pres):
             if sess is None:
                 raise gr.Error(i18n.text("err-translate-first", lng), print_exception=False)
-            comp = h.run_comparison(sess, h.intervention_from_ui([], bug=name))
+            comp = lab.run_comparison(sess, lab.intervention_from_ui([], bug=name))
             return lab_outputs(comp, BUG_KIND[name], lay, hd, pres, lng)
 
         page.whatif_btn.click(on_whatif, [page.lang, page.session] + page.ablate_groups + [page.ablation, page.no_positions, page.no_causal,
@@ -217,8 +218,8 @@ def build_demo() -> gr.Blocks:
                 if comp is None:
                     out += [gr.skip()] * 3
                     continue
-                figs = h.lab_figures(comp, kind_name, int(lay), hd, slides(pres), lang=lng)
-                out += [h.comparison_summary(comp, lng), plot(figs["probs"], pres), plot(figs["maps"], pres)]
+                figs = lab.lab_figures(comp, kind_name, int(lay), hd, slides(pres), lang=lng)
+                out += [lab.comparison_summary(comp, lng), plot(figs["probs"], pres), plot(figs["maps"], pres)]
             return out
 
         labs_in = [page.whatif_out[0], page.bug_out[0], page.whatif_kind, page.bug, page.layer, page.head, page.presentation,
