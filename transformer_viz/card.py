@@ -108,7 +108,7 @@ def write_model_card(folder: str | Path) -> Path:
         lines += ["Not evaluated yet: run `python -m transformer_viz evaluate --model <this folder>`.", ""]
     lines += [
         "## Known limitations", "",
-        "- Trained on dictionary sentences only: short everyday sentences work best; long, technical or informal text degrades quickly.",
+        "- Trained only on a dictionary's example sentences, phrases and words: short everyday sentences work best; long, technical or informal text degrades quickly.",
         "- A small model on a small corpus: expect wrong words, dropped clauses and repetitions; it is a teaching model, not a translator.",
         "- Input longer than the model's max_len tokens is cut.",
     ]
