@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from tests.tiny import SENTENCES, tiny_translator
-from transformer_viz import Tracer
+from transformer_viz import Tracer, intervene
 from transformer_viz.config import PRESETS
 from transformer_viz.decoding import DecodeOptions, generate
 from transformer_viz.trace import SCHEMA, Trace
@@ -216,6 +216,21 @@ def test_trace_equals_what_cached_decoding_attended_to(translator, trace):
         np.testing.assert_allclose(self_rows, trace.attention["decoder_self"][i], atol=1e-5)
         np.testing.assert_allclose(cross_rows, trace.attention["cross"][i], atol=1e-5)
         assert cross_rows.shape == (cfg.n_heads, T, S)
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "beam"])
+def test_a_trace_encodes_the_source_once(translator, strategy):
+    """Decoding and the recording pass share one encoder run, whose patterns the trace shows."""
+    memories = []
+    with intervene(translator.model, {"encoder.hook_output": lambda x, hook: memories.append(x.clone())}):
+        t = translator.trace(TEXT, strategy=strategy, max_new_tokens=MAX_NEW)
+    assert len(memories) == 1
+    assert t.target_text == translator.translate(TEXT, strategy=strategy, max_new_tokens=MAX_NEW)
+    src, _ = translator.encode_sources([TEXT])
+    with Tracer(translator.model, "encoder.layers.*.self_attn.hook_pattern") as tracer, torch.no_grad():
+        assert torch.equal(translator.model.encode(src), memories[0])
+    for i in range(translator.config.n_layers):
+        assert np.array_equal(tracer[f"encoder.layers.{i}.self_attn.hook_pattern"][0].numpy(), t.attention["encoder_self"][i])
 
 
 def test_trace_with_forced_prefix_and_beam(translator):

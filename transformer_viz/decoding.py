@@ -164,8 +164,12 @@ def generate(
     src_ids: torch.Tensor,
     options: DecodeOptions | None = None,
     forced_prefix: list[int] | None = None,
+    memory: torch.Tensor | None = None,
 ) -> list[Hypothesis]:
-    """Translate a batch of source ids (B, S); one hypothesis per row."""
+    """Translate a batch of source ids (B, S); one hypothesis per row.
+
+    `memory` is the encoder's output for `src_ids` (B, S, D) when the caller has run it already.
+    """
     options = (options or DecodeOptions()).validate()
     max_new = min(options.max_new_tokens, model.config.max_len)
     prefix = list(forced_prefix or [])
@@ -175,16 +179,18 @@ def generate(
         raise ValueError(f"forced prefix has token ids that cannot be generated: {bad}")
     if model.config.eos_id in prefix[:-1]:
         raise ValueError("a forced prefix may end with </s> but not contain it earlier")
-    if options.strategy == "beam":
-        return [beam_search(model, src_ids[i : i + 1], options, max_new, prefix) for i in range(src_ids.shape[0])]
-    return sample_or_greedy(model, src_ids, options, max_new, prefix)
+    if options.strategy == "beam":  # one sentence at a time
+        rows = [src_ids[i : i + 1] for i in range(src_ids.shape[0])]  # (1, S) each
+        memories = [model.encode(row) if memory is None else memory[i : i + 1] for i, row in enumerate(rows)]
+        return [beam_search(model, row, m, options, max_new, prefix) for row, m in zip(rows, memories)]
+    memory = model.encode(src_ids) if memory is None else memory  # (B, S, D)
+    return sample_or_greedy(model, src_ids, memory, options, max_new, prefix)
 
 
-def sample_or_greedy(model, src_ids, options: DecodeOptions, max_new: int, prefix: list[int]) -> list[Hypothesis]:
+def sample_or_greedy(model, src_ids, memory, options: DecodeOptions, max_new: int, prefix: list[int]) -> list[Hypothesis]:
     """Greedy (argmax) or ancestral sampling, batched; finished rows are fed <pad>."""
     cfg = model.config
     B = src_ids.shape[0]
-    memory = model.encode(src_ids)  # (B, S, D)
     cache = new_cache(model, options)
     generator = None
     if options.strategy == "sample":
@@ -223,10 +229,9 @@ def length_penalty(length: int, alpha: float) -> float:
     return ((5 + length) / 6) ** alpha
 
 
-def beam_search(model, src_ids, options: DecodeOptions, max_new: int, prefix: list[int]) -> Hypothesis:
-    """Keep the `beam_size` best partial translations of one sentence (1, S) by total log-probability."""
+def beam_search(model, src_ids, memory, options: DecodeOptions, max_new: int, prefix: list[int]) -> Hypothesis:
+    """Keep the `beam_size` best partial translations of one sentence (1, S), memory (1, S, D), by total log-probability."""
     cfg, k = model.config, options.beam_size
-    memory = model.encode(src_ids)  # (1, S, D)
     cache = new_cache(model, options)
     beams = [Hypothesis([], [])]  # alive hypotheses, one per batch row
     finished: list[Hypothesis] = []

@@ -20,10 +20,11 @@ from .trace import Trace
 
 log = logging.getLogger(__name__)
 MAX_CHARS = 2000  # longer input is cut before tokenising (the model sees at most max_len tokens anyway)
-PATTERN_HOOKS = ("encoder.layers.*.self_attn.hook_pattern", "decoder.layers.*.self_attn.hook_pattern",
-                 "decoder.layers.*.cross_attn.hook_pattern", "encoder.hook_pos", "encoder.layers.0.self_attn.hook_mask",
-                 "decoder.layers.0.self_attn.hook_mask", "decoder.layers.0.cross_attn.hook_mask",
-                 "decoder.layers.*.self_attn.hook_q", "decoder.layers.*.self_attn.hook_k")
+SOURCE_HOOKS = ("encoder.layers.*.self_attn.hook_pattern", "encoder.hook_pos", "encoder.layers.0.self_attn.hook_mask")
+TARGET_HOOKS = ("decoder.layers.*.self_attn.hook_pattern", "decoder.layers.*.cross_attn.hook_pattern",
+                "decoder.layers.0.self_attn.hook_mask", "decoder.layers.0.cross_attn.hook_mask",
+                "decoder.layers.*.self_attn.hook_q", "decoder.layers.*.self_attn.hook_k")
+PATTERN_HOOKS = SOURCE_HOOKS + TARGET_HOOKS  # what a trace records
 
 
 def clean_text(text: str) -> str:
@@ -115,21 +116,32 @@ class Translator:
         if intervention is not None and not intervention.is_identity:
             notices[0].append(f"intervention: {intervention.describe()}")
         with intervene(self.model, extra):  # the hooks live only in this block: the shared model is not changed
-            hyp = generate(self.model, src, opts, forced_prefix)[0]
+            with torch.inference_mode(), Tracer(self.model, SOURCE_HOOKS) as source:
+                memory = self.model.encode(src)  # (1, S, D), encoded once: decoding and the recording share it
+            hyp = generate(self.model, src, opts, forced_prefix, memory=memory)[0]
         replay = [] if intervention is None else recording_hooks(intervention)  # row t: what y_t's query could see
-        with intervene(self.model, extra + replay):
-            return self.record(text, src, hyp, opts, len(forced_prefix or []), notices[0])
+        with intervene(self.model, extra + replay):  # the replay hooks are the decoder's: the memory stands
+            return self.record(text, src, hyp, opts, len(forced_prefix or []), notices[0], encoded=(memory, source))
 
     @torch.inference_mode()
-    def record(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int, notices: list[str]) -> Trace:
+    def record(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int, notices: list[str],
+               encoded: tuple[torch.Tensor, Tracer] | None = None) -> Trace:
         """One teacher-forced pass over <s> y1..y(T-1) with the tracer on: row t is the query that produced y_t.
 
-        (Cached decoding and this pass give the same numbers; the test suite checks it.)
+        (Cached decoding and this pass give the same numbers; the test suite checks it.) With `encoded`, the
+        source's memory and a Tracer that recorded its encoding, only the decoder runs again.
         """
         cfg, tok = self.config, self.tokenizer
         tgt_in = torch.tensor([[cfg.bos_id] + hyp.ids[:-1]], device=src.device)  # (1, T)
-        with Tracer(self.model, PATTERN_HOOKS) as tracer:
-            self.model(src, tgt_in)
+        if encoded is None:
+            with Tracer(self.model, PATTERN_HOOKS) as tracer:
+                self.model(src, tgt_in)
+            recorded = tracer.cache
+        else:
+            memory, source = encoded
+            with Tracer(self.model, TARGET_HOOKS) as tracer:
+                self.model.decode(tgt_in, memory, src)
+            recorded = {**source.cache, **tracer.cache}
 
         steps = [
             dict(index=t, token=tok.id_to_piece(s.id), id=s.id, prob=s.prob, entropy=s.entropy,
@@ -142,32 +154,32 @@ class Translator:
             target_text=tok.decode(hyp.ids), target_tokens=tok.ids_to_pieces(hyp.ids), target_ids=list(hyp.ids),
             steps=steps,
             attention={
-                "encoder_self": stack_patterns(tracer, "encoder", "self_attn", cfg.n_layers),
-                "decoder_self": stack_patterns(tracer, "decoder", "self_attn", cfg.n_layers),
-                "cross": stack_patterns(tracer, "decoder", "cross_attn", cfg.n_layers),
+                "encoder_self": stack_patterns(recorded, "encoder", "self_attn", cfg.n_layers),
+                "decoder_self": stack_patterns(recorded, "decoder", "self_attn", cfg.n_layers),
+                "cross": stack_patterns(recorded, "decoder", "cross_attn", cfg.n_layers),
             },
             masks={  # as the model applied them (layer 0; every layer uses the same), (Tq, Tk)
-                "encoder": tracer["encoder.layers.0.self_attn.hook_mask"][0, 0].numpy(),
-                "decoder": tracer["decoder.layers.0.self_attn.hook_mask"][0, 0].numpy(),
-                "cross": tracer["decoder.layers.0.cross_attn.hook_mask"][0, 0].numpy(),
+                "encoder": recorded["encoder.layers.0.self_attn.hook_mask"][0, 0].numpy(),
+                "decoder": recorded["decoder.layers.0.self_attn.hook_mask"][0, 0].numpy(),
+                "cross": recorded["decoder.layers.0.cross_attn.hook_mask"][0, 0].numpy(),
             },
-            positional_encoding=tracer["encoder.hook_pos"][0].numpy(),
-            decoder_self_scores=raw_scores(tracer, cfg.n_layers),
+            positional_encoding=recorded["encoder.hook_pos"][0].numpy(),
+            decoder_self_scores=raw_scores(recorded, cfg.n_layers),
             model={"name": self.name, "config": cfg.to_dict(), "parameters": self.n_parameters},
             options=asdict(opts), forced_prefix=n_forced, notices=notices, beam_tree=hyp.beam_tree,
         )
 
 
-def stack_patterns(tracer: Tracer, stack: str, attn: str, n_layers: int) -> np.ndarray:
+def stack_patterns(recorded: dict[str, torch.Tensor], stack: str, attn: str, n_layers: int) -> np.ndarray:
     """Patterns of every layer of one attention kind for batch row 0: (L, H, Tq, Tk)."""
-    return torch.stack([tracer[f"{stack}.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).numpy()
+    return torch.stack([recorded[f"{stack}.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).numpy()
 
 
-def raw_scores(tracer: Tracer, n_layers: int) -> np.ndarray:
+def raw_scores(recorded: dict[str, torch.Tensor], n_layers: int) -> np.ndarray:
     """Decoder self-attention scores Q Kᵀ / √Dh before the causal mask, for the mask pipeline view. (L, H, T, T)"""
     rows = []
     for i in range(n_layers):
-        q, k = tracer[f"decoder.layers.{i}.self_attn.hook_q"][0], tracer[f"decoder.layers.{i}.self_attn.hook_k"][0]
+        q, k = recorded[f"decoder.layers.{i}.self_attn.hook_q"][0], recorded[f"decoder.layers.{i}.self_attn.hook_k"][0]
         rows.append(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5)  # (H, T, T)
     return torch.stack(rows).numpy()
 
