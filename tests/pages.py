@@ -15,7 +15,8 @@ except ImportError:  # no Playwright: the `browser` fixture skips every test tha
 
 # Screenshots go to a temporary folder unless TRANSFORMER_VIZ_SCREENSHOTS names one: the README's
 # images in docs/screenshots/ are refreshed from the trained checkpoints with
-#   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots ./scripts/test tests/test_app_browser.py
+#   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots \
+#       ./scripts/test tests/test_app_browser.py tests/test_app_views.py tests/test_app_languages.py
 SCREENSHOTS = Path(os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")).resolve()
 SENTENCE = "I see the house."
 WAIT = 90_000  # ms: a translation and its dozen figures take ~10 s on a busy 2-core machine
