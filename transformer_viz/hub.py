@@ -57,18 +57,13 @@ def replace_file(path: str | Path, write: Callable[[Path], object]) -> None:
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
+        temporary.touch()  # created as any new file is (0666 less the umask), before the writer picks a mode
+        mode = stat.S_IMODE((path if path.exists() else temporary).stat().st_mode)
         write(temporary)
-        os.chmod(temporary, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~current_umask())
+        os.chmod(temporary, mode)
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
-
-
-def current_umask() -> int:
-    """The process's umask (reading it means setting it, so it is set straight back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def save_checkpoint(folder: str | Path, model: Transformer, tokenizer_file: str | Path | None = None) -> Path:
