@@ -141,6 +141,27 @@ def test_cached_decoding_equals_teacher_forcing(preset, tiny_model, make_ids):
     assert torch.allclose(forced_prefix, full, atol=1e-5)
 
 
+@pytest.mark.parametrize("chunks", [[1] * 6, [3, 1, 2]])
+def test_cached_masks_are_the_rows_of_the_full_masks(chunks, tiny_model, make_ids):
+    """The cache builds its masks from stored key masks; each step must see the full pass's mask rows."""
+    model = tiny_model("seed000")
+    src, tgt = make_ids([8, 5, 2]), make_ids([6, 6, 4], bos=True)  # source and target padding
+    names = ["decoder.layers.1.self_attn.hook_mask", "decoder.layers.1.cross_attn.hook_mask"]
+    with torch.no_grad():
+        with Tracer(model, names) as full:
+            model(src, tgt)
+        with Tracer(model, names) as cached:
+            decode_step_by_step(model, src, tgt, chunks)
+    full_self, full_cross = (full[name] for name in names)  # (B, 1, T, T), (B, 1, T, S)
+    start = 0
+    for size, self_mask, x_mask in zip(chunks, *(cached.history[name] for name in names)):
+        rows = slice(start, start + size)
+        assert torch.equal(self_mask, full_self[:, :, rows, : start + size])
+        assert torch.equal(x_mask, full_cross[:, :, rows])
+        start += size
+    assert not full_self[2, 0, 5, 4]  # the checks above include a padded key hidden from a later query
+
+
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_cache_reorder_follows_the_chosen_rows(preset, tiny_model, make_ids):
     model = tiny_model(preset)

@@ -114,7 +114,7 @@ class MultiHeadAttention(nn.Module):
         cache_key: str = "",
         capacity: int = 0,
     ) -> torch.Tensor:
-        """query (B, Tq, D) attends to source (B, Tk, D) where mask (B, 1, Tq, Tk) is True.
+        """query (B, Tq, D) attends to source (B, Tk, D) where mask (B, 1, Tq, Tk) is True (a mask row of 1 serves every query).
 
         With a `cache` dict, keys/values are stored under `cache_key`: self-attention appends
         the new positions; cross-attention (source None) reuses the memory's K/V. A new cache

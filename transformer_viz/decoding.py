@@ -11,6 +11,7 @@ way): the same tokens, O(T²) work instead of O(T), kept as the reference and ba
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass, field
@@ -113,6 +114,16 @@ def make_step(token: int, log_probs_row: torch.Tensor, entropy, top_probs, top_i
     return Step(int(token), float(log_probs_row[token].exp()), float(entropy), top_ids.tolist(), top_probs.tolist())
 
 
+def read_steps(tokens: torch.Tensor, log_probs: torch.Tensor, entropy, top_probs, top_ids) -> tuple[list[Step], list[float]]:
+    """A Step per row for the chosen tokens (N,), and their log-probabilities: five transfers for the whole batch.
+
+    (make_step per row would cost about a dozen small tensor operations and transfers each.)
+    """
+    chosen = log_probs.gather(-1, tokens[:, None]).squeeze(-1)  # (N,) log p(token)
+    rows = zip(tokens.tolist(), chosen.exp().tolist(), entropy.tolist(), top_ids.tolist(), top_probs.tolist())
+    return [Step(*row) for row in rows], chosen.tolist()
+
+
 class Recompute:
     """Stands in for the key/value cache but keeps only the tokens fed so far (the Annotated Transformer's way).
 
@@ -140,8 +151,13 @@ def next_token_logits(model: Transformer, token, memory, src_ids, cache) -> torc
         logits = model.decode(cache.tgt_ids, memory, src_ids)[:, -1].float()  # every position again, keep the last
     else:
         logits = model.decode(token, memory, src_ids, cache)[:, -1].float()  # only the new position
-    logits[:, [model.config.pad_id, model.config.bos_id]] = float("-inf")
-    return logits
+    return logits.index_fill_(-1, never_generated(model.config.pad_id, model.config.bos_id, logits.device), float("-inf"))
+
+
+@functools.cache
+def never_generated(pad_id: int, bos_id: int, device: torch.device) -> torch.Tensor:
+    """The ids of <pad> and <s>, as an index tensor made once (one from a list at every step costs 10 µs)."""
+    return torch.tensor([pad_id, bos_id], device=device)
 
 
 def filter_logits(logits: torch.Tensor, top_k: int, top_p: float) -> torch.Tensor:
@@ -209,18 +225,18 @@ def sample_or_greedy(model, src_ids, memory, options: DecodeOptions, max_new: in
             filtered = filter_logits(logits / options.temperature, options.top_k, options.top_p)
             choice = torch.multinomial(filtered.softmax(-1), 1, generator=generator).squeeze(1)
         entropy, top_probs, top_ids = describe(log_probs, options.n_alternatives)
-        for b, hyp in enumerate(hyps):
+        steps, step_log_probs = read_steps(choice, log_probs, entropy, top_probs, top_ids)
+        for hyp, step, log_prob in zip(hyps, steps, step_log_probs):
             if hyp.finished:
                 continue
-            tok = int(choice[b])
-            hyp.ids.append(tok)
-            hyp.steps.append(make_step(tok, log_probs[b], entropy[b], top_probs[b], top_ids[b]))
-            hyp.log_prob += float(log_probs[b, tok])
-            hyp.finished = tok == cfg.eos_id
-        if all(h.finished for h in hyps):
+            hyp.ids.append(step.id)
+            hyp.steps.append(step)
+            hyp.log_prob += log_prob
+            hyp.finished = step.id == cfg.eos_id
+        done = [h.finished for h in hyps]
+        if all(done):
             break
-        done = torch.tensor([h.finished for h in hyps], device=src_ids.device)
-        token = choice.masked_fill(done, cfg.pad_id)[:, None]  # (B, 1)
+        token = choice[:, None] if not any(done) else choice.masked_fill(torch.tensor(done, device=src_ids.device), cfg.pad_id)[:, None]  # (B, 1)
     return hyps
 
 

@@ -14,7 +14,7 @@ from .attention import KeyValueCache, MultiHeadAttention
 from .config import TransformerConfig
 from .dropout import Dropout
 from .hooks import HookPoint, hook_names, name_hook_points
-from .masks import cross_mask, decoder_mask, encoder_mask
+from .masks import causal_mask, cross_mask, decoder_mask, encoder_mask, padding_mask
 
 
 class TokenEmbedding(nn.Module):
@@ -211,14 +211,28 @@ class DecoderCache:
     def __init__(self, n_layers: int):
         self.layers: list[dict[str, KeyValueCache]] = [{} for _ in range(n_layers)]  # "self", "cross"
         self.tgt_ids: torch.Tensor | None = None  # (B, t) every target token fed so far
+        self.target_keys: torch.Tensor | None = None  # (B, 1, 1, t) padding_mask(tgt_ids): True at real tokens
+        self.source_keys: torch.Tensor | None = None  # (B, 1, 1, S) padding_mask(src_ids), made on the first step
 
     @property
     def length(self) -> int:
         return 0 if self.tgt_ids is None else self.tgt_ids.shape[1]
 
+    def append(self, tgt_ids: torch.Tensor, src_ids: torch.Tensor, pad_id: int) -> None:
+        """Record the new target ids (B, Tnew) and which of them are real keys; the source's once."""
+        new_keys = padding_mask(tgt_ids, pad_id)  # (B, 1, 1, Tnew)
+        if self.tgt_ids is None:
+            self.tgt_ids, self.target_keys = tgt_ids, new_keys
+            self.source_keys = padding_mask(src_ids, pad_id)  # the source is the same at every step
+        else:
+            self.tgt_ids = torch.cat([self.tgt_ids, tgt_ids], dim=1)
+            self.target_keys = torch.cat([self.target_keys, new_keys], dim=-1)
+
     def reorder(self, index: torch.Tensor) -> None:
         """Keep batch rows `index` (beam search: follow the surviving hypotheses)."""
         self.tgt_ids = self.tgt_ids.index_select(0, index)
+        self.target_keys = self.target_keys.index_select(0, index)
+        self.source_keys = self.source_keys.index_select(0, index)
         for layer in self.layers:
             for keys_values in layer.values():
                 keys_values.reorder(index)
@@ -262,11 +276,12 @@ class Transformer(nn.Module):
         if cache is None:
             self_mask = decoder_mask(tgt_ids, pad)  # (B, 1, T, T)
             return self.decoder(tgt_ids, memory, self_mask, cross_mask(src_ids, tgt_ids.shape[1], pad))
-        offset = cache.length
-        cache.tgt_ids = tgt_ids if cache.tgt_ids is None else torch.cat([cache.tgt_ids, tgt_ids], dim=1)
-        self_mask = decoder_mask(cache.tgt_ids, pad, n_queries=tgt_ids.shape[1])  # (B, 1, Tnew, t)
-        x_mask = cross_mask(src_ids, tgt_ids.shape[1], pad)  # (B, 1, Tnew, S)
-        return self.decoder(tgt_ids, memory, self_mask, x_mask, cache.layers, offset)
+        offset, T_new = cache.length, tgt_ids.shape[1]
+        cache.append(tgt_ids, src_ids, pad)
+        # decoder_mask(cache.tgt_ids, pad, T_new) and cross_mask(src_ids, T_new, pad), from the cached key masks:
+        # one new query sits after every earlier position, so only padding can hide a key from it.
+        self_mask = cache.target_keys if T_new == 1 else cache.target_keys & causal_mask(T_new, cache.length, tgt_ids.device)
+        return self.decoder(tgt_ids, memory, self_mask, cache.source_keys, cache.layers, offset)  # masks broadcast over Tnew
 
     def new_cache(self) -> DecoderCache:
         return DecoderCache(self.config.n_layers)
