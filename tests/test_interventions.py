@@ -176,6 +176,23 @@ def test_lifting_the_causal_mask_shows_when_teacher_forced_but_not_in_cached_dec
     np.testing.assert_allclose(changed.attention["decoder_self"], clean.attention["decoder_self"], atol=1e-6)
 
 
+@pytest.mark.parametrize("intervention", [None, Intervention(ablate=(("encoder_self", 0, 1),)), Intervention(no_positions=True)])
+def test_teacher_forcing_the_models_own_translation_gives_its_trace(translator, intervention):
+    """One teacher-forced pass makes the whole trace: the same maps, masks and probabilities as the free run's."""
+    free = translator.trace(SENTENCE, max_new_tokens=6, intervention=intervention)
+    forced = teacher_forced_trace(translator, SENTENCE, free.target_ids, intervention)
+    for kind in ("encoder_self", "decoder_self", "cross"):
+        np.testing.assert_allclose(forced.attention[kind], free.attention[kind], atol=1e-6, err_msg=kind)
+    for kind in ("encoder", "decoder", "cross"):
+        np.testing.assert_array_equal(forced.masks[kind], free.masks[kind])
+    np.testing.assert_allclose(forced.positional_encoding, free.positional_encoding)
+    np.testing.assert_allclose(forced.decoder_self_scores, free.decoder_self_scores, atol=1e-5)
+    np.testing.assert_allclose([s["prob"] for s in forced.steps], [s["prob"] for s in free.steps], atol=1e-6)
+    if intervention is not None:  # the encoder ran under the intervention
+        clean = teacher_forced_trace(translator, SENTENCE, free.target_ids)
+        assert not np.allclose(forced.attention["encoder_self"][1:], clean.attention["encoder_self"][1:], atol=1e-4)
+
+
 def test_no_causal_mask_still_masks_target_padding(translator):
     ids = translator.trace(SENTENCE, max_new_tokens=6).target_ids
     _, padded = teacher_forced(translator, SENTENCE, ids, Intervention(no_causal_mask=True), left_pad=2)

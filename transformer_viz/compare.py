@@ -22,7 +22,7 @@ from .decoding import DecodeOptions, Hypothesis, describe, make_step
 from .hooks import HookPoint, Tracer, intervene
 from .interventions import EXPLANATIONS, Intervention, input_hooks
 from .trace import Trace
-from .translator import PATTERN_HOOKS, Translator
+from .translator import SOURCE_HOOKS, TARGET_HOOKS, Translator
 
 DEFAULT_LEFT_PAD = 3  # pad tokens placed before <s> in the target-padding lab
 
@@ -100,8 +100,11 @@ def teacher_forced(translator: Translator, text: str, target_ids: list[int], int
     extra = [] if intervention is None else input_hooks(model, src, intervention, target_ids=ids)
     padding = [("decoder.hook_pos", keep_positions(k))] if k else []
     tgt_in = torch.tensor([[cfg.pad_id] * k + [cfg.bos_id] + ids[:-1]], device=src.device)  # (1, k + T)
-    with intervene(model, padding + extra), Tracer(model, PATTERN_HOOKS if k else []) as tracer:
-        logits = model(src, tgt_in)[0, k:].float()  # (T, V): row t predicts y_t
+    with intervene(model, padding + extra):  # the padding hook moves the decoder's positions only
+        with Tracer(model, SOURCE_HOOKS) as source:
+            memory = model.encode(src)  # (1, S, D)
+        with Tracer(model, TARGET_HOOKS) as target:
+            logits = model.decode(tgt_in, memory, src)[0, k:].float()  # (T, V): row t predicts y_t
     logits[:, [cfg.pad_id, cfg.bos_id]] = float("-inf")  # never generated, as in decoding
     log_probs = logits.log_softmax(-1)
     entropy, top_probs, top_ids = describe(log_probs, n_alternatives)
@@ -113,11 +116,11 @@ def teacher_forced(translator: Translator, text: str, target_ids: list[int], int
     if k:
         notes.append(f"decoder input left-padded with {k} <pad> tokens; real tokens keep positions 0..{T - 1}")
     opts = DecodeOptions(max_new_tokens=T, n_alternatives=n_alternatives)
-    with intervene(model, extra):
-        trace = translator.record(text, src, hyp, opts, T, notes)
-    if not k:
-        return trace, None
-    return crop_padding(trace, tracer, k, cfg.n_layers)
+    if not k:  # that pass was the trace's own pass: nothing runs again
+        return translator.assemble(text, src, hyp, opts, T, notes, {**source.cache, **target.cache}), None
+    with intervene(model, extra):  # the unpadded decoder pass, for everything but the maps with pad keys
+        trace = translator.record(text, src, hyp, opts, T, notes, encoded=(memory, source))
+    return crop_padding(trace, target, k, cfg.n_layers)
 
 
 def crop_padding(trace: Trace, tracer: Tracer, k: int, n_layers: int) -> tuple[Trace, np.ndarray]:

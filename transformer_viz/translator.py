@@ -131,8 +131,7 @@ class Translator:
         (Cached decoding and this pass give the same numbers; the test suite checks it.) With `encoded`, the
         source's memory and a Tracer that recorded its encoding, only the decoder runs again.
         """
-        cfg, tok = self.config, self.tokenizer
-        tgt_in = torch.tensor([[cfg.bos_id] + hyp.ids[:-1]], device=src.device)  # (1, T)
+        tgt_in = torch.tensor([[self.config.bos_id] + hyp.ids[:-1]], device=src.device)  # (1, T)
         if encoded is None:
             with Tracer(self.model, PATTERN_HOOKS) as tracer:
                 self.model(src, tgt_in)
@@ -142,7 +141,12 @@ class Translator:
             with Tracer(self.model, TARGET_HOOKS) as tracer:
                 self.model.decode(tgt_in, memory, src)
             recorded = {**source.cache, **tracer.cache}
+        return self.assemble(text, src, hyp, opts, n_forced, notices, recorded)
 
+    def assemble(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int,
+                 notices: list[str], recorded: dict[str, torch.Tensor]) -> Trace:
+        """The Trace of `hyp` from the PATTERN_HOOKS tensors of a teacher-forced pass over <s> y1..y(T-1)."""
+        cfg, tok = self.config, self.tokenizer
         steps = [
             dict(index=t, token=tok.id_to_piece(s.id), id=s.id, prob=s.prob, entropy=s.entropy,
                  top_k=[dict(token=tok.id_to_piece(i), id=i, prob=p) for i, p in zip(s.top_ids, s.top_probs)])
