@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import itertools
+from pathlib import Path
 
 import pytest
 import sentencepiece as spm
@@ -94,6 +95,26 @@ def test_save_load_round_trip_gives_identical_ids(tok, tmp_path):
     for text in TEXTS[::97] + ["the cat 😀 ﬁsh"]:
         assert loaded.encode(text) == tok.encode(text)
         assert loaded.pieces(text) == tok.pieces(text)
+
+
+def test_save_replaces_a_file_whole_and_keeps_its_permissions(tok, tmp_path, monkeypatch):
+    """A save that fails leaves the old file and no temporary; a save that works keeps the owner's chosen mode."""
+    path = tok.save(tmp_path / "tokenizer.model")
+    path.chmod(0o604)
+    before = path.read_bytes()
+
+    def half_then_crash(self, data):
+        with open(self, "wb") as file:
+            file.write(data[:100])  # the first bytes of a file that never gets finished
+        raise OSError("No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Path, "write_bytes", half_then_crash)
+        with pytest.raises(OSError, match="No space"):
+            tok.save(path)
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["tokenizer.model"]
+    tok.save(path)
+    assert path.stat().st_mode & 0o777 == 0o604 and Tokenizer.load(path).model_proto == tok.model_proto
 
 
 def test_load_missing_file_names_the_fix(tmp_path):

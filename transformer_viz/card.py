@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .hub import load_config, replace_file
+from .files import replace_file
+from .hub import load_config
 
 CURVE_NAME = "learning_curve.svg"
 

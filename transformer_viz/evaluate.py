@@ -11,7 +11,8 @@ from tqdm.auto import tqdm
 
 from .data import load_corpus
 from .decoding import DecodeOptions
-from .hub import replace_file, resolve_checkpoint
+from .files import replace_file
+from .hub import resolve_checkpoint
 from .translator import Translator, load_model
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,6 @@ import logging
 import os
 import re
 import shutil
-import stat
-from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -22,6 +20,7 @@ from safetensors.torch import load_model as load_safetensors_into
 from safetensors.torch import save_file
 
 from .config import TransformerConfig
+from .files import replace_file
 from .model import Transformer
 
 log = logging.getLogger(__name__)
@@ -44,26 +43,6 @@ MAX_POSITIONS = 1 << 16
 
 class CheckpointError(ValueError):
     """A checkpoint that cannot be used; the message says what is wrong and how to fix it."""
-
-
-def replace_file(path: str | Path, write: Callable[[Path], object]) -> None:
-    """Call write(temporary path) beside `path`, then rename it over `path` in one step.
-
-    A reader (the app serving a checkpoint that is still training) sees the old file or the new one,
-    never half of one; an interrupted write leaves the old file as it was. The new file keeps the old
-    one's permissions, or gets those of any newly created file (some writers, safetensors' among them,
-    create owner-only files, which a server running as another user could not read).
-    """
-    path = Path(path)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        temporary.touch()  # created as any new file is (0666 less the umask), before the writer picks a mode
-        mode = stat.S_IMODE((path if path.exists() else temporary).stat().st_mode)
-        write(temporary)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def save_checkpoint(folder: str | Path, model: Transformer, tokenizer_file: str | Path | None = None) -> Path:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import io
 import logging
-import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import sentencepiece as spm
+
+from .files import replace_file
 
 logger = logging.getLogger(__name__)
 
@@ -126,12 +127,10 @@ class Tokenizer:
         return self.sp.serialized_model_proto()
 
     def save(self, path: str | Path) -> Path:
-        """Write the model to ``path`` atomically (a temp file, then a rename)."""
+        """Write the model to ``path`` atomically (files.replace_file: a temporary file, then a rename)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # normal permissions, unlike mkstemp
-        tmp.write_bytes(self.model_proto)
-        os.replace(tmp, path)
+        replace_file(path, lambda tmp: tmp.write_bytes(self.model_proto))
         return path
 
     # ------------------------------------------------------------------ ids

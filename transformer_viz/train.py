@@ -27,7 +27,8 @@ from tqdm.auto import tqdm
 
 from .config import TransformerConfig
 from .data import KINDS, Pair, load_corpus, token_batches
-from .hub import TOKENIZER_NAME, WEIGHTS_NAME, load_transformer, replace_file, save_checkpoint
+from .files import replace_file
+from .hub import TOKENIZER_NAME, WEIGHTS_NAME, load_transformer, save_checkpoint
 from .model import Transformer, resolve_device
 from .tokenizer import Tokenizer
 
