@@ -1,4 +1,4 @@
-"""The fast call paths: HookPoint and eval-mode Dropout skip nn.Module's call machinery, and hook names are looked up once.
+"""The fast call paths: HookPoint and eval-mode modules skip nn.Module's call machinery, and hook names are looked up once.
 
 None of it may change what PyTorch's own hooks, inference mode or a caller's list of names see.
 """
@@ -23,10 +23,13 @@ def test_pytorch_hooks_on_hook_points_and_dropout_still_run(model, batch):
     plain = model(*batch)
     hook_point = model.decoder.layers[0].self_attn.hook_z
     dropout = model.decoder.layers[0].ffn.dropout
+    linear, norm = model.decoder.layers[1].ffn.w_2, model.encoder.layers[0].ffn_sublayer.norm
     seen: list[str] = []
     local = [
         hook_point.register_forward_hook(lambda m, args, out: out * 0),  # replaces the output
         dropout.register_forward_pre_hook(lambda m, args: seen.append("dropout")),
+        linear.register_forward_hook(lambda m, args, out: seen.append("linear")),
+        norm.register_forward_pre_hook(lambda m, args: seen.append("norm")),
     ]
     try:
         changed = model(*batch)
@@ -39,7 +42,7 @@ def test_pytorch_hooks_on_hook_points_and_dropout_still_run(model, batch):
         for handle in local:
             handle.remove()
     assert not torch.allclose(changed, plain)
-    assert "dropout" in seen and "HookPoint" in seen and "Dropout" in seen
+    assert {"dropout", "linear", "norm", "HookPoint", "Dropout", "Linear", "LayerNorm", "MultiHeadAttention"} <= set(seen)
     assert torch.equal(model(*batch), plain)
     assert_no_hooks(model)
     grads: list[torch.Tensor] = []  # a full backward hook on a hook point sees the gradient flowing through it
@@ -49,6 +52,23 @@ def test_pytorch_hooks_on_hook_points_and_dropout_still_run(model, batch):
     finally:
         handle.remove()
     assert len(grads) == 1 and grads[0].shape == plain.new_empty(batch[0].shape[0], 4, batch[1].shape[1], DH).shape
+
+
+def test_eval_calls_skip_the_call_machinery_and_training_calls_do_not(model, batch, monkeypatch):
+    """Without PyTorch hooks an eval-mode call is forward() itself; in training every module goes through nn.Module."""
+    calls: list[str] = []
+    call_impl = nn.Module._call_impl
+    def counted(self, *args, **kwargs):
+        calls.append(type(self).__name__)
+        return call_impl(self, *args, **kwargs)
+
+    monkeypatch.setattr(nn.Module, "_call_impl", counted)
+    plain = model.eval()(*batch)
+    assert calls == []
+    model.train()(*batch)
+    assert {"Transformer", "MultiHeadAttention", "Linear", "LayerNorm", "Embedding", "Dropout"} <= set(calls)
+    calls.clear()
+    assert torch.equal(model.eval()(*batch), plain) and calls == []
 
 
 def test_dropout_is_the_identity_in_eval_and_drops_in_training():

@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import nn
 
 from .config import TransformerConfig
 from .dropout import Dropout
 from .hooks import HookPoint
+from .modules import Linear, Module
 
 
 def scaled_dot_product_attention(
@@ -68,7 +68,7 @@ def grown(buffer: torch.Tensor, capacity: int) -> torch.Tensor:
     return torch.cat([buffer, buffer.new_empty(B, H, capacity - L, Dh)], dim=2)
 
 
-class MultiHeadAttention(nn.Module):
+class MultiHeadAttention(Module):
     """MultiHead(Q, K, V) = Concat(head_1, …, head_H) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)."""
 
     def __init__(self, config: TransformerConfig):
@@ -78,10 +78,10 @@ class MultiHeadAttention(nn.Module):
         self.d_head = config.d_head
         # One D×D projection per role; its output is split into H heads of width Dh,
         # so each head has its own D×Dh slice (not one Dh×Dh matrix shared by all heads).
-        self.w_q = nn.Linear(D, D, bias=config.attn_bias)
-        self.w_k = nn.Linear(D, D, bias=config.attn_bias)
-        self.w_v = nn.Linear(D, D, bias=config.attn_bias)
-        self.w_o = nn.Linear(D, D, bias=config.attn_bias)
+        self.w_q = Linear(D, D, bias=config.attn_bias)
+        self.w_k = Linear(D, D, bias=config.attn_bias)
+        self.w_v = Linear(D, D, bias=config.attn_bias)
+        self.w_o = Linear(D, D, bias=config.attn_bias)
         self.dropout = Dropout(config.dropout)
         self.hook_q = HookPoint()        # (B, H, Tq, Dh)
         self.hook_k = HookPoint()        # (B, H, Tk, Dh)

@@ -15,14 +15,15 @@ from .config import TransformerConfig
 from .dropout import Dropout
 from .hooks import HookPoint, hook_names, name_hook_points
 from .masks import causal_mask, cross_mask, decoder_mask, encoder_mask, padding_mask
+from .modules import Embedding, Identity, LayerNorm, Linear, Module
 
 
-class TokenEmbedding(nn.Module):
+class TokenEmbedding(Module):
     """Token ids → vectors, × √D (sec. 3.4) and exactly zero at <pad> when the config says so."""
 
     def __init__(self, vocab_size: int, config: TransformerConfig):
         super().__init__()
-        self.lookup = nn.Embedding(vocab_size, config.d_model)
+        self.lookup = Embedding(vocab_size, config.d_model)
         self.pad_id = config.pad_id
         self.zero_pad = config.zero_pad_embeddings
         self.scale = math.sqrt(config.d_model) if config.scale_embeddings else 1.0
@@ -37,7 +38,7 @@ class TokenEmbedding(nn.Module):
         return e * self.scale
 
 
-class SinusoidalPositionalEncoding(nn.Module):
+class SinusoidalPositionalEncoding(Module):
     """PE(pos, 2i) = sin(pos / 10000^(2i/D)), PE(pos, 2i+1) = cos(pos / 10000^(2i/D)), sec. 3.5."""
 
     def __init__(self, config: TransformerConfig):
@@ -56,13 +57,13 @@ class SinusoidalPositionalEncoding(nn.Module):
         return self.table[offset : offset + length].unsqueeze(0)  # (1, L, D)
 
 
-class LearnedPositionalEmbedding(nn.Module):
+class LearnedPositionalEmbedding(Module):
     """One trained vector per position, nn.Embedding(max_len, D) (as in BERT / the Korean notes)."""
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
         self.max_len = config.max_len
-        self.table = nn.Embedding(config.max_len, config.d_model)
+        self.table = Embedding(config.max_len, config.d_model)
         nn.init.normal_(self.table.weight, std=config.d_model**-0.5)  # the same scale as the token embeddings
 
     def forward(self, length: int, offset: int = 0) -> torch.Tensor:
@@ -76,20 +77,20 @@ def check_length(length: int, max_len: int) -> None:
         raise ValueError(f"sequence of {length} tokens is longer than the model's max_len={max_len}; shorten the input")
 
 
-class FeedForward(nn.Module):
+class FeedForward(Module):
     """FFN(x) = max(0, x W1 + b1) W2 + b2, eq. (2)."""
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
-        self.w_1 = nn.Linear(config.d_model, config.d_ff)
-        self.w_2 = nn.Linear(config.d_ff, config.d_model)
+        self.w_1 = Linear(config.d_model, config.d_ff)
+        self.w_2 = Linear(config.d_ff, config.d_model)
         self.dropout = Dropout(config.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.w_2(self.dropout(torch.relu(self.w_1(x))))  # (B, L, D)
 
 
-class Sublayer(nn.Module):
+class Sublayer(Module):
     """Residual connection around a sublayer, in either norm order (sec. 5.4 dropout before the add).
 
     pre-LN:  x + Dropout(f(LayerNorm(x)))      post-LN:  LayerNorm(x + Dropout(f(x)))
@@ -97,7 +98,7 @@ class Sublayer(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
-        self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps)
+        self.norm = LayerNorm(config.d_model, eps=config.layer_norm_eps)
         self.dropout = Dropout(config.dropout)
         self.norm_first = config.norm_first
         self.hook_out = HookPoint()  # (B, L, D) the sublayer's output f(·), before dropout and the add
@@ -108,7 +109,7 @@ class Sublayer(nn.Module):
         return self.norm(x + self.dropout(self.hook_out(f(x))))
 
 
-class EncoderLayer(nn.Module):
+class EncoderLayer(Module):
     """Self-attention then FFN, each wrapped in a residual Sublayer."""
 
     def __init__(self, config: TransformerConfig):
@@ -125,7 +126,7 @@ class EncoderLayer(nn.Module):
         return self.hook_resid_post(self.ffn_sublayer(x, self.ffn))
 
 
-class DecoderLayer(nn.Module):
+class DecoderLayer(Module):
     """Masked self-attention, cross-attention over the encoder memory, then FFN."""
 
     def __init__(self, config: TransformerConfig):
@@ -150,7 +151,7 @@ class DecoderLayer(nn.Module):
         return self.hook_resid_post(self.ffn_sublayer(y, self.ffn))
 
 
-class Embedder(nn.Module):
+class Embedder(Module):
     """Token embedding + positional encoding (+ dropout): the first block's input."""
 
     def __init__(self, embed: TokenEmbedding, config: TransformerConfig):
@@ -174,7 +175,7 @@ class Encoder(Embedder):
     def __init__(self, embed: TokenEmbedding, config: TransformerConfig):
         super().__init__(embed, config)
         self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.n_layers))
-        self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.final_norm else nn.Identity()
+        self.norm = LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.final_norm else Identity()
         self.hook_output = HookPoint()  # (B, S, D) the memory the decoder attends to
 
     def forward(self, src_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -190,8 +191,8 @@ class Decoder(Embedder):
     def __init__(self, embed: TokenEmbedding, config: TransformerConfig):
         super().__init__(embed, config)
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.n_layers))
-        self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.final_norm else nn.Identity()
-        self.generator = nn.Linear(config.d_model, config.tgt_vocab_size)
+        self.norm = LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.final_norm else Identity()
+        self.generator = Linear(config.d_model, config.tgt_vocab_size)
         if config.tie_embeddings:  # sec. 3.4: share the target embedding and pre-softmax weights
             self.generator.weight = embed.lookup.weight
         self.hook_output = HookPoint()  # (B, T, D) the last hidden state
@@ -238,7 +239,7 @@ class DecoderCache:
                 keys_values.reorder(index)
 
 
-class Transformer(nn.Module):
+class Transformer(Module):
     """Encoder–decoder Transformer: forward(src_ids, tgt_ids) → logits (B, T, V), teacher-forced."""
 
     def __init__(self, config: TransformerConfig):
