@@ -236,7 +236,9 @@ def sample_or_greedy(model, src_ids, memory, options: DecodeOptions, max_new: in
         done = [h.finished for h in hyps]
         if all(done):
             break
-        token = choice[:, None] if not any(done) else choice.masked_fill(torch.tensor(done, device=src_ids.device), cfg.pad_id)[:, None]  # (B, 1)
+        if any(done):  # finished rows are fed <pad> from now on
+            choice = choice.masked_fill(torch.tensor(done, device=src_ids.device), cfg.pad_id)
+        token = choice[:, None]  # (B, 1)
     return hyps
 
 
