@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from .decoding import DecodeOptions, Hypothesis, describe, make_step
+from .decoding import DecodeOptions, Hypothesis, describe, read_steps
 from .hooks import HookPoint, Tracer, intervene
 from .interventions import EXPLANATIONS, Intervention, input_hooks
 from .trace import Trace
@@ -108,8 +108,8 @@ def teacher_forced(translator: Translator, text: str, target_ids: list[int], int
     logits[:, [cfg.pad_id, cfg.bos_id]] = float("-inf")  # never generated, as in decoding
     log_probs = logits.log_softmax(-1)
     entropy, top_probs, top_ids = describe(log_probs, n_alternatives)
-    steps = [make_step(y, log_probs[t], entropy[t], top_probs[t], top_ids[t]) for t, y in enumerate(ids)]
-    hyp = Hypothesis(ids, steps, float(sum(log_probs[t, y] for t, y in enumerate(ids))), ids[-1] == cfg.eos_id)
+    steps, step_log_probs = read_steps(torch.tensor(ids, device=log_probs.device), log_probs, entropy, top_probs, top_ids)
+    hyp = Hypothesis(ids, steps, sum(step_log_probs), ids[-1] == cfg.eos_id)
     notes = notices[0] + ["teacher-forced: each step's probability is that of the given token"]
     if intervention is not None and not intervention.is_identity:
         notes.append(f"intervention: {intervention.describe()}")

@@ -110,18 +110,20 @@ def describe(log_probs: torch.Tensor, n_alternatives: int) -> tuple[torch.Tensor
     return entropy, top_probs, top_ids
 
 
-def make_step(token: int, log_probs_row: torch.Tensor, entropy, top_probs, top_ids) -> Step:
-    return Step(int(token), float(log_probs_row[token].exp()), float(entropy), top_ids.tolist(), top_probs.tolist())
+def read_steps(tokens: torch.Tensor, log_probs: torch.Tensor, entropy, top_probs, top_ids,
+               rows: torch.Tensor | None = None) -> tuple[list[Step], list[float]]:
+    """A Step for each chosen token (N,) of row `rows` (default: token i of row i), and their log-probabilities.
 
-
-def read_steps(tokens: torch.Tensor, log_probs: torch.Tensor, entropy, top_probs, top_ids) -> tuple[list[Step], list[float]]:
-    """A Step per row for the chosen tokens (N,), and their log-probabilities: five transfers for the whole batch.
-
-    (make_step per row would cost about a dozen small tensor operations and transfers each.)
+    Five transfers for the whole batch; reading token by token would cost about a dozen small tensor
+    operations and transfers each.
     """
-    chosen = log_probs.gather(-1, tokens[:, None]).squeeze(-1)  # (N,) log p(token)
-    rows = zip(tokens.tolist(), chosen.exp().tolist(), entropy.tolist(), top_ids.tolist(), top_probs.tolist())
-    return [Step(*row) for row in rows], chosen.tolist()
+    if rows is None:
+        chosen = log_probs.gather(-1, tokens[:, None]).squeeze(-1)  # (N,) log p(token)
+    else:  # beam search: several candidates may come from one row
+        chosen = log_probs[rows, tokens]
+        entropy, top_probs, top_ids = entropy[rows], top_probs[rows], top_ids[rows]
+    found = zip(tokens.tolist(), chosen.exp().tolist(), entropy.tolist(), top_ids.tolist(), top_probs.tolist())
+    return [Step(*step) for step in found], chosen.tolist()
 
 
 class Recompute:
@@ -267,11 +269,14 @@ def beam_search(model, src_ids, memory, options: DecodeOptions, max_new: int, pr
             scores = torch.tensor([b.log_prob for b in beams], device=logits.device)[:, None] + log_probs  # (n, V)
             best, flat = scores.flatten().topk(min(2 * k, scores.numel()))
             V = scores.shape[-1]
-            candidates = [(float(s), int(i) // V, int(i) % V) for s, i in zip(best, flat)]
+            candidates = [(s, i // V, i % V) for s, i in zip(best.tolist(), flat.tolist())]
+        as_tensor = functools.partial(torch.tensor, device=logits.device)
+        steps, _ = read_steps(as_tensor([tok for *_, tok in candidates]), log_probs, entropy, top_probs, top_ids,
+                              rows=as_tensor([row for _, row, _ in candidates]))
         new_beams, rows = [], []
-        for score, row, tok in candidates:
+        for (score, row, tok), step in zip(candidates, steps):
             parent = beams[row]
-            hyp = Hypothesis(parent.ids + [tok], parent.steps + [make_step(tok, log_probs[row], entropy[row], top_probs[row], top_ids[row])], score)
+            hyp = Hypothesis(parent.ids + [tok], parent.steps + [step], score)
             node = dict(step=t, parent=parents[row], id=tok, log_prob=score, finished=tok == cfg.eos_id, kept=False)
             tree.append(node)
             if len(new_beams) >= k:
