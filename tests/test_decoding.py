@@ -14,7 +14,7 @@ import torch
 from tests.tiny import SENTENCES, tiny_translator
 from transformer_viz import intervene
 from transformer_viz.config import PRESETS
-from transformer_viz.decoding import DecodeOptions, filter_logits, generate, length_penalty
+from transformer_viz.decoding import DecodeOptions, ban_never_generated, filter_logits, generate, length_penalty
 
 PRESET_NAMES = sorted(PRESETS)
 TEXTS = [en for en, _ in SENTENCES[::13]]  # 7 varied sentences of the toy grammar
@@ -173,6 +173,17 @@ def test_sampling_never_leaves_the_filtered_set(translator):
 
 
 # ---------------------------------------------------------------------------- never <pad> or <s>
+def test_the_pad_and_bos_ban_works_with_autograd_after_generate(translator):
+    """The banned ids' index is made once, inside generate()'s inference mode; it must still serve a graph."""
+    generate(translator.model, source(translator, TEXTS[0]), DecodeOptions(max_new_tokens=2))
+    cfg = translator.config
+    scores = torch.zeros(2, cfg.tgt_vocab_size, requires_grad=True)
+    banned = ban_never_generated(scores * 1.0, cfg)
+    banned.log_softmax(-1)[:, cfg.eos_id].sum().backward()
+    assert torch.isinf(banned[:, [cfg.pad_id, cfg.bos_id]]).all() and torch.isfinite(banned[:, cfg.eos_id]).all()
+    assert scores.grad[:, [cfg.pad_id, cfg.bos_id]].eq(0).all() and scores.grad[:, cfg.eos_id].ne(0).all()
+
+
 @pytest.mark.parametrize("strategy", ["greedy", "beam", "sample"])
 def test_pad_and_bos_are_never_generated_even_when_the_model_prefers_them(translator, strategy):
     cfg = translator.config

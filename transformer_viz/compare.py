@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from .decoding import DecodeOptions, Hypothesis, describe, read_steps
+from .decoding import DecodeOptions, Hypothesis, ban_never_generated, describe, read_steps
 from .hooks import HookPoint, Tracer, intervene
 from .interventions import EXPLANATIONS, Intervention, input_hooks
 from .trace import Trace
@@ -105,8 +105,7 @@ def teacher_forced(translator: Translator, text: str, target_ids: list[int], int
             memory = model.encode(src)  # (1, S, D)
         with Tracer(model, TARGET_HOOKS) as target:
             logits = model.decode(tgt_in, memory, src)[0, k:].float()  # (T, V): row t predicts y_t
-    logits[:, [cfg.pad_id, cfg.bos_id]] = float("-inf")  # never generated, as in decoding
-    log_probs = logits.log_softmax(-1)
+    log_probs = ban_never_generated(logits, cfg).log_softmax(-1)  # as in decoding
     entropy, top_probs, top_ids = describe(log_probs, n_alternatives)
     steps, step_log_probs = read_steps(torch.tensor(ids, device=log_probs.device), log_probs, entropy, top_probs, top_ids)
     hyp = Hypothesis(ids, steps, sum(step_log_probs), ids[-1] == cfg.eos_id)

@@ -153,13 +153,19 @@ def next_token_logits(model: Transformer, token, memory, src_ids, cache) -> torc
         logits = model.decode(cache.tgt_ids, memory, src_ids)[:, -1].float()  # every position again, keep the last
     else:
         logits = model.decode(token, memory, src_ids, cache)[:, -1].float()  # only the new position
-    return logits.index_fill_(-1, never_generated(model.config.pad_id, model.config.bos_id, logits.device), float("-inf"))
+    return ban_never_generated(logits, model.config)
+
+
+def ban_never_generated(logits: torch.Tensor, config) -> torch.Tensor:
+    """<pad> and <s> can never be generated: their logits in (…, V) become −inf, in place."""
+    return logits.index_fill_(-1, never_generated(config.pad_id, config.bos_id, logits.device), float("-inf"))
 
 
 @functools.cache
 def never_generated(pad_id: int, bos_id: int, device: torch.device) -> torch.Tensor:
     """The ids of <pad> and <s>, as an index tensor made once (one from a list at every step costs 10 µs)."""
-    return torch.tensor([pad_id, bos_id], device=device)
+    with torch.inference_mode(False):  # a normal tensor, usable with autograd, even when first made in generate()
+        return torch.tensor([pad_id, bos_id], device=device)
 
 
 def filter_logits(logits: torch.Tensor, top_k: int, top_p: float) -> torch.Tensor:

@@ -53,7 +53,7 @@ def save_checkpoint(folder: str | Path, model: Transformer, tokenizer_file: str 
     replace_file(folder / CONFIG_NAME, lambda tmp: tmp.write_text(config_text))
     replace_file(folder / WEIGHTS_NAME, lambda tmp: save_weights(model, tmp))
     if tokenizer_file is not None and Path(tokenizer_file).resolve() != (folder / TOKENIZER_NAME).resolve():
-        shutil.copyfile(tokenizer_file, folder / TOKENIZER_NAME)
+        replace_file(folder / TOKENIZER_NAME, lambda tmp: shutil.copyfile(tokenizer_file, tmp))
     return folder
 
 
