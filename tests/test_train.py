@@ -20,10 +20,11 @@ import pytest
 import torch
 
 from transformer_viz.card import write_model_card
-from transformer_viz.data import Pair, load_corpus
+from transformer_viz.data import Pair, load_corpus, token_batches
 from transformer_viz.hub import WEIGHTS_NAME, load_transformer
 from transformer_viz.train import (
-    METRICS_NAME, STATE_NAME, TrainOptions, collate, learning_rate, mix_kinds, noam_lr, train, weights_digest,
+    METRICS_NAME, STATE_NAME, TrainOptions, average_weights, collate, learning_rate, mix_kinds, noam_lr,
+    encode_pairs, source_word_dropout, train, validation_loss, weights_digest,
 )
 from transformer_viz.translator import load_model
 
@@ -75,6 +76,40 @@ def test_collate_shifts_targets_and_pads_with_zero():
     for row_in, row_out in zip(tgt_in.tolist(), labels.tolist()):  # decoder input = <s> + labels shifted right
         n = sum(t != pad for t in row_out)
         assert row_in[:n] == [bos] + row_out[: n - 1] and row_out[n - 1] == eos
+
+
+def test_source_word_dropout_replaces_real_pieces_by_unk_only():
+    pad, unk = 0, 1
+    src = torch.tensor([[5, 6, 7, 3, pad, pad], [8, 9, 3, pad, pad, pad]])
+    assert source_word_dropout(src, 0.0, unk, pad) is src  # off: the batch itself, no random numbers drawn
+    assert source_word_dropout(src, 1.0, unk, pad).tolist() == [[unk] * 4 + [pad] * 2, [unk] * 3 + [pad] * 3]
+    big = torch.randint(2, 50, (200, 100))
+    big[:, 80:] = pad
+    dropped = source_word_dropout(big, 0.25, unk, pad, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(dropped[:, 80:], big[:, 80:])  # padding stays padding
+    changed = dropped[:, :80] != big[:, :80]
+    assert (dropped[:, :80][changed] == unk).all()  # every change is to <unk>
+    assert 0.23 < changed.float().mean().item() < 0.27
+    assert torch.equal(big, big.clone())  # the input is not modified in place
+    assert not torch.equal(source_word_dropout(big, 0.25, unk, pad), source_word_dropout(big, 0.25, unk, pad))
+
+
+@pytest.mark.parametrize("bad, message", [(dict(word_dropout=1.0), "word_dropout must be a probability"),
+                                          (dict(word_dropout=-0.1), "word_dropout must be a probability"),
+                                          (dict(average=-1), "average must be a number of validations")])
+def test_bad_regularisation_options_are_refused_before_any_work(tmp_path, bad, message):
+    with pytest.raises(ValueError, match=message):
+        train(TrainOptions(out=str(tmp_path / "never"), corpus=str(tmp_path / "missing"), **bad))
+    assert not (tmp_path / "never").exists()
+
+
+def test_average_weights_is_the_elementwise_mean():
+    states = [{"w": torch.tensor([1.0, 2.0]), "n": torch.tensor([2, 4])},
+              {"w": torch.tensor([3.0, 6.0]), "n": torch.tensor([4, 8])},
+              {"w": torch.tensor([5.0, 1.0]), "n": torch.tensor([6, 6])}]
+    mean = average_weights(states)
+    assert torch.equal(mean["w"], torch.tensor([3.0, 3.0]))
+    assert torch.equal(mean["n"], torch.tensor([4, 6])) and mean["n"].dtype == torch.long
 
 
 def test_mix_kinds_keeps_the_chosen_kinds_and_a_sample_of_words():
@@ -200,6 +235,40 @@ def test_weights_digest_identifies_the_weights(trained):
     changed[name].view(-1)[0] += 1e-3
     assert weights_digest(changed) != weights_digest(state)
     assert len(weights_digest(model.state_dict())) == 64
+
+
+@pytest.mark.parametrize("noisy", [True, False], ids=["noisy-rate-keeps-the-mean", "still-learning-keeps-the-last"])
+def test_checkpoint_averaging_keeps_the_mean_only_when_it_validates_better(corpus, tmp_path, noisy):
+    """--average 3: at the run's end the mean of the last three validations' weights is scored and kept if better.
+
+    A rate 5× too high makes the weights wander around a minimum, where their mean is better; at a normal
+    rate 30 steps in, the model is still improving quickly and the latest weights win.
+    """
+    opts = dict(lr_factor=5.0, max_steps=40, valid_every=2) if noisy else dict(max_steps=30, valid_every=10)
+    out = train(options(corpus, tmp_path / "averaged", average=3, **opts))
+    rows = [json.loads(line) for line in (out / METRICS_NAME).read_text().splitlines()]
+    assert rows[-1]["averaged"] == 3 and not any("averaged" in r for r in rows[:-1])  # scored once, at the end
+    assert json.loads((out / "training.json").read_text())["last"]["averaged_valid_loss"] == rows[-1]["averaged_valid_loss"]
+
+    # The weights at the last three validations, from runs stopped there (training is deterministic).
+    steps = [r["step"] for r in rows[-3:]]
+    snapshots = [final_state(train(options(corpus, tmp_path / f"to{s}", **{**opts, "max_steps": s}))) for s in steps]
+    mean = average_weights(snapshots)
+    tokenizer = load_model(out, device="cpu").tokenizer
+    examples = encode_pairs(load_corpus(corpus).valid, tokenizer, 32)
+    batches = token_batches([(len(s), len(t)) for s, t in examples], 512, shuffle=False)
+    model = load_transformer(out)
+    model.load_state_dict(mean)
+    assert validation_loss(model, examples, batches, 0, 2, "cpu") == pytest.approx(rows[-1]["averaged_valid_loss"], abs=1e-4)
+
+    kept = load_transformer(out).state_dict()
+    best_single = min(r["valid_loss"] for r in rows)
+    assert (rows[-1]["averaged_valid_loss"] < best_single) == noisy  # the two regimes of the docstring
+    expected = mean if noisy else final_state(out)  # still learning: the last step is also the best
+    assert rows[-1]["valid_loss"] == best_single or noisy
+    for name, tensor in kept.items():
+        assert torch.allclose(tensor, expected[name], atol=1e-6), name
+    assert f"the mean of the last 3 validations' weights scored {rows[-1]['averaged_valid_loss']}" in write_model_card(out).read_text()
 
 
 # ---------------------------------------------------------------------------- torchrun, 2 CPU processes

@@ -91,7 +91,10 @@ def write_model_card(folder: str | Path) -> Path:
             f"- stopped at step {last.get('step')} (epoch {last.get('epoch')}), {last.get('tokens', 0):,} target tokens seen, "
             f"{last.get('minutes')} minutes of training on {training.get('processes')} process(es), device {training.get('device')}, "
             f"{training.get('threads')} CPU threads of {training.get('cpu_count')} ({training.get('cpu')}), torch {training.get('torch')}",
-            f"- final validation loss {last.get('valid_loss')} (perplexity {last.get('valid_ppl')})", "",
+            f"- final validation loss {last.get('valid_loss')} (perplexity {last.get('valid_ppl')})",
+            *([f"- the mean of the last {last['averaged']} validations' weights scored {last['averaged_valid_loss']} "
+               "(checkpoint averaging); the weights kept are those with the lowest validation loss"] if "averaged" in last else []),
+            "",
         ]
     if metrics:
         lines += [f"![learning curve]({CURVE_NAME})", ""]

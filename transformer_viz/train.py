@@ -7,6 +7,8 @@ Rank 0 trains the tokenizer, validates and writes the checkpoint.
 """
 from __future__ import annotations
 
+import collections
+import copy
 import dataclasses
 import hashlib
 import json
@@ -58,6 +60,8 @@ class TrainOptions:
     warmup: int = 1000
     cooldown_steps: int = 0       # scale the rate linearly down to 0 over the last N of max_steps (0 = pure Noam)
     label_smoothing: float = 0.1  # ε_ls, sec. 5.4
+    word_dropout: float = 0.0     # replace each source piece by <unk> with this probability while training
+    average: int = 0              # keep the mean of the last N validations' weights if it validates better (sec. 6.1)
     clip: float = 1.0             # max gradient norm
     seed: int = 0
     valid_every: int = 250        # steps between validations / checkpoint writes
@@ -134,6 +138,21 @@ def batch_loss(model, src, tgt_in, labels, pad: int, smoothing: float) -> tuple[
     return loss, int((labels != pad).sum())
 
 
+def source_word_dropout(src: torch.Tensor, p: float, unk: int, pad: int, generator=None) -> torch.Tensor:
+    """Each real source piece becomes <unk> with probability p: the model must not lean on any single word."""
+    if p <= 0:
+        return src
+    drop = (torch.rand(src.shape, generator=generator, device=src.device) < p) & (src != pad)  # (B, S)
+    return src.masked_fill(drop, unk)
+
+
+@torch.no_grad()
+def average_weights(snapshots: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
+    """The element-wise mean of state dicts: checkpoint averaging (sec. 6.1 averages the last 5 or 20)."""
+    return {name: torch.stack([s[name].float() for s in snapshots]).mean(0).to(snapshots[-1][name].dtype)
+            for name in snapshots[-1]}
+
+
 @torch.no_grad()
 def validation_loss(model: Transformer, examples, batches, pad: int, bos: int, device) -> float:
     """Per-token negative log-likelihood (no smoothing) on the validation pairs."""
@@ -169,6 +188,10 @@ def prepare_tokenizer(opts: TrainOptions, out: Path, train: list[Pair], rank: in
 
 def train(opts: TrainOptions) -> Path:
     """Train a model per `opts` and write the checkpoint folder `opts.out`; returns it."""
+    if not 0.0 <= opts.word_dropout < 1.0:
+        raise ValueError(f"word_dropout must be a probability in [0, 1), got {opts.word_dropout}")
+    if opts.average < 0:
+        raise ValueError(f"average must be a number of validations (0 = off), got {opts.average}")
     started = time.time()
     device = resolve_device(opts.device)
     rank, world = setup_distributed(device)
@@ -224,17 +247,35 @@ def train(opts: TrainOptions) -> Path:
         log.info("%s: %s parameters, %d training pairs, %d validation pairs, %d processes on %s",
                  opts.preset, f"{model.num_parameters():,}", len(train_ex), len(valid_ex), world, device)
 
-    def checkpoint(valid_loss: float) -> None:
+    snapshots: collections.deque = collections.deque(maxlen=max(opts.average, 1))  # the last validations' weights
+
+    def averaged_model(final: bool) -> tuple[Transformer, float] | None:
+        """Keep this validation's weights; at the run's end, their mean over the last `average` and its loss."""
+        snapshots.append({k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()})
+        if not final or opts.average < 2 or len(snapshots) < 2:
+            return None
+        mean = copy.deepcopy(model)
+        mean.load_state_dict(average_weights(list(snapshots)))
+        return mean, validation_loss(mean, valid_ex, valid_batches, pad, bos, device)
+
+    def checkpoint(valid_loss: float, averaged: tuple[Transformer, float] | None = None) -> None:
         nonlocal best
         elapsed = trained_seconds + time.time() - started
         record = dict(step=step, epoch=epoch, train_loss=round(running, 4), valid_loss=round(valid_loss, 4),
                       valid_ppl=round(math.exp(min(valid_loss, 50)), 2), lr=learning_rate(step, opts, config.d_model),
                       tokens=tokens_seen * world, minutes=round(elapsed / 60, 2))
+        if averaged is not None:
+            record.update(averaged=len(snapshots), averaged_valid_loss=round(averaged[1], 4))
         with open(out / METRICS_NAME, "a") as f:
             f.write(json.dumps(record) + "\n")
         if valid_loss < best:
             best = valid_loss
             save_checkpoint(out, model)
+        if averaged is not None and averaged[1] < best:
+            best = averaged[1]
+            save_checkpoint(out, averaged[0])
+            log.info("step %d: the mean of the last %d validations' weights is kept (valid loss %.3f)",
+                     step, len(snapshots), best)
         rng = {"rng": torch.get_rng_state()}  # for an exact --resume (dropout masks)
         if device.type == "cuda":
             rng["cuda_rng"] = torch.cuda.get_rng_state(device)
@@ -256,6 +297,7 @@ def train(opts: TrainOptions) -> Path:
             raise ValueError(f"{len(train_ex)} training pairs make fewer batches than the {world} processes; use more data")
         for batch in batches[position :]:
             src, tgt_in, labels = (x.to(device) for x in collate([train_ex[i] for i in batch], pad, bos))
+            src = source_word_dropout(src, opts.word_dropout, config.unk_id, pad)
             step += 1
             position += 1
             for group in optimizer.param_groups:
@@ -277,7 +319,8 @@ def train(opts: TrainOptions) -> Path:
             last = all_ranks_agree(step >= opts.max_steps or time.time() >= deadline, device)
             if step % opts.valid_every == 0 or last:
                 if rank == 0:
-                    checkpoint(validation_loss(model, valid_ex, valid_batches, pad, bos, device))
+                    valid_loss = validation_loss(model, valid_ex, valid_batches, pad, bos, device)
+                    checkpoint(valid_loss, averaged_model(last) if opts.average else None)
                 if dist.is_initialized():
                     dist.barrier()
             if last:
