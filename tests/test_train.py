@@ -226,6 +226,16 @@ def test_resuming_with_sentences_alone_fine_tunes_the_checkpoint(trained, corpus
     assert [json.loads(line)["step"] for line in (out / METRICS_NAME).read_text().splitlines()] == [10, 20, 30, 40]
 
 
+def test_resume_keeps_the_architecture_it_was_trained_with(trained, corpus, tmp_path):
+    """Other --d-ff/--n-layers on --resume do not rebuild the model: the checkpoint's config.json wins."""
+    out = tmp_path / "other-options"
+    shutil.copytree(trained, out)
+    train(options(corpus, out, max_steps=40, resume=True, d_ff=64, n_layers=2))
+    config = json.loads((out / "config.json").read_text())
+    assert (config["d_ff"], config["n_layers"]) == (32, 1)
+    assert json.loads((out / "training.json").read_text())["last"]["step"] == 40
+
+
 def test_weights_digest_identifies_the_weights(trained):
     state = final_state(trained)
     model = load_transformer(trained)

@@ -30,7 +30,7 @@ from tqdm.auto import tqdm
 from .config import TransformerConfig
 from .data import KINDS, Pair, load_corpus, token_batches
 from .files import replace_file
-from .hub import TOKENIZER_NAME, WEIGHTS_NAME, load_transformer, save_checkpoint
+from .hub import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, load_config, load_transformer, save_checkpoint
 from .model import Transformer, resolve_device
 from .tokenizer import Tokenizer
 
@@ -222,6 +222,9 @@ def train(opts: TrainOptions) -> Path:
     state_file = out / STATE_NAME
     if opts.resume and state_file.is_file():
         state = torch.load(state_file, map_location=device, weights_only=True)  # tensors and numbers only
+        if (out / CONFIG_NAME).is_file():  # the architecture it was trained with, whatever the options say now
+            model = Transformer(load_config(out)).to(device)
+            optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         step, epoch, position, best = state["step"], state["epoch"], state["position"], state["best"]
