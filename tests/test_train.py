@@ -211,6 +211,7 @@ def test_resume_continues_exactly(trained, corpus, tmp_path):
     assert [r["step"] for r in runs] == [15, 30] and runs[0]["started"] != runs[1]["started"]
     card = write_model_card(out).read_text()
     assert "run 1: `" in card and "→ step 15," in card and "run 2: `" in card and "→ step 30," in card
+    assert card.count("(this run on 1 process(es), device cpu)") == 2 and "minutes of training in all; the last run on 1" in card
 
 
 def test_resuming_with_sentences_alone_fine_tunes_the_checkpoint(trained, corpus, tmp_path, caplog):

@@ -87,9 +87,11 @@ def write_model_card(folder: str | Path) -> Path:
         lines += [
             f"- command: `{training.get('command', '')}`",
             *[f"  - run {i}: `{run['command']}` → step {run['step']}, {run['minutes']} minutes in all"
+              + (f" (this run on {run['processes']} process(es), device {run['device']})" if "device" in run else "")
               for i, run in enumerate(training.get("runs") or [], 1) if len(training.get("runs") or []) > 1],
             f"- stopped at step {last.get('step')} (epoch {last.get('epoch')}), {last.get('tokens', 0):,} target tokens seen, "
-            f"{last.get('minutes')} minutes of training on {training.get('processes')} process(es), device {training.get('device')}, "
+            f"{last.get('minutes')} minutes of training{' in all; the last run' if len(training.get('runs') or []) > 1 else ''} "
+            f"on {training.get('processes')} process(es), device {training.get('device')}, "
             f"{training.get('threads')} CPU threads of {training.get('cpu_count')} ({training.get('cpu')}), torch {training.get('torch')}",
             f"- final validation loss {last.get('valid_loss')} (perplexity {last.get('valid_ppl')})",
             *([f"- the mean of the last {last['averaged']} validations' weights scored {last['averaged_valid_loss']} "

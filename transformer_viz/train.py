@@ -371,7 +371,8 @@ def write_training_record(out: Path, opts: TrainOptions, last: dict, world: int,
     if runs is None and previous.get("command"):  # a record written before runs were kept: its last run
         runs = [dict(command=previous["command"], step=previous["last"]["step"], minutes=previous["last"]["minutes"])]
     runs = [r for r in runs or [] if run_started is None or r.get("started") != run_started]  # this run: replace
-    runs.append(dict(command=command, step=last["step"], minutes=last["minutes"], started=run_started))
+    runs.append(dict(command=command, step=last["step"], minutes=last["minutes"], started=run_started,
+                     device=str(device), processes=world))
     record = dict(
         options=dataclasses.asdict(opts), command=command,
         processes=world, device=str(device), cpu=platform.processor() or platform.machine(),
