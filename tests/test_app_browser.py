@@ -225,12 +225,18 @@ def test_download_trace_is_schema_json(page, server):
 
 
 def test_switching_model_translates_with_it(page, server):
+    """Choosing seed004 retranslates the sentence with it: one the two models translate differently, so it shows."""
     _, models = server
-    expected = models["seed004"].translate(SENTENCE)
-    assert expected != models["seed000"].translate(SENTENCE)
+    sentence = next(s for s in (SENTENCE, "I am hungry.", "It is raining.", "How old are you?", "She reads a book.")
+                    if models["seed004"].translate(s) != models["seed000"].translate(s))
+    if sentence != SENTENCE:  # the trained checkpoints agree on "I see the house."
+        page.fill("#sentence textarea", sentence)
+        page.click("#translate")
+        wait_translation(page, models["seed000"].translate(sentence))
+    expected = models["seed004"].translate(sentence)
     choose(page, "model", "seed004")
     wait_translation(page, expected)
-    trace = expected_trace(models["seed004"])
+    trace = expected_trace(models["seed004"], sentence)
     wait_ticks(page, "plot-cross", escaped(trace.target_tokens))  # the views show seed004's run too
     wait_plot(page, "plot-topk", f"Step {len(trace.target_ids) - 1}:")
     page.wait_for_function("() => document.querySelector('#share-link textarea').value.includes('model=seed004')",
