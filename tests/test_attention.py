@@ -168,6 +168,26 @@ def test_multi_head_attention_fully_masked_row_is_zeros_not_nan(tiny_config):
     assert (tracer["hook_pattern"][1, :, 0] == 0).all() and (tracer["hook_z"][1, :, 0] == 0).all()
 
 
+def test_masks_are_filled_alike_with_and_without_autograd(tiny_config):
+    """Without autograd the masks are filled in place; with it the pattern is filled out of place (softmax's
+    output is kept for the backward pass): the same numbers either way, and the backward pass runs."""
+    mha = attention_module(tiny_config)
+    query, source, mask = torch.randn(B, TQ, D), torch.randn(B, TK, D), random_mask()
+    mask[1, :, 2, :] = False  # and a fully masked row
+    names = ["hook_scores", "hook_pattern", "hook_z"]
+    with torch.inference_mode(), Tracer(mha, names=names) as plain:
+        expected = mha(query, source, mask)
+    source.requires_grad_(True)
+    with Tracer(mha, names=names) as traced:
+        out = mha(query, source, mask)
+    out.sum().backward()
+    assert torch.equal(out.detach(), expected)
+    assert all(torch.equal(traced[name], plain[name]) for name in names)
+    assert (plain["hook_pattern"].masked_select(~mask.expand(B, H, TQ, TK)) == 0).all()
+    assert (plain["hook_scores"].masked_select(~mask.expand(B, H, TQ, TK)) == torch.finfo(torch.float32).min).all()
+    assert torch.isfinite(source.grad).all() and source.grad.abs().sum() > 0
+
+
 def test_multi_head_attention_pattern_is_captured_before_attention_dropout(tiny_config):
     mha = attention_module(tiny_config, dropout=0.5).train()
     with torch.no_grad(), Tracer(mha, names="hook_pattern") as tracer:

@@ -136,8 +136,11 @@ class MultiHeadAttention(Module):
         blocked = ~mask
 
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (B, H, Tq, Tk), eq. (1)
-        scores = self.hook_scores(scores.masked_fill(blocked, torch.finfo(scores.dtype).min))
-        pattern = torch.softmax(scores, dim=-1).masked_fill(blocked, 0.0)  # (B, H, Tq, Tk)
+        # Both masks are filled in place: the tensors are fresh, and a copy each would cost more than the fill.
+        scores = self.hook_scores(scores.masked_fill_(blocked, torch.finfo(scores.dtype).min))
+        pattern = torch.softmax(scores, dim=-1)  # (B, H, Tq, Tk)
+        # (autograd keeps softmax's output for the backward pass, so there it is filled out of place)
+        pattern = pattern.masked_fill(blocked, 0.0) if pattern.requires_grad else pattern.masked_fill_(blocked, 0.0)
         pattern = self.hook_pattern(pattern)
         z = self.hook_z(self.dropout(pattern) @ v)  # (B, H, Tq, Dh)
         return self.w_o(self.merge_heads(z))  # (B, Tq, D)
