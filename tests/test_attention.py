@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from transformer_viz.attention import KeyValueCache, MultiHeadAttention, scaled_dot_product_attention
+from transformer_viz.attention import KeyValueCache, MultiHeadAttention, cpu_scalar, scaled_dot_product_attention
 from transformer_viz.config import PRESETS
 from transformer_viz.hooks import Tracer, name_hook_points
 
@@ -138,6 +138,19 @@ def test_multi_head_attention_scale_is_one_over_sqrt_d_head(preset, tiny_config)
         assert (right - softmax_pattern(q, k, mask, scale)).abs().max() > 1e-2, f"test case does not separate {name}"
         assert not torch.allclose(pattern, softmax_pattern(q, k, mask, scale), atol=1e-3), name
     assert torch.allclose(pattern, right, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_dividing_by_the_cpu_scalar_equals_dividing_by_the_python_float(dtype):
+    """The scores' 1/√Dh as a 0-dim CPU tensor: the same numbers as the Python float, also when it was
+    first made inside generate()'s inference mode and is then used with autograd."""
+    cpu_scalar.cache_clear()
+    x = (10 * torch.randn(B, H, TQ, TK)).to(dtype)
+    with torch.inference_mode():
+        assert torch.equal(x / cpu_scalar(math.sqrt(DH), dtype), x / math.sqrt(DH))
+    x.requires_grad_(True)
+    (x / cpu_scalar(math.sqrt(DH), dtype)).sum().backward()
+    assert torch.equal(x.grad, torch.ones_like(x) / math.sqrt(DH))
 
 
 def test_multi_head_attention_mask_has_an_effect(tiny_config):

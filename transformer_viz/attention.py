@@ -4,6 +4,7 @@ Shape letters: B batch, H heads, Tq queries, Tk keys, D d_model, Dh d_head = D /
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -25,6 +26,18 @@ def scaled_dot_product_attention(
     scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
     weights = torch.softmax(scores, dim=-1).masked_fill(~mask, 0.0)  # a fully masked row is all zeros
     return weights @ v, weights  # (B, H, Tq, Dh), (B, H, Tq, Tk)
+
+
+@functools.cache
+def cpu_scalar(value: float, dtype: torch.dtype) -> torch.Tensor:
+    """`value` as a 0-dim CPU tensor, which divides tensors of `dtype` exactly as the Python float does.
+
+    A Python float is made into a float64 tensor and converted at every operation: about half the cost
+    of dividing the scores of one query. float32 holds `value` for float32 and the narrower types, which
+    compute in float32 (tests/test_attention.py checks each on the CPU); float64 needs float64.
+    """
+    with torch.inference_mode(False):  # a normal tensor, usable with autograd, even when first made in generate()
+        return torch.tensor(value, dtype=torch.promote_types(dtype, torch.float32), device="cpu")
 
 
 class KeyValueCache:
@@ -135,7 +148,7 @@ class MultiHeadAttention(Module):
         mask = self.hook_mask(mask.expand(B, 1, Tq, Tk))  # (B, 1, Tq, Tk)
         blocked = ~mask
 
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)  # (B, H, Tq, Tk), eq. (1)
+        scores = q @ k.transpose(-2, -1) / cpu_scalar(math.sqrt(self.d_head), q.dtype)  # (B, H, Tq, Tk), eq. (1)
         # Both masks are filled in place: the tensors are fresh, and a copy each would cost more than the fill.
         scores = self.hook_scores(scores.masked_fill_(blocked, torch.finfo(scores.dtype).min))
         pattern = torch.softmax(scores, dim=-1)  # (B, H, Tq, Tk)
