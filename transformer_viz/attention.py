@@ -44,7 +44,8 @@ class KeyValueCache:
     """Keys and values of the positions seen so far, in (B, H, capacity, Dh) buffers filled from the left.
 
     Appending writes only the new positions (a torch.cat would copy all t of them at every step);
-    keys()/values() are views of the filled part. The capacity doubles when a sequence outgrows it.
+    keys()/values() are views of the filled part, or the buffers once full. The capacity doubles when a
+    sequence outgrows it.
     """
 
     def __init__(self, k: torch.Tensor, v: torch.Tensor, capacity: int = 0):
@@ -59,16 +60,17 @@ class KeyValueCache:
         end = self.length + k.shape[2]
         if end > self.k.shape[2]:
             self.k, self.v = grown(self.k, max(end, 2 * self.k.shape[2])), grown(self.v, max(end, 2 * self.v.shape[2]))
-        self.k[:, :, self.length : end] = k
-        self.v[:, :, self.length : end] = v
+        self.k.narrow(2, self.length, k.shape[2]).copy_(k)  # narrow(): one call, where indexing parses three slices
+        self.v.narrow(2, self.length, v.shape[2]).copy_(v)
         self.length = end
         return self.keys(), self.values()
 
     def keys(self) -> torch.Tensor:
-        return self.k[:, :, : self.length]
+        # A full buffer is handed out as it is: cross-attention's memory keys, read at every step.
+        return self.k if self.length == self.k.shape[2] else self.k.narrow(2, 0, self.length)
 
     def values(self) -> torch.Tensor:
-        return self.v[:, :, : self.length]
+        return self.v if self.length == self.v.shape[2] else self.v.narrow(2, 0, self.length)
 
     def reorder(self, index: torch.Tensor) -> None:
         """Keep batch rows `index` (beam search: follow the surviving hypotheses)."""
