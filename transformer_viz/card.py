@@ -84,13 +84,14 @@ def write_model_card(folder: str | Path) -> Path:
         "## Training", "",
     ]
     if training:
+        runs = training.get("runs") or []
         lines += [
             f"- command: `{training.get('command', '')}`",
             *[f"  - run {i}: `{run['command']}` → step {run['step']}, {run['minutes']} minutes in all"
               + (f" (this run on {run['processes']} process(es), device {run['device']})" if "device" in run else "")
-              for i, run in enumerate(training.get("runs") or [], 1) if len(training.get("runs") or []) > 1],
+              for i, run in enumerate(runs, 1) if len(runs) > 1],
             f"- stopped at step {last.get('step')} (epoch {last.get('epoch')}), {last.get('tokens', 0):,} target tokens seen, "
-            f"{last.get('minutes')} minutes of training{' in all; the last run' if len(training.get('runs') or []) > 1 else ''} "
+            f"{last.get('minutes')} minutes of training{' in all; the last run' if len(runs) > 1 else ''} "
             f"on {training.get('processes')} process(es), device {training.get('device')}, "
             f"{training.get('threads')} CPU threads of {training.get('cpu_count')} ({training.get('cpu')}), torch {training.get('torch')}",
             f"- final validation loss {last.get('valid_loss')} (perplexity {last.get('valid_ppl')})",

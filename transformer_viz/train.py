@@ -75,6 +75,11 @@ class TrainOptions:
     resume: bool = False
 
 
+def adam(model: torch.nn.Module) -> torch.optim.Adam:
+    """Adam with β1 0.9, β2 0.98, ε 1e-9 (sec. 5.3); the rate is set at every step by eq. (3)."""
+    return torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
+
+
 def noam_lr(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
     """lrate = factor · d_model^-0.5 · min(step^-0.5, step · warmup_steps^-1.5), eq. (3)."""
     step = max(step, 1)
@@ -217,14 +222,14 @@ def train(opts: TrainOptions) -> Path:
 
     model = Transformer(config).to(device)
     torch.manual_seed(opts.seed + rank)  # same initial weights on every rank, but each rank its own dropout masks
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)  # sec. 5.3
+    optimizer = adam(model)
     step, epoch, position, best, tokens_seen, trained_seconds = 0, 0, 0, math.inf, 0, 0.0
     state_file = out / STATE_NAME
     if opts.resume and state_file.is_file():
         state = torch.load(state_file, map_location=device, weights_only=True)  # tensors and numbers only
         if (out / CONFIG_NAME).is_file():  # the architecture it was trained with, whatever the options say now
             model = Transformer(load_config(out)).to(device)
-            optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
+            optimizer = adam(model)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         step, epoch, position, best = state["step"], state["epoch"], state["position"], state["best"]
@@ -237,7 +242,7 @@ def train(opts: TrainOptions) -> Path:
     elif opts.resume and (out / WEIGHTS_NAME).is_file() and (out / TRAINING_NAME).is_file():
         # No optimizer state (it is not shipped): continue from the shipped weights with fresh Adam moments.
         model = load_transformer(out, device).train()
-        optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
+        optimizer = adam(model)
         last = json.loads((out / TRAINING_NAME).read_text())["last"]
         step, epoch, best = last["step"], last["epoch"] + 1, last["valid_loss"]
         tokens_seen, trained_seconds = last["tokens"], last["minutes"] * 60
@@ -250,12 +255,12 @@ def train(opts: TrainOptions) -> Path:
         log.info("%s: %s parameters, %d training pairs, %d validation pairs, %d processes on %s",
                  opts.preset, f"{model.num_parameters():,}", len(train_ex), len(valid_ex), world, device)
 
-    snapshots: collections.deque = collections.deque(maxlen=max(opts.average, 1))  # the last validations' weights
+    snapshots: collections.deque = collections.deque(maxlen=max(opts.average, 1))  # the last validations' weights (--average > 1)
 
     def averaged_model(final: bool) -> tuple[Transformer, float] | None:
         """Keep this validation's weights; at the run's end, their mean over the last `average` and its loss."""
         snapshots.append({k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()})
-        if not final or opts.average < 2 or len(snapshots) < 2:
+        if not final or len(snapshots) < 2:
             return None
         mean = copy.deepcopy(model)
         mean.load_state_dict(average_weights(list(snapshots)))
@@ -323,7 +328,7 @@ def train(opts: TrainOptions) -> Path:
             if step % opts.valid_every == 0 or last:
                 if rank == 0:
                     valid_loss = validation_loss(model, valid_ex, valid_batches, pad, bos, device)
-                    checkpoint(valid_loss, averaged_model(last) if opts.average else None)
+                    checkpoint(valid_loss, averaged_model(last) if opts.average > 1 else None)
                 if dist.is_initialized():
                     dist.barrier()
             if last:
