@@ -4,6 +4,8 @@ None of it may change what PyTorch's own hooks, inference mode or a caller's lis
 """
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 from torch import nn
@@ -13,6 +15,7 @@ from transformer_viz import Tracer, intervene
 from transformer_viz.decoding import DecodeOptions, generate
 from transformer_viz.dropout import Dropout
 from transformer_viz.hooks import select_hooks
+from transformer_viz.modules import Linear, Module
 
 DH = 32 // 4  # d_head of conftest's tiny models (d_model 32, 4 heads)
 
@@ -110,3 +113,42 @@ def test_a_remembered_selection_is_handed_out_as_a_copy(model):
     for _ in range(2):  # an unknown pattern is refused every time, not remembered
         with pytest.raises(KeyError, match="no_such"):
             select_hooks(model, ["encoder.hook_pos", "no_such_hook"])
+
+
+def children_in_step(module: nn.Module) -> bool:
+    """Whether every child of every `Module` is the very object its plain attribute lookup finds."""
+    return all(m.__dict__.get(name, "missing") is child
+               for m in module.modules() if isinstance(m, Module) for name, child in m._modules.items())
+
+
+def test_children_are_read_without_nn_modules_getattr(model, make_ids, monkeypatch):
+    """A decoding step finds every submodule by Python's own lookup; only parameters and buffers fall back."""
+    assert children_in_step(model) and children_in_step(copy.deepcopy(model))
+    fallbacks: list[str] = []
+    getattr_ = nn.Module.__getattr__
+    monkeypatch.setattr(nn.Module, "__getattr__", lambda self, name: fallbacks.append(name) or getattr_(self, name))
+    generate(model.eval(), make_ids([6, 4]), DecodeOptions(max_new_tokens=3))
+    assert fallbacks and set(fallbacks) <= {"weight", "bias", "table"}
+
+
+def test_replaced_and_removed_children_are_what_attribute_lookup_finds(model, batch):
+    """Assigning, assigning None, deleting, add_module and register_module keep the attribute and the child in step."""
+    attention = model.decoder.layers[0].self_attn
+    before = model.eval()(*batch)
+    new = Linear(32, 32, bias=False)
+    new.weight.data = attention.w_o.weight.data * 2
+    attention.w_o = new  # the forward pass must use the new child
+    assert attention.w_o is new and attention._modules["w_o"] is new and children_in_step(model)
+    assert not torch.allclose(model(*batch), before)
+    attention.add_module("w_o", Linear(32, 32, bias=False))
+    assert attention.w_o is attention._modules["w_o"] is not new
+    attention.register_module("extra", new)
+    assert attention.extra is new and children_in_step(model)
+    attention.extra = None
+    assert attention.extra is None and attention._modules["extra"] is None
+    del attention.extra
+    assert "extra" not in attention._modules and not hasattr(attention, "extra") and children_in_step(model)
+    attention.w_o = new  # back to a Linear: a Parameter may now take the name of a removed child
+    del attention.w_o
+    attention.w_o = nn.Parameter(torch.ones(2))
+    assert attention.w_o is attention._parameters["w_o"] and "w_o" not in attention._modules

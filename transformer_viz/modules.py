@@ -5,6 +5,14 @@ calls forward(): a few µs each time. A cached decoding step calls ~60 modules, 
 models' size those µs are several percent of the step (benchmarks/bench_cache.py). In training mode,
 or once a PyTorch hook is registered on the module or globally, the full machinery runs as usual.
 (HookPoint and Dropout take the same shortcut in their own way.)
+
+Reading a submodule, `self.w_q`, costs more still on Python 3.11: nn.Module keeps submodules in
+`self._modules`, so the ordinary lookup fails first, and Python builds an AttributeError message
+before it falls back to nn.Module.__getattr__. A cached decoding step of seed000 reads ~140 submodules;
+counted with cachegrind, that fallback was a fifth of the step's instructions. `Module` therefore
+also keeps each child in the instance `__dict__`, where the ordinary lookup finds it. Assigning,
+deleting and add_module() keep the two in step (tests/test_hooks_fast_path.py); code that writes
+`_modules[name]` itself bypasses them.
 """
 from __future__ import annotations
 
@@ -14,12 +22,28 @@ from .hooks import has_torch_hooks
 
 
 class Module(nn.Module):
-    """nn.Module whose eval-mode call is forward(…) itself while no PyTorch hook is registered."""
+    """nn.Module whose eval-mode call is forward(…) itself while no PyTorch hook is registered,
+    and whose children are found by Python's ordinary attribute lookup."""
 
     def __call__(self, *args, **kwargs):
         if self.training or has_torch_hooks(self):
             return super().__call__(*args, **kwargs)
         return self.forward(*args, **kwargs)
+
+    def __setattr__(self, name: str, value) -> None:
+        super().__setattr__(name, value)  # a child goes to self._modules (and leaves __dict__)
+        if name in self.__dict__.get("_modules", ()):
+            self.__dict__[name] = self._modules[name]
+
+    def __delattr__(self, name: str) -> None:
+        child = name in self._modules
+        super().__delattr__(name)  # removes a child from self._modules only
+        if child:
+            del self.__dict__[name]
+
+    def add_module(self, name: str, module: nn.Module | None) -> None:  # register_module() calls it too
+        super().add_module(name, module)
+        self.__dict__[name] = module
 
 
 class Linear(Module, nn.Linear):
