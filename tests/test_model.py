@@ -141,6 +141,21 @@ def test_cached_decoding_equals_teacher_forcing(preset, tiny_model, make_ids):
     assert torch.allclose(forced_prefix, full, atol=1e-5)
 
 
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_decode_without_logits_gives_the_last_hidden_state(preset, tiny_model, make_ids):
+    """decode(logits=False) stops before the output projection: generator(hidden) are the usual logits."""
+    model = tiny_model(preset).eval()
+    src, tgt = make_ids([8, 5, 2]), make_ids([6, 6, 4], bos=True)
+    with torch.no_grad():
+        memory = model.encode(src)
+        hidden = model.decode(tgt, memory, src, logits=False)
+        cache = model.new_cache()
+        first = model.decode(tgt[:, :4], memory, src, cache, logits=False)
+        assert hidden.shape == (3, 6, model.config.d_model)
+        assert torch.allclose(model.decoder.generator(hidden), model(src, tgt), atol=1e-5)
+        assert torch.allclose(first, hidden[:, :4], atol=1e-5)
+
+
 @pytest.mark.parametrize("chunks", [[1] * 6, [3, 1, 2]])
 def test_cached_masks_are_the_rows_of_the_full_masks(chunks, tiny_model, make_ids):
     """The cache builds its masks from stored key masks; each step must see the full pass's mask rows."""

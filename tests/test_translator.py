@@ -233,6 +233,20 @@ def test_a_trace_encodes_the_source_once(translator, strategy):
         assert np.array_equal(tracer[f"encoder.layers.{i}.self_attn.hook_pattern"][0].numpy(), t.attention["encoder_self"][i])
 
 
+@pytest.mark.parametrize("strategy", ["greedy", "beam"])
+def test_the_recording_pass_skips_the_output_projection(translator, strategy):
+    """Only decoding projects to the vocabulary: the teacher-forced recording pass stops at the last hidden state."""
+    events = []
+    hooks = {"decoder.hook_output": lambda x, hook: events.append(("hidden", x.shape[1])),
+             "decoder.hook_logits": lambda x, hook: events.append(("logits", x.shape[1]))}
+    with intervene(translator.model, hooks):
+        t = translator.trace(TEXT, strategy=strategy, max_new_tokens=MAX_NEW)
+    *decoding, recording = events
+    assert recording == ("hidden", len(t.target_ids))  # the last pass: every target position, no logits
+    assert decoding[0::2] == [("hidden", 1)] * len(decoding[0::2])  # each decoding step: one new position,
+    assert decoding[1::2] == [("logits", 1)] * len(decoding[0::2])  # projected to the vocabulary
+
+
 def test_trace_with_forced_prefix_and_beam(translator):
     prefix = translator.tokenizer.encode("der Hund", add_eos=False)
     t = translator.trace(TEXT, max_new_tokens=MAX_NEW, forced_prefix=prefix)

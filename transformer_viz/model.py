@@ -198,11 +198,14 @@ class Decoder(Embedder):
         self.hook_output = HookPoint()  # (B, T, D) the last hidden state
         self.hook_logits = HookPoint()  # (B, T, V) next-token scores before softmax
 
-    def forward(self, y, memory, self_mask, cross_mask, caches: list[dict] | None = None, offset: int = 0):
+    def forward(self, y, memory, self_mask, cross_mask, caches: list[dict] | None = None, offset: int = 0,
+                logits: bool = True):
         y = self.embed_input(y, offset)  # (B, T, D)
         for i, layer in enumerate(self.layers):
             y = layer(y, memory, self_mask, cross_mask, None if caches is None else caches[i])
         y = self.hook_output(self.norm(y))
+        if not logits:  # a pass that only records what the layers saw skips the T × D × V projection
+            return y
         return self.hook_logits(self.generator(y))  # (B, T, V)
 
 
@@ -271,18 +274,22 @@ class Transformer(Module):
         """Source ids (B, S) → memory (B, S, D)."""
         return self.encoder(src_ids, encoder_mask(src_ids, self.config.pad_id))
 
-    def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor, src_ids: torch.Tensor, cache: DecoderCache | None = None) -> torch.Tensor:
-        """Target ids (B, T) → logits (B, T, V); with a cache, `tgt_ids` are only the new positions."""
+    def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor, src_ids: torch.Tensor, cache: DecoderCache | None = None,
+               logits: bool = True) -> torch.Tensor:
+        """Target ids (B, T) → logits (B, T, V); with a cache, `tgt_ids` are only the new positions.
+
+        With logits=False it stops at the last hidden state (B, T, D), before the output projection.
+        """
         pad = self.config.pad_id
         if cache is None:
             self_mask = decoder_mask(tgt_ids, pad)  # (B, 1, T, T)
-            return self.decoder(tgt_ids, memory, self_mask, cross_mask(src_ids, tgt_ids.shape[1], pad))
+            return self.decoder(tgt_ids, memory, self_mask, cross_mask(src_ids, tgt_ids.shape[1], pad), logits=logits)
         offset, T_new = cache.length, tgt_ids.shape[1]
         cache.append(tgt_ids, src_ids, pad)
         # decoder_mask(cache.tgt_ids, pad, T_new) and cross_mask(src_ids, T_new, pad), from the cached key masks:
         # one new query sits after every earlier position, so only padding can hide a key from it.
         self_mask = cache.target_keys if T_new == 1 else cache.target_keys & causal_mask(T_new, cache.length, tgt_ids.device)
-        return self.decoder(tgt_ids, memory, self_mask, cache.source_keys, cache.layers, offset)  # masks broadcast over Tnew
+        return self.decoder(tgt_ids, memory, self_mask, cache.source_keys, cache.layers, offset, logits)  # masks broadcast over Tnew
 
     def new_cache(self) -> DecoderCache:
         return DecoderCache(self.config.n_layers)

@@ -132,14 +132,15 @@ class Translator:
         source's memory and a Tracer that recorded its encoding, only the decoder runs again.
         """
         tgt_in = torch.tensor([[self.config.bos_id] + hyp.ids[:-1]], device=src.device)  # (1, T)
+        # The steps' probabilities come from decoding: this pass stops before the output projection.
         if encoded is None:
             with Tracer(self.model, PATTERN_HOOKS) as tracer:
-                self.model(src, tgt_in)
+                self.model.decode(tgt_in, self.model.encode(src), src, logits=False)
             recorded = tracer.cache
         else:
             memory, source = encoded
             with Tracer(self.model, TARGET_HOOKS) as tracer:
-                self.model.decode(tgt_in, memory, src)
+                self.model.decode(tgt_in, memory, src, logits=False)
             recorded = {**source.cache, **tracer.cache}
         return self.assemble(text, src, hyp, opts, n_forced, notices, recorded)
 
