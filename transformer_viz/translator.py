@@ -125,24 +125,18 @@ class Translator:
 
     @torch.inference_mode()
     def record(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int, notices: list[str],
-               encoded: tuple[torch.Tensor, Tracer] | None = None) -> Trace:
-        """One teacher-forced pass over <s> y1..y(T-1) with the tracer on: row t is the query that produced y_t.
+               encoded: tuple[torch.Tensor, Tracer]) -> Trace:
+        """One teacher-forced pass of the decoder over <s> y1..y(T-1) with the tracer on: row t is the query that produced y_t.
 
-        (Cached decoding and this pass give the same numbers; the test suite checks it.) With `encoded`, the
-        source's memory and a Tracer that recorded its encoding, only the decoder runs again.
+        (Cached decoding and this pass give the same numbers; the test suite checks it.) `encoded` is the source's
+        memory and the Tracer that recorded its encoding: the encoder does not run again. The steps' probabilities
+        come from decoding, so this pass stops before the output projection.
         """
         tgt_in = torch.tensor([[self.config.bos_id] + hyp.ids[:-1]], device=src.device)  # (1, T)
-        # The steps' probabilities come from decoding: this pass stops before the output projection.
-        if encoded is None:
-            with Tracer(self.model, PATTERN_HOOKS) as tracer:
-                self.model.decode(tgt_in, self.model.encode(src), src, logits=False)
-            recorded = tracer.cache
-        else:
-            memory, source = encoded
-            with Tracer(self.model, TARGET_HOOKS) as tracer:
-                self.model.decode(tgt_in, memory, src, logits=False)
-            recorded = {**source.cache, **tracer.cache}
-        return self.assemble(text, src, hyp, opts, n_forced, notices, recorded)
+        memory, source = encoded
+        with Tracer(self.model, TARGET_HOOKS) as tracer:
+            self.model.decode(tgt_in, memory, src, logits=False)
+        return self.assemble(text, src, hyp, opts, n_forced, notices, {**source.cache, **tracer.cache})
 
     def assemble(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int,
                  notices: list[str], recorded: dict[str, torch.Tensor]) -> Trace:
