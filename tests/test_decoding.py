@@ -12,9 +12,10 @@ import pytest
 import torch
 
 from tests.tiny import SENTENCES, tiny_translator
-from transformer_viz import intervene
+from transformer_viz import Transformer, TransformerConfig, intervene
 from transformer_viz.config import PRESETS
-from transformer_viz.decoding import DecodeOptions, ban_never_generated, filter_logits, generate, length_penalty
+from transformer_viz.decoding import (MIN_TEMPERATURE, DecodeOptions, ban_never_generated, filter_logits, generate,
+                                      length_penalty)
 
 PRESET_NAMES = sorted(PRESETS)
 TEXTS = [en for en, _ in SENTENCES[::13]]  # 7 varied sentences of the toy grammar
@@ -233,13 +234,35 @@ def test_invalid_forced_prefix_is_refused(translator, bad):
 # ---------------------------------------------------------------------------- options
 @pytest.mark.parametrize(
     "field, value",
-    [("temperature", -1.0), ("temperature", 0.0), ("temperature", math.nan), ("beam_size", 0), ("beam_size", 1000),
+    [("temperature", -1.0), ("temperature", 0.0), ("temperature", math.nan), ("temperature", 1e-300),
+     ("temperature", 0.009), ("beam_size", 0), ("beam_size", 1000),
      ("max_new_tokens", 0), ("top_p", 0.0), ("top_p", 1.5), ("top_k", -1), ("strategy", "nucleus"),
      ("length_penalty", -1.0), ("n_alternatives", 0)],
 )
 def test_validate_names_the_bad_field(field, value):
     with pytest.raises(ValueError, match=field):
         DecodeOptions(**{field: value}).validate()
+
+
+def test_the_smallest_temperature_samples_without_overflow(translator):
+    """At MIN_TEMPERATURE, logits / T is still finite: sampling works and picks the greedy token where one clearly leads."""
+    cfg = translator.config
+    lead = torch.zeros(cfg.tgt_vocab_size)
+    lead[5] = 1.0  # one token 1 nat ahead of the rest: at T = 0.01 it is e^100 times as likely as any other
+    with intervene(translator.model, {"decoder.hook_logits": lambda x, hook: torch.zeros_like(x) + lead}):
+        hyp = decode(translator, TEXTS[0], strategy="sample", temperature=MIN_TEMPERATURE, max_new_tokens=4, seed=1)
+    assert hyp.ids == [5] * 4
+
+
+def test_beam_search_never_keeps_a_banned_token():
+    """With a vocabulary barely larger than the beam, the 2k best scores include <pad> and <s> (−inf): none is kept."""
+    cfg = TransformerConfig.preset("seed000", src_vocab_size=6, tgt_vocab_size=6, d_model=32, n_heads=4, n_layers=2,
+                                   d_ff=64, dropout=0.0, max_len=16)
+    model = Transformer(cfg).eval()
+    hyp = generate(model, torch.tensor([[4, 5, 4, 3]]), DecodeOptions(strategy="beam", beam_size=4, max_new_tokens=3))[0]
+    kept = [node["id"] for node in hyp.beam_tree if node["kept"]]
+    assert kept and cfg.pad_id not in kept and cfg.bos_id not in kept
+    assert all(node["log_prob"] > float("-inf") for node in hyp.beam_tree)
 
 
 def test_default_options_are_valid():

@@ -251,6 +251,8 @@ def test_trace_with_forced_prefix_and_beam(translator):
     prefix = translator.tokenizer.encode("der Hund", add_eos=False)
     t = translator.trace(TEXT, max_new_tokens=MAX_NEW, forced_prefix=prefix)
     assert t.target_ids[: len(prefix)] == prefix and t.forced_prefix == len(prefix)
+    cut = translator.trace(TEXT, max_new_tokens=1, forced_prefix=prefix)  # only as much of it as was generated
+    assert cut.target_ids == prefix[:1] and cut.forced_prefix == 1
     beam = translator.trace(TEXT, strategy="beam", beam_size=2, max_new_tokens=MAX_NEW)
     assert beam.options["strategy"] == "beam" and beam.options["beam_size"] == 2
     assert beam.beam_tree and len(beam.steps) == len(beam.target_ids) == beam.attention["cross"].shape[2]

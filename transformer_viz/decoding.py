@@ -8,6 +8,8 @@ strategy continues from there. All strategies decode incrementally with the
 key/value cache of `Transformer.decode`; `use_cache=False` instead recomputes the
 whole prefix with a teacher-forced pass at every step (the Annotated Transformer's
 way): the same tokens, O(T²) work instead of O(T), kept as the reference and baseline.
+(Not the same under an intervention that lifts the causal mask: recomputed, the earlier
+positions then see later tokens, which the cache never holds when they are computed.)
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from .model import Transformer
 STRATEGIES = ("greedy", "beam", "sample")
 MAX_BEAM_SIZE = 16
 MAX_SEED = 2**63  # torch.Generator.manual_seed takes a 64-bit integer
+MIN_TEMPERATURE = 0.01  # logits / T must stay finite in float32; below this, sampling is greedy in all but name
 
 
 @dataclass
@@ -57,8 +60,9 @@ class DecodeOptions:
             raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens!r}")
         if not 1 <= self.beam_size <= MAX_BEAM_SIZE:
             raise ValueError(f"beam_size must be between 1 and {MAX_BEAM_SIZE}, got {self.beam_size!r}")
-        if not (math.isfinite(self.temperature) and self.temperature > 0):
-            raise ValueError(f"temperature must be a positive number, got {self.temperature!r} (use greedy for 'no randomness')")
+        if not (math.isfinite(self.temperature) and self.temperature >= MIN_TEMPERATURE):
+            raise ValueError(f"temperature must be a number of at least {MIN_TEMPERATURE}, got {self.temperature!r} "
+                             "(use greedy for 'no randomness')")
         if self.top_k < 0:
             raise ValueError(f"top_k must be 0 (off) or positive, got {self.top_k!r}")
         if not 0.0 < self.top_p <= 1.0:
@@ -275,7 +279,8 @@ def beam_search(model, src_ids, memory, options: DecodeOptions, max_new: int, pr
             scores = torch.tensor([b.log_prob for b in beams], device=logits.device)[:, None] + log_probs  # (n, V)
             best, flat = scores.flatten().topk(min(2 * k, scores.numel()))
             V = scores.shape[-1]
-            candidates = [(s, i // V, i % V) for s, i in zip(best.tolist(), flat.tolist())]
+            # (a banned <pad> or <s> scores −inf: with a tiny vocabulary it could be among the 2k best)
+            candidates = [(s, i // V, i % V) for s, i in zip(best.tolist(), flat.tolist()) if s != float("-inf")]
         as_tensor = functools.partial(torch.tensor, device=logits.device)
         steps, _ = read_steps(as_tensor([tok for *_, tok in candidates]), log_probs, entropy, top_probs, top_ids,
                               rows=as_tensor([row for _, row, _ in candidates]))

@@ -121,7 +121,8 @@ class Translator:
             hyp = generate(self.model, src, opts, forced_prefix, memory=memory)[0]
         replay = [] if intervention is None else recording_hooks(intervention)  # row t: what y_t's query could see
         with intervene(self.model, extra + replay):  # the replay hooks are the decoder's: the memory stands
-            return self.record(text, src, hyp, opts, len(forced_prefix or []), notices[0], encoded=(memory, source))
+            n_forced = min(len(forced_prefix or []), len(hyp.ids))  # generate() cuts a prefix longer than the limit
+            return self.record(text, src, hyp, opts, n_forced, notices[0], encoded=(memory, source))
 
     @torch.inference_mode()
     def record(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int, notices: list[str],
