@@ -235,7 +235,7 @@ def test_invalid_forced_prefix_is_refused(translator, bad):
 @pytest.mark.parametrize(
     "field, value",
     [("temperature", -1.0), ("temperature", 0.0), ("temperature", math.nan), ("temperature", 1e-300),
-     ("temperature", 0.009), ("beam_size", 0), ("beam_size", 1000),
+     ("temperature", 0.0009), ("beam_size", 0), ("beam_size", 1000),
      ("max_new_tokens", 0), ("top_p", 0.0), ("top_p", 1.5), ("top_k", -1), ("strategy", "nucleus"),
      ("length_penalty", -1.0), ("n_alternatives", 0)],
 )
@@ -248,7 +248,7 @@ def test_the_smallest_temperature_samples_without_overflow(translator):
     """At MIN_TEMPERATURE, logits / T is still finite: sampling works and picks the greedy token where one clearly leads."""
     cfg = translator.config
     lead = torch.zeros(cfg.tgt_vocab_size)
-    lead[5] = 1.0  # one token 1 nat ahead of the rest: at T = 0.01 it is e^100 times as likely as any other
+    lead[5] = 1.0  # one token 1 nat ahead of the rest: at T = 0.001 it is e^1000 times as likely as any other
     with intervene(translator.model, {"decoder.hook_logits": lambda x, hook: torch.zeros_like(x) + lead}):
         hyp = decode(translator, TEXTS[0], strategy="sample", temperature=MIN_TEMPERATURE, max_new_tokens=4, seed=1)
     assert hyp.ids == [5] * 4

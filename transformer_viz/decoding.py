@@ -25,7 +25,7 @@ from .model import Transformer
 STRATEGIES = ("greedy", "beam", "sample")
 MAX_BEAM_SIZE = 16
 MAX_SEED = 2**63  # torch.Generator.manual_seed takes a 64-bit integer
-MIN_TEMPERATURE = 0.01  # logits / T must stay finite in float32; below this, sampling is greedy in all but name
+MIN_TEMPERATURE = 0.001  # logits / T must stay finite in float32; below this, sampling is greedy in all but name
 
 
 @dataclass
