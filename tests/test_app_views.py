@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.pages import SCREENSHOTS, SENTENCE, WAIT, open_tab, wait_plot
+from tests.pages import SCREENSHOTS, SENTENCE, WAIT, open_tab, wait_plot, wait_translation
 from transformer_viz import analysis, i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
@@ -122,6 +122,7 @@ def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library
     intervention = Intervention(ablate=(("cross", 0, 0),), no_positions=True)
     expected = compare(library, SENTENCE, intervention, options=DecodeOptions())
     page = open_app()
+    wait_translation(page, library.translate(SENTENCE))  # the lab needs the page's translation
     open_tab(page, "whatif")
     page.locator("#ablate-cross").get_by_label("L0 H0", exact=True).check()
     assert page.locator("#ablate-enc input[type=checkbox]").count() == cfg.n_layers * cfg.n_heads
@@ -149,6 +150,7 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     expected = compare(library, SENTENCE, Intervention(bug="target_padding_unmasked"), options=DecodeOptions(max_new_tokens=8))
     assert expected.left_pad > 0
     page = open_app(max_len=8)
+    wait_translation(page, library.translate(SENTENCE, max_new_tokens=8))  # the lab needs the page's translation
     open_tab(page, "bugs")
     page.locator("#bug label", has_text=LABELS["target_padding_unmasked"]).click()
     page.click("#bug-run")
@@ -157,3 +159,10 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     page.wait_for_function("t => document.querySelector('#bug-summary').innerText.includes(t)",
                            arg="Seed 004 masks the target only causally", timeout=WAIT)
     page.locator("#tab-bugs").screenshot(path=str(SCREENSHOTS / "bugs.png"))
+    # Picking another bug without running it, then redrawing (here: the language), keeps the map of the bug that ran.
+    page.locator("#bug label", has_text=LABELS["mask_ignored"]).click()
+    page.click("#bug-run")
+    wait_plot(page, "plot-bug-maps", i18n.text("fig-kind-decoder_self", "en"))
+    page.locator("#bug label", has_text=LABELS["scale_multiplied"]).click()  # a bug whose maps are cross-attention
+    page.get_by_label("日本語").check()
+    wait_plot(page, "plot-bug-maps", i18n.text("fig-kind-decoder_self", "ja"))

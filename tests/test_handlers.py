@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import os
+import time
 from urllib.parse import parse_qsl
 
 import numpy as np
@@ -63,6 +66,24 @@ def test_decode_options_casts_slider_floats():
     assert options == DecodeOptions(strategy="beam", beam_size=3, temperature=0.5, top_k=10, top_p=0.9, seed=7,
                                     max_new_tokens=20)
     assert isinstance(options.beam_size, int) and isinstance(options.max_new_tokens, int)
+
+
+def test_a_cleared_seed_box_means_the_default_seed():
+    """Gradio sends None for an emptied number box: that is seed 0, not a TypeError."""
+    assert h.decode_options(**{**UI_DEFAULTS, "seed": None}) == h.decode_options(**UI_DEFAULTS)
+    sampled = h.decode_options(**{**UI_DEFAULTS, "strategy": "sample", "seed": None})
+    assert sampled.seed == 0
+
+
+def test_trace_files_are_swept_after_an_hour(trace, monkeypatch, tmp_path):
+    """Every translation writes one download file; this process's files older than the limit are deleted."""
+    monkeypatch.setattr(h, "trace_folder", lambda: tmp_path)
+    first, second = h.trace_file(trace), h.trace_file(trace)
+    assert first != second and json.loads(first.read_text(encoding="utf-8")) == trace.to_dict()
+    hour_ago = time.time() - h.TRACE_FILE_AGE_S - 1
+    os.utime(first, (hour_ago, hour_ago))
+    third = h.trace_file(trace)
+    assert sorted(tmp_path.iterdir()) == sorted([second, third])
 
 
 @pytest.mark.parametrize("field, value, message", [

@@ -64,7 +64,8 @@ def library_errors() -> list[str]:
     with pytest.raises(ValueError) as empty:
         translator.trace("   \u200b ")
     messages.append(str(empty.value))
-    for bad in (dict(temperature=-1.0), dict(beam_size=0), dict(beam_size=1000), dict(max_new_tokens=0), dict(top_p=2.0)):
+    for bad in (dict(temperature=-1.0), dict(beam_size=0), dict(beam_size=1000), dict(max_new_tokens=0), dict(top_p=2.0),
+                dict(seed=2**64)):
         with pytest.raises(ValueError) as err:
             DecodeOptions(**bad).validate()
         messages.append(str(err.value))

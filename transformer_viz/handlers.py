@@ -10,7 +10,10 @@ from __future__ import annotations
 import functools
 import html
 import os
+import tempfile
 import threading
+import time
+import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlencode
@@ -63,11 +66,38 @@ class Session:
 
 
 def decode_options(strategy: str, beam_size, temperature, top_k, top_p, seed, max_new_tokens) -> DecodeOptions:
-    """UI values → validated DecodeOptions (numbers from sliders may arrive as floats)."""
+    """UI values → validated DecodeOptions (numbers from sliders may arrive as floats; a cleared seed box as None)."""
     return DecodeOptions(
         strategy=str(strategy), beam_size=int(beam_size), temperature=float(temperature), top_k=int(top_k),
-        top_p=float(top_p), seed=int(seed), max_new_tokens=int(max_new_tokens),
+        top_p=float(top_p), seed=0 if seed is None else int(seed), max_new_tokens=int(max_new_tokens),
     ).validate()
+
+
+TRACE_FILE_AGE_S = 3600  # a download link older than this may be gone; Gradio keeps its own copy as long
+
+
+@functools.cache
+def trace_folder() -> Path:
+    """One folder per server process for the traces offered as downloads."""
+    return Path(tempfile.mkdtemp(prefix="transformer-viz-traces-"))
+
+
+def trace_file(trace: Trace, max_age_s: float = TRACE_FILE_AGE_S) -> Path:
+    """Write `trace` as JSON for the download button; delete this process's trace files older than `max_age_s`.
+
+    Every translation writes one (~0.1–0.5 MB): without the sweep a public server's disk would only fill.
+    """
+    folder = trace_folder()
+    cutoff = time.time() - max_age_s
+    for old in folder.glob("trace-*.json"):
+        try:
+            if old.stat().st_mtime < cutoff:
+                old.unlink()
+        except FileNotFoundError:  # another request swept it first
+            pass
+    path = folder / f"trace-{uuid.uuid4().hex}.json"
+    path.write_text(trace.to_json(), encoding="utf-8")
+    return path
 
 
 def translate(sentence: str, model: str, options: DecodeOptions) -> Session:

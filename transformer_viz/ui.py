@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import html
-import tempfile
-from pathlib import Path
 
 import gradio as gr
 
@@ -23,7 +21,8 @@ __all__ = ["CLICK_JS", "CSS", "EXAMPLES", "LOOKS", "LOOK_KEYS", "THEME", "Words"
 
 def build_demo() -> gr.Blocks:
     models = h.available_models()
-    with gr.Blocks(title="transformer-viz") as demo:
+    # delete_cache: Gradio's copies of the downloads (and other outputs) older than an hour go, hourly
+    with gr.Blocks(title="transformer-viz", delete_cache=(3600, h.TRACE_FILE_AGE_S)) as demo:
         page = lay_out(models)
 
         # ------------------------------------------------------------------ wiring
@@ -66,8 +65,7 @@ def build_demo() -> gr.Blocks:
             translator = h.get_translator(sess.model)
             cfg = translator.config
             last = len(trace.target_ids) - 1
-            path = Path(tempfile.mkdtemp(prefix="trace-")) / "trace.json"
-            path.write_text(trace.to_json(), encoding="utf-8")
+            path = h.trace_file(trace)
             heads = ["mean"] + [str(i) for i in range(cfg.n_heads)]
             picks = [f"layer {l} head {hh}" for l in range(cfg.n_layers) for hh in range(cfg.n_heads)]
             notes = "\n".join(f"- {i18n.message(n, lng)}" for n in trace.notices) or ""
@@ -211,10 +209,12 @@ def build_demo() -> gr.Blocks:
         page.bug_btn.click(on_bug, [page.lang, page.session, page.bug, page.layer, page.head, page.presentation], page.bug_out,
                            api_visibility="private")
 
-        def redraw_labs(wcomp, bcomp, knd, bname, lay, hd, pres, lng):
+        def redraw_labs(wcomp, bcomp, knd, lay, hd, pres, lng):
             """The layer, head, look, map kind or language changed: redraw both labs from their stored comparisons."""
             out = []
-            for comp, kind_name in ((wcomp, h.KINDS[knd]), (bcomp, BUG_KIND[bname])):
+            # the bug lab shows the map of the bug it ran, whatever the radio says since
+            bug_kind = BUG_KIND[bcomp.intervention.bug] if bcomp is not None else None
+            for comp, kind_name in ((wcomp, h.KINDS[knd]), (bcomp, bug_kind)):
                 if comp is None:
                     out += [gr.skip()] * 3
                     continue
@@ -222,7 +222,7 @@ def build_demo() -> gr.Blocks:
                 out += [lab.comparison_summary(comp, lng), plot(figs["probs"], pres), plot(figs["maps"], pres)]
             return out
 
-        labs_in = [page.whatif_out[0], page.bug_out[0], page.whatif_kind, page.bug, page.layer, page.head, page.presentation,
+        labs_in = [page.whatif_out[0], page.bug_out[0], page.whatif_kind, page.layer, page.head, page.presentation,
                    page.lang]
         labs_out = page.whatif_out[-3:] + page.bug_out[-3:]  # summary, probabilities, maps of each lab
         for control in (page.layer, page.head, page.presentation, page.whatif_kind):
