@@ -104,6 +104,13 @@ def test_beam_tree_node_click_opens_its_attention(open_app, library):
                            arg=f"Node {node['data']}, step {step}", timeout=WAIT)
     wait_plot(page, "plot-beam-node", f"step {step}")
     page.locator("#tab-beam").screenshot(path=str(SCREENSHOTS / "beam.png"))
+    # A new translation closes the view the click opened: it belonged to the old beam tree.
+    other = "Where is the station?"
+    page.fill("#sentence textarea", other)
+    page.click("#translate")
+    wait_translation(page, library.translate(other, strategy="beam", beam_size=4))
+    page.wait_for_function("() => document.querySelector('#beam-node-info').innerText.trim() === '' && "
+                           "!document.querySelector('#plot-beam-node .js-plotly-plot')", timeout=WAIT)
 
 
 def wait_value(page, selector: str, value: str) -> None:

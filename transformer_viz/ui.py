@@ -81,14 +81,20 @@ def build_demo() -> gr.Blocks:
 
         translate_out = [page.session, page.translation, page.notices, page.tokens, page.step, page.layer, page.head, page.pick,
                          page.download, page.share, page.card, page.branch_md]
-        lab_reset = page.ablate_groups + [page.whatif_out[0], page.bug_out[0]]
+        large_choice = gr.State("")  # the head shown in `large`: the menu and the thumbnails both open one
+        # What a click opened (a head, a head-summary cell, a beam node) and the hidden boxes that remember the click
+        opened_views = [page.large, large_choice, page.clicked, page.heads_clicked, page.heads_open, page.beam_clicked,
+                        page.beam_info, page.beam_node]
+        lab_reset = page.ablate_groups + [page.whatif_out[0], page.bug_out[0]] + opened_views
 
         def reset_labs(sess):
-            """A new translation (or model): head checkboxes for its model; the labs' old comparisons no longer apply."""
+            """A new translation (or model): head checkboxes for its model; the labs' old comparisons and the views
+            opened by clicks on the old translation no longer apply (a language switch would redraw them for it)."""
             if sess is None:
                 return [gr.skip()] * len(lab_reset)
             cfg = h.get_translator(sess.model).config
-            return [gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[]) for kind in lab.LAB_KINDS] + [None, None]
+            return ([gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[]) for kind in lab.LAB_KINDS]
+                    + [None, None] + [None, "", "", "", None, "", "", None])
 
         def translate_if_linked(lng, text, model_name, *opts):
             """On page load or a new model: translate straight away when there is a sentence."""
@@ -149,7 +155,6 @@ def build_demo() -> gr.Blocks:
             with figures.language(lng):
                 return plot(figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres)), pres), choice
 
-        large_choice = gr.State("")  # the head shown in `large`: the menu and the thumbnails both open one
         page.pick.change(open_head, [page.session, page.pick, page.kind, page.presentation, page.lang], [page.large, large_choice],
                          api_visibility="private")
         # A click on a thumbnail: CLICK_JS writes "layer L head H" into the hidden box.
