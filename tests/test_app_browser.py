@@ -207,6 +207,10 @@ def test_branch_forces_a_token_and_unbranch_goes_back(page, server):
     assert tr.tokenizer.decode(trace.target_ids[:t] + [forced]).strip() in translation(page)
     page.wait_for_function("() => document.querySelector('#branch-info').innerText.includes('Branch')", timeout=WAIT)
     assert f"step {t}:" in page.inner_text("#branch-info")
+    page.get_by_label("한국어").check()  # the branch line follows the page's language
+    page.wait_for_function("s => document.querySelector('#branch-info').innerText.includes(s)", arg=f"{t}단계", timeout=WAIT)
+    page.get_by_label("English").check()
+    page.wait_for_function("() => document.querySelector('#branch-info').innerText.includes('Branch')", timeout=WAIT)
     wait_step(page, len(branched.target_ids) - 1)
     page.click("#unbranch")
     wait_translation(page, trace.target_text)

@@ -109,9 +109,13 @@ def test_branch_forces_the_token_and_lets_the_model_continue(session, translator
     assert ids[:t] == trace.target_ids[:t] and ids[t] == forced
     assert new.trace.forced_prefix == t + 1
     assert new.original is trace and session.trace is trace  # the visitor's session is not mutated
-    assert len(new.branches) == 1 and new.branches[0].startswith(f"step {t}: ")
+    piece = translators["tiny-a"].tokenizer.id_to_piece(forced)
+    assert new.branches == [(t, trace.target_tokens[t], piece)]
+    assert h.branch_info(new, "en") == f"**Branch:** step {t}: {trace.target_tokens[t]} → {piece}"
+    assert f"{t}단계" in h.branch_info(new, "ko") and "step" not in h.branch_info(new, "ko")  # all in the visitor's language
+    assert h.branch_info(session, "en") == ""
     # The label is Markdown: a forced `</s>` must read as text, not vanish as an HTML tag.
-    eos = h.branch(session, t, translators["tiny-a"].config.eos_id).branches[0]
+    eos = h.branch_info(h.branch(session, t, translators["tiny-a"].config.eos_id))
     assert eos.endswith("→ &lt;/s&gt;") and "</s>" not in eos
 
     # After the forced token every step is the model's own greedy choice: recompute it with one teacher-forced pass.

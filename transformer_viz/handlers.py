@@ -62,7 +62,7 @@ class Session:
     model: str
     options: dict
     original: Trace | None = None          # set while looking at a branch
-    branches: list[str] = field(default_factory=list)
+    branches: list[tuple[int, str, str]] = field(default_factory=list)  # (step, the model's piece, the forced piece)
 
 
 def decode_options(strategy: str, beam_size, temperature, top_k, top_p, seed, max_new_tokens) -> DecodeOptions:
@@ -117,9 +117,17 @@ def branch(session: Session, step: int, token_id: int) -> Session:
     translator = get_translator(session.model)
     new = translator.trace(trace.source_text, options=options, max_new_tokens=max(options.max_new_tokens, len(prefix)),
                            forced_prefix=prefix)
-    # Shown as Markdown: escape the pieces, or `</s>` and `<unk>` would vanish as HTML tags.
-    label = f"step {step}: {html.escape(trace.target_tokens[step])} → {html.escape(translator.tokenizer.id_to_piece(int(token_id)))}"
+    label = (step, trace.target_tokens[step], translator.tokenizer.id_to_piece(int(token_id)))
     return replace(session, trace=new, original=session.original or session.trace, branches=session.branches + [label])
+
+
+def branch_info(session: Session, lang: str = "en") -> str:
+    """Markdown naming every forced token of the session's branch, in `lang` ('' when there is none)."""
+    if not session.branches:
+        return ""
+    # Escaped: `</s>` and `<unk>` would vanish as HTML tags.
+    steps = [i18n.text("branch-step", lang, step=t, old=html.escape(old), new=html.escape(new)) for t, old, new in session.branches]
+    return i18n.text("branch-info", lang, branches="; ".join(steps))
 
 
 def unbranch(session: Session) -> Session:

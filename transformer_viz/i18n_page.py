@@ -243,6 +243,7 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
     },
     "forced": {"en": " (forced)", "ja": " (固定)", "ko": " (고정)"},
     "branch-info": {"en": "**Branch:** {branches}", "ja": "**分岐:** {branches}", "ko": "**분기:** {branches}"},
+    "branch-step": {"en": "step {step}: {old} → {new}", "ja": "ステップ {step}: {old} → {new}", "ko": "{step}단계: {old} → {new}"},
     "err-no-model": {
         "en": "no model is available: train one (see README) or set TRANSFORMER_VIZ_HUB_MODEL",
         "ja": "使えるモデルがありません。モデルを学習するか (README 参照)、TRANSFORMER_VIZ_HUB_MODEL を設定してください",

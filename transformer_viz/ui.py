@@ -69,14 +69,13 @@ def build_demo() -> gr.Blocks:
             heads = ["mean"] + [str(i) for i in range(cfg.n_heads)]
             picks = [f"layer {l} head {hh}" for l in range(cfg.n_layers) for hh in range(cfg.n_heads)]
             notes = "\n".join(f"- {i18n.message(n, lng)}" for n in trace.notices) or ""
-            branch_info = i18n.text("branch-info", lng, branches="; ".join(sess.branches)) if sess.branches else ""
             return [
                 sess, trace.target_text, notes, h.tokens_table(trace),
                 gr.update(minimum=0, maximum=max(last, 1), value=last, interactive=last > 0),
                 gr.update(minimum=0, maximum=max(cfg.n_layers - 1, 1), interactive=cfg.n_layers > 1),
                 gr.update(choices=heads), gr.update(choices=picks, value=None),
                 gr.update(value=str(path), interactive=True), h.share_query(text, model_name, options),
-                h.model_card(translator), branch_info,
+                h.model_card(translator), h.branch_info(sess, lng),
             ]
 
         translate_out = [page.session, page.translation, page.notices, page.tokens, page.step, page.layer, page.head, page.pick,
@@ -267,9 +266,11 @@ def build_demo() -> gr.Blocks:
             return out + [chosen]
 
         def relabel(lng, sess):
-            """Every label, button, tab and explanation in the chosen language; the notices too."""
-            notes = "" if sess is None else "\n".join(f"- {i18n.message(n, lng)}" for n in sess.trace.notices)
-            return page.words.updates(lng) + [notes]
+            """Every label, button, tab and explanation in the chosen language; the notices and the branch too."""
+            if sess is None:
+                return page.words.updates(lng) + ["", ""]
+            notes = "\n".join(f"- {i18n.message(n, lng)}" for n in sess.trace.notices)
+            return page.words.updates(lng) + [notes, h.branch_info(sess, lng)]
 
         def reopen_views(lng, sess, head_choice, summary_choice, beam_choice, knd, lay, pres):
             """The views a click opened (a head, a head-summary cell, a beam node), redrawn in the new language."""
@@ -284,7 +285,8 @@ def build_demo() -> gr.Blocks:
                     *redrawn(open_beam_node, lng, sess, beam_choice, lay, pres, width=2)]
 
         # Every figure's titles, axes and hovers are in the visitor's language too: redraw them all.
-        page.lang.change(relabel, [page.lang, page.session], page.words.components + [page.notices], api_visibility="private").then(
+        page.lang.change(relabel, [page.lang, page.session], page.words.components + [page.notices, page.branch_md],
+                         api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private").then(
             redraw_labs, labs_in, labs_out, api_visibility="private").then(
             reopen_views, [page.lang, page.session, large_choice, page.heads_clicked, page.beam_clicked, page.kind, page.layer,
