@@ -76,3 +76,17 @@ def test_every_seed_bug_runs_and_leaves_the_shared_model_unchanged(session, tran
         assert i18n.text("pad-weight", "en", buggy=f"{float(buggy.max()):.0%}", k=comp.left_pad, correct="0%") in lab.comparison_summary(comp)
     else:
         assert "Head 1" in title
+
+
+def test_the_padding_bug_says_when_there_is_no_room_for_pads():
+    """A translation as long as max_len leaves no room for pads in front: the summary says so, in the visitor's language."""
+    full = tiny_translator("seed004", max_len=12)  # the untrained model runs to the limit
+    h.register_translator("full", full)
+    session = h.translate(SENTENCE, "full", h.decode_options(*UI_DEFAULTS.values()))
+    assert len(session.trace.target_ids) == full.config.max_len
+    comp = lab.run_comparison(session, lab.intervention_from_ui([], bug="target_padding_unmasked"))
+    assert comp.left_pad == 0
+    assert lab.comparison_summary(comp, "en").startswith("**no room to left-pad the target within max_len")
+    assert i18n.text("notice-no-pad-room", "ja") in lab.comparison_summary(comp, "ja")
+    plain = lab.run_comparison(session, lab.intervention_from_ui([], bug="mask_ignored"))
+    assert "no room" not in lab.comparison_summary(plain, "en")

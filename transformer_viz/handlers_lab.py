@@ -42,6 +42,9 @@ def run_comparison(session: Session, intervention):
 def comparison_summary(comparison, lang: str = "en") -> str:
     """Markdown beside the comparison: what changed, by how much, and what it teaches."""
     lines = []
+    if comparison.intervention.bug == "target_padding_unmasked" and not comparison.left_pad:
+        # a translation as long as max_len leaves no room for pads: without this the bug would seem to change nothing
+        lines.append(f"**{i18n.text('notice-no-pad-room', lang)}**")
     t = comparison.first_difference
     lines.append(i18n.text("whatif-same", lang) if t is None else i18n.text("whatif-diff", lang, step=t))
     if len(comparison.prob_change):

@@ -75,6 +75,7 @@ MESSAGES: list[tuple[re.Pattern, str]] = [
     (re.compile(r"^nothing is switched off yet"), "whatif-nothing"),
     (re.compile(r"^input cut to the model's limit of (?P<n>\d+) tokens"), "notice-cut-tokens"),
     (re.compile(r"^input cut to its first (?P<n>\d+) characters"), "notice-cut-chars"),
+    (re.compile(r"^no room to left-pad the target"), "notice-no-pad-room"),
     (re.compile(r"^(?P<detail>(strategy|max_new_tokens|beam_size|temperature|top_k|top_p|length_penalty|n_alternatives|seed) must .*)$",
                 re.S), "err-option"),
 ]

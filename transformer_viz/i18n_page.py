@@ -275,4 +275,9 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "入力は先頭の {n} 文字で切り詰めました",
         "ko": "입력을 앞의 {n}자에서 잘랐습니다",
     },
+    "notice-no-pad-room": {
+        "en": "no room to left-pad the target within max_len: pads cannot show",
+        "ja": "max_len の範囲でターゲットの前にパディングを置く余地がないため、パディングは表示できません",
+        "ko": "max_len 안에서 타깃 앞에 패딩을 둘 자리가 없어 패딩을 보여 줄 수 없습니다",
+    },
 }
