@@ -90,3 +90,14 @@ def test_the_padding_bug_says_when_there_is_no_room_for_pads():
     assert i18n.text("notice-no-pad-room", "ja") in lab.comparison_summary(comp, "ja")
     plain = lab.run_comparison(session, lab.intervention_from_ui([], bug="mask_ignored"))
     assert "no room" not in lab.comparison_summary(plain, "en")
+
+
+def test_a_lab_run_on_a_branch_compares_the_branch(session):
+    """After a branch the lab's original is the branched translation on the page, and the change keeps its forced tokens."""
+    trace, t = session.trace, 1
+    forced = next(alt["id"] for alt in trace.steps[t]["top_k"] if alt["id"] != trace.target_ids[t])
+    branched = h.branch(session, t, forced)
+    comp = lab.run_comparison(branched, lab.intervention_from_ui([], bug="mask_ignored"))
+    assert comp.original.target_ids == branched.trace.target_ids
+    assert comp.changed.target_ids[: t + 1] == branched.trace.target_ids[: t + 1]
+    assert comp.original.forced_prefix == comp.changed.forced_prefix == t + 1

@@ -150,15 +150,16 @@ def teacher_forced_trace(translator: Translator, text: str, target_ids: list[int
 
 
 def compare(translator: Translator, text: str, intervention: Intervention, options: DecodeOptions | None = None,
-            left_pad: int | None = None) -> Comparison:
+            left_pad: int | None = None, forced_prefix: list[int] | None = None) -> Comparison:
     """Free-running and teacher-forced runs of `text`, without and with `intervention`.
 
     left_pad defaults to DEFAULT_LEFT_PAD for the target-padding bug (the only one it reveals) and 0 otherwise.
+    A `forced_prefix` (a learner's branch) starts both free-running translations with the same tokens.
     """
     intervention.validate(translator.config)
     opts = translator.options(options)
-    original = translator.trace(text, options=opts)
-    changed = translator.trace(text, options=opts, intervention=intervention)
+    original = translator.trace(text, options=opts, forced_prefix=forced_prefix)
+    changed = translator.trace(text, options=opts, intervention=intervention, forced_prefix=forced_prefix)
     ids = original.target_ids
     if left_pad is None:
         left_pad = DEFAULT_LEFT_PAD if intervention.bug == "target_padding_unmasked" else 0

@@ -30,13 +30,19 @@ def intervention_from_ui(heads: list[str], ablation: str = "zero", no_positions:
 
 
 def run_comparison(session: Session, intervention):
-    """The visitor's sentence, with its decoding options, without and with `intervention` (compare.compare)."""
+    """The visitor's sentence, with its decoding options and any branch's forced tokens, without and with
+    `intervention` (compare.compare): the lab's original is the translation on the page."""
     from .compare import compare
 
     if intervention.is_identity:
         raise ValueError("nothing is switched off yet: choose heads, positions or the mask first")
     translator = get_translator(session.model)
-    return compare(translator, session.trace.source_text, intervention, options=DecodeOptions(**session.options))
+    trace = session.trace
+    options = DecodeOptions(**session.options)
+    if trace.forced_prefix:  # a branch may have asked for more tokens than the options allow (handlers.branch)
+        options.max_new_tokens = max(options.max_new_tokens, trace.forced_prefix)
+    return compare(translator, trace.source_text, intervention, options=options,
+                   forced_prefix=trace.target_ids[: trace.forced_prefix] or None)
 
 
 def comparison_summary(comparison, lang: str = "en") -> str:
