@@ -234,6 +234,17 @@ def test_parse_query_ignores_malformed_and_unknown_values():
     assert h.parse_query({}) == {}
 
 
+def test_parse_query_holds_numbers_to_the_sliders_ranges():
+    """A hand-edited link cannot set a slider beyond its range (Gradio would refuse the whole page load)."""
+    values = h.parse_query({"beam": "100", "temperature": "9", "top_k": "-5", "top_p": "0", "max_len": "100000",
+                            "seed": "12345678901"})
+    assert values == dict(beam=8, temperature=2.0, top_k=0, top_p=0.05, max_len=128, seed=12345678901)
+    assert h.parse_query({"temperature": "nan", "top_p": "inf"}) == {}
+    for key, (low, high) in h.SLIDER_RANGES.items():  # every value in range is a valid decoding option
+        h.decode_options("sample", *(dict(beam=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=64) | {key: low}).values())
+        h.decode_options("sample", *(dict(beam=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=64) | {key: high}).values())
+
+
 # ---------------------------------------------------------------- models
 def test_available_models_lists_checkpoint_folders_default_first(tmp_path, monkeypatch):
     monkeypatch.delenv(h.HUB_MODEL_ENV, raising=False)

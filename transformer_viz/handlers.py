@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import html
+import math
 import os
 import tempfile
 import threading
@@ -244,16 +245,26 @@ def share_query(sentence: str, model: str, options: DecodeOptions) -> str:
                                 seed=options.seed, max_len=options.max_new_tokens))
 
 
+# The decoding sliders' ranges (ui_layout.py builds the sliders from these): a shared link is held to them too.
+SLIDER_RANGES = dict(beam=(1, 8), max_len=(1, 128), temperature=(0.05, 2.0), top_k=(0, 50), top_p=(0.05, 1.0))
+
+
 def parse_query(params: dict) -> dict:
-    """Query parameters → UI values, ignoring anything unknown or malformed."""
+    """Query parameters → UI values, ignoring anything unknown or malformed; numbers held to the sliders' ranges."""
     out: dict = {}
     casts = dict(lang=str, sentence=str, model=str, strategy=str, beam=int, temperature=float, top_k=int, top_p=float, seed=int, max_len=int)
     for key, cast in casts.items():
         if key in params:
             try:
-                out[key] = cast(params[key])
-            except (TypeError, ValueError):
+                value = cast(params[key])
+            except (TypeError, ValueError, OverflowError):
                 continue
+            if key in SLIDER_RANGES:
+                if not math.isfinite(value):
+                    continue
+                low, high = SLIDER_RANGES[key]
+                value = min(max(value, low), high)  # a hand-edited ?beam=100 would make the slider refuse the page
+            out[key] = value
     if "sentence" in out:
         out["sentence"] = out["sentence"][:2000]
     return out

@@ -137,13 +137,13 @@ def lay_out(models: list[str]) -> Page:
                 strategy = words(gr.Radio(["greedy", "beam", "sample"], value="greedy", label=T("strategy"),
                                           elem_id="strategy"), "label", "strategy")
                 with gr.Row():
-                    beam = words(gr.Slider(1, 8, value=4, step=1, label=T("beam-size"), elem_id="beam-size"), "label", "beam-size")
-                    max_len = words(gr.Slider(1, 128, value=64, step=1, label=T("max-len"), elem_id="max-len"), "label", "max-len")
+                    beam = words(gr.Slider(*h.SLIDER_RANGES["beam"], value=4, step=1, label=T("beam-size"), elem_id="beam-size"), "label", "beam-size")
+                    max_len = words(gr.Slider(*h.SLIDER_RANGES["max_len"], value=64, step=1, label=T("max-len"), elem_id="max-len"), "label", "max-len")
                 with gr.Row():
-                    temperature = words(gr.Slider(0.05, 2.0, value=1.0, step=0.05, label=T("temperature"),
+                    temperature = words(gr.Slider(*h.SLIDER_RANGES["temperature"], value=1.0, step=0.05, label=T("temperature"),
                                                   elem_id="temperature"), "label", "temperature")
-                    top_k = words(gr.Slider(0, 50, value=0, step=1, label=T("top-k"), elem_id="top-k"), "label", "top-k")
-                    top_p = words(gr.Slider(0.05, 1.0, value=1.0, step=0.05, label=T("top-p"), elem_id="top-p"), "label", "top-p")
+                    top_k = words(gr.Slider(*h.SLIDER_RANGES["top_k"], value=0, step=1, label=T("top-k"), elem_id="top-k"), "label", "top-k")
+                    top_p = words(gr.Slider(*h.SLIDER_RANGES["top_p"], value=1.0, step=0.05, label=T("top-p"), elem_id="top-p"), "label", "top-p")
                     seed = words(gr.Number(0, precision=0, label=T("seed"), elem_id="seed"), "label", "seed")
             examples = gr.Examples(EXAMPLES, inputs=sentence, label=T("examples"))
             words(examples.dataset, "label", "examples")
