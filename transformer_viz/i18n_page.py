@@ -254,6 +254,11 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "先に文を翻訳して、トークンを選んでください",
         "ko": "먼저 문장을 번역하고 토큰을 고르세요",
     },
+    "err-translate-lab": {
+        "en": "translate a sentence first: the lab compares it without and with the change",
+        "ja": "先に文を翻訳してください。ラボはその文を変更なしと変更ありで比べます",
+        "ko": "먼저 문장을 번역하세요. 실험실은 그 문장을 변경 없이, 그리고 변경을 넣어 비교합니다",
+    },
     "err-empty": {
         "en": "the sentence is empty: type an English sentence to translate",
         "ja": "文が空です。翻訳する英語の文を入力してください",

@@ -197,14 +197,14 @@ def build_demo() -> gr.Blocks:
         @localised_errors
         def on_whatif(lng, sess, enc, dec, crs, abl, no_pos, no_mask, knd, lay, hd, pres):
             if sess is None:
-                raise gr.Error(i18n.text("err-translate-first", lng), print_exception=False)
+                raise gr.Error(i18n.text("err-translate-lab", lng), print_exception=False)
             intervention = lab.intervention_from_ui((enc or []) + (dec or []) + (crs or []), abl, no_pos, no_mask)
             return lab_outputs(lab.run_comparison(sess, intervention), h.KINDS[knd], lay, hd, pres, lng)
 
         @localised_errors
         def on_bug(lng, sess, name, lay, hd, pres):
             if sess is None:
-                raise gr.Error(i18n.text("err-translate-first", lng), print_exception=False)
+                raise gr.Error(i18n.text("err-translate-lab", lng), print_exception=False)
             comp = lab.run_comparison(sess, lab.intervention_from_ui([], bug=name))
             return lab_outputs(comp, BUG_KIND[name], lay, hd, pres, lng)
 
