@@ -152,3 +152,15 @@ def test_replaced_and_removed_children_are_what_attribute_lookup_finds(model, ba
     del attention.w_o
     attention.w_o = nn.Parameter(torch.ones(2))
     assert attention.w_o is attention._parameters["w_o"] and "w_o" not in attention._modules
+
+
+def test_a_compiled_module_runs_its_compiled_call(model, batch):
+    """module.compile() stores a compiled call that nn.Module.__call__ runs: the eval shortcut must not bypass it."""
+    model.eval()
+    calls = []
+    model._compiled_call_impl = lambda *args, **kwargs: calls.append(len(args)) or model.forward(*args, **kwargs)
+    try:
+        out = model(*batch)
+    finally:
+        model._compiled_call_impl = None
+    assert calls == [2] and torch.equal(out, model(*batch))

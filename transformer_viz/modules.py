@@ -3,7 +3,8 @@
 `module(x)` runs nn.Module.__call__, which looks for PyTorch hooks, tracing and compilation before it
 calls forward(): a few µs each time. A cached decoding step calls ~60 modules, and at the small
 models' size those µs are several percent of the step (benchmarks/bench_cache.py). In training mode,
-or once a PyTorch hook is registered on the module or globally, the full machinery runs as usual.
+once a PyTorch hook is registered on the module or globally, or after module.compile(), the full
+machinery runs as usual.
 (HookPoint and Dropout take the same shortcut in their own way.)
 
 Reading a submodule, `self.w_q`, costs more still on Python 3.11: nn.Module keeps submodules in
@@ -26,7 +27,8 @@ class Module(nn.Module):
     and whose children are found by Python's ordinary attribute lookup."""
 
     def __call__(self, *args, **kwargs):
-        if self.training or has_torch_hooks(self):
+        # (a model.compile()d module must run its compiled call, which nn.Module's __call__ picks)
+        if self.training or self._compiled_call_impl is not None or has_torch_hooks(self):
             return super().__call__(*args, **kwargs)
         return self.forward(*args, **kwargs)
 
