@@ -58,8 +58,23 @@ def wait_plot(page, elem_id: str, *title_parts: str) -> dict:
     try:
         page.wait_for_function(TITLE_HAS, arg=[elem_id, list(title_parts)], timeout=WAIT)
     except PageTimeout:
-        raise AssertionError(f"#{elem_id} never showed {title_parts}; it shows {plot_info(page, elem_id)}") from None
+        raise AssertionError(f"#{elem_id} never showed {title_parts}; it shows {plot_info(page, elem_id)}; "
+                             f"messages on the page: {toasts(page)}") from None
     return plot_info(page, elem_id)
+
+
+# Toasts vanish after a few seconds: an init script keeps every one shown, to explain a failed wait later.
+RECORD_TOASTS = """() => {
+    window.__toasts = [];
+    new MutationObserver(() => document.querySelectorAll('.toast-body').forEach(el => {
+        if (!el.dataset.seen) { el.dataset.seen = '1'; window.__toasts.push(el.innerText); }
+    })).observe(document, {childList: true, subtree: true});
+}"""
+
+
+def toasts(page) -> list[str]:
+    """Every message (Gradio toast: error, warning) the page has shown, if RECORD_TOASTS was installed, else those shown now."""
+    return page.evaluate("() => window.__toasts || [...document.querySelectorAll('.toast-body')].map(e => e.innerText)")
 
 
 def wait_ticks(page, elem_id: str, ticks: list[str]) -> dict:

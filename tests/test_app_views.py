@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.pages import SCREENSHOTS, SENTENCE, WAIT, open_tab, wait_plot, wait_translation
+from tests.pages import RECORD_TOASTS, SCREENSHOTS, SENTENCE, WAIT, open_tab, wait_plot, wait_translation
 from transformer_viz import analysis, i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
@@ -38,6 +38,7 @@ def library(app_server):
 def open_app(browser, app_server):
     url, _ = app_server
     context = browser.new_context(locale="en-US", viewport={"width": 1400, "height": 1100})
+    context.add_init_script(f"({RECORD_TOASTS})()")  # wait_plot's failures then list every message the page showed
 
     def open_page(**query):
         page = context.new_page()
@@ -159,7 +160,7 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     page = open_app(max_len=8)
     wait_translation(page, library.translate(SENTENCE, max_new_tokens=8))  # the lab needs the page's translation
     open_tab(page, "bugs")
-    page.locator("#bug label", has_text=LABELS["target_padding_unmasked"]).click()
+    page.locator("#bug label", has_text=LABELS["target_padding_unmasked"]).locator("input").check()  # checked before Run
     page.click("#bug-run")
     maps = wait_plot(page, "plot-bug-maps", f"{expected.left_pad} pad tokens in front")
     assert [esc(t) for t in expected.padded_keys] in maps["ticks"]
@@ -167,9 +168,9 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
                            arg="Seed 004 masks the target only causally", timeout=WAIT)
     page.locator("#tab-bugs").screenshot(path=str(SCREENSHOTS / "bugs.png"))
     # Picking another bug without running it, then redrawing (here: the language), keeps the map of the bug that ran.
-    page.locator("#bug label", has_text=LABELS["mask_ignored"]).click()
+    page.locator("#bug label", has_text=LABELS["mask_ignored"]).locator("input").check()
     page.click("#bug-run")
     wait_plot(page, "plot-bug-maps", i18n.text("fig-kind-decoder_self", "en"))
-    page.locator("#bug label", has_text=LABELS["scale_multiplied"]).click()  # a bug whose maps are cross-attention
+    page.locator("#bug label", has_text=LABELS["scale_multiplied"]).locator("input").check()  # a bug whose maps are cross-attention
     page.get_by_label("日本語").check()
     wait_plot(page, "plot-bug-maps", i18n.text("fig-kind-decoder_self", "ja"))
