@@ -56,6 +56,11 @@ class Comparison:
         return None if len(a) == len(b) else min(len(a), len(b))
 
     @property
+    def pads_missing(self) -> bool:
+        """The target-padding bug ran on a translation too long for pads in front within max_len: no pads show."""
+        return self.intervention.bug == "target_padding_unmasked" and not self.left_pad
+
+    @property
     def explanations(self) -> dict[str, str]:
         """The teaching text for each part of the intervention (interventions.EXPLANATIONS)."""
         return {key: EXPLANATIONS[key] for key in self.intervention.keys}
@@ -166,10 +171,11 @@ def compare(translator: Translator, text: str, intervention: Intervention, optio
         left_pad = max(0, min(left_pad, translator.config.max_len - len(ids)))
     forced_original, padded_original = teacher_forced(translator, text, ids, None, left_pad, opts.n_alternatives)
     forced_changed, padded_changed = teacher_forced(translator, text, ids, intervention, left_pad, opts.n_alternatives)
-    if intervention.bug == "target_padding_unmasked" and not left_pad:
-        forced_changed.notices.append("no room to left-pad the target within max_len: pads cannot show")
     prob_change = np.array([c["prob"] - o["prob"] for o, c in zip(forced_original.steps, forced_changed.steps)])
     pad_piece = translator.tokenizer.id_to_piece(translator.config.pad_id)
     padded_keys = [pad_piece] * left_pad + original.decoder_input_tokens if left_pad else []
-    return Comparison(intervention, original, changed, forced_original, forced_changed, prob_change, left_pad,
-                      padded_keys, padded_original, padded_changed)
+    comparison = Comparison(intervention, original, changed, forced_original, forced_changed, prob_change, left_pad,
+                            padded_keys, padded_original, padded_changed)
+    if comparison.pads_missing:
+        forced_changed.notices.append("no room to left-pad the target within max_len: pads cannot show")
+    return comparison

@@ -37,19 +37,15 @@ def run_comparison(session: Session, intervention):
     if intervention.is_identity:
         raise ValueError("nothing is switched off yet: choose heads, positions or the mask first")
     translator = get_translator(session.model)
-    trace = session.trace
-    options = DecodeOptions(**session.options)
-    if trace.forced_prefix:  # a branch may have asked for more tokens than the options allow (handlers.branch)
-        options.max_new_tokens = max(options.max_new_tokens, trace.forced_prefix)
-    return compare(translator, trace.source_text, intervention, options=options,
+    trace = session.trace  # its options are those it was decoded with (a branch may have raised max_new_tokens)
+    return compare(translator, trace.source_text, intervention, options=DecodeOptions(**trace.options),
                    forced_prefix=trace.target_ids[: trace.forced_prefix] or None)
 
 
 def comparison_summary(comparison, lang: str = "en") -> str:
     """Markdown beside the comparison: what changed, by how much, and what it teaches."""
     lines = []
-    if comparison.intervention.bug == "target_padding_unmasked" and not comparison.left_pad:
-        # a translation as long as max_len leaves no room for pads: without this the bug would seem to change nothing
+    if comparison.pads_missing:  # without this line the bug would seem to change nothing
         lines.append(f"**{i18n.text('notice-no-pad-room', lang)}**")
     t = comparison.first_difference
     lines.append(i18n.text("whatif-same", lang) if t is None else i18n.text("whatif-diff", lang, step=t))

@@ -81,10 +81,11 @@ def build_demo() -> gr.Blocks:
         translate_out = [page.session, page.translation, page.notices, page.tokens, page.step, page.layer, page.head, page.pick,
                          page.download, page.share, page.card, page.branch_md]
         large_choice = gr.State("")  # the head shown in `large`: the menu and the thumbnails both open one
-        # What a click opened (a head, a head-summary cell, a beam node) and the hidden boxes that remember the click
-        opened_views = [page.large, large_choice, page.clicked, page.heads_clicked, page.heads_open, page.beam_clicked,
-                        page.beam_info, page.beam_node]
-        lab_reset = page.ablate_groups + [page.whatif_out[0], page.bug_out[0]] + opened_views
+        # What a click opened (a head, a head-summary cell, a beam node) and the hidden boxes that remember the click,
+        # each with its closed value
+        opened_views = {page.large: None, large_choice: "", page.clicked: "", page.heads_clicked: "", page.heads_open: None,
+                        page.beam_clicked: "", page.beam_info: "", page.beam_node: None}
+        lab_reset = page.ablate_groups + [page.whatif_out[0], page.bug_out[0]] + list(opened_views)
 
         def reset_labs(sess):
             """A new translation (or model): head checkboxes for its model; the labs' old comparisons and the views
@@ -93,7 +94,7 @@ def build_demo() -> gr.Blocks:
                 return [gr.skip()] * len(lab_reset)
             cfg = h.get_translator(sess.model).config
             return ([gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[]) for kind in lab.LAB_KINDS]
-                    + [None, None] + [None, "", "", "", None, "", "", None])
+                    + [None, None] + list(opened_views.values()))
 
         def translate_if_linked(lng, text, model_name, *opts):
             """On page load or a new model: translate straight away when there is a sentence."""
