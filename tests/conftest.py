@@ -118,7 +118,9 @@ def empty_registry(monkeypatch):
 
 
 # ---------------------------------------------------------------- the app in a subprocess (browser and API tests)
-APP_CHECKPOINTS = ("seed000", "seed004")  # tiny random models saved under these names (seed000 is the default)
+# Tiny random models saved under these names (seed000 is the default); seed004 is smaller, so that a switch of
+# model meets a layer and a head the new model lacks.
+APP_CHECKPOINTS = {"seed000": {}, "seed004": dict(n_layers=1, n_heads=2)}
 
 
 def free_port() -> int:
@@ -149,9 +151,9 @@ def app_server(tmp_path_factory):
         folder = Path(os.environ["TRANSFORMER_VIZ_TEST_CHECKPOINTS"]).resolve()  # only read, never written
     else:
         folder = tmp_path_factory.mktemp("checkpoints")
-        for preset in APP_CHECKPOINTS:
+        for preset, shape in APP_CHECKPOINTS.items():
             # max_len 16 keeps the untrained models' endless outputs short: small figures, quick pages.
-            save_checkpoint(folder / preset, tiny_translator(preset, max_len=16).model, tiny_tokenizer_file())
+            save_checkpoint(folder / preset, tiny_translator(preset, max_len=16, **shape).model, tiny_tokenizer_file())
     port = free_port()
     env = {**os.environ, "TRANSFORMER_VIZ_CHECKPOINTS": str(folder), "GRADIO_SERVER_NAME": "127.0.0.1",
            "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1",

@@ -238,13 +238,23 @@ def test_switching_model_translates_with_it(page, server):
         page.click("#translate")
         wait_translation(page, models["seed000"].translate(sentence))
     expected = models["seed004"].translate(sentence)
+    # Layer 1, head 2 of seed000 (set above); the tiny seed004 has neither: its last layer and the mean instead.
+    before = int(page.input_value("#layer input[type=number]")), page.input_value("#head input")
+    assert before == (1, "2")
+    cfg = models["seed004"].config
+    layer, head = min(before[0], cfg.n_layers - 1), before[1] if int(before[1]) < cfg.n_heads else "mean"
     choose(page, "model", "seed004")
     wait_translation(page, expected)
     trace = expected_trace(models["seed004"], sentence)
     wait_ticks(page, "plot-cross", escaped(trace.target_tokens))  # the views show seed004's run too
+    wait_plot(page, "plot-alignment", f"Layer {layer}", f"Head {head}")
+    assert (int(page.input_value("#layer input[type=number]")), page.input_value("#head input")) == (layer, head)
     wait_plot(page, "plot-topk", f"Step {len(trace.target_ids) - 1}:")
     page.wait_for_function("() => document.querySelector('#share-link textarea').value.includes('model=seed004')",
                            timeout=WAIT)
+    page.fill("#step-slider input[type=number]", "0")  # the page still answers: the head menu's value is a choice
+    page.press("#step-slider input[type=number]", "Enter")
+    wait_plot(page, "plot-alignment", f"Layer {layer}", f"Head {head}", "step 0: producing")
 
 
 def test_html_in_the_sentence_is_shown_as_text(page, visit, server):

@@ -149,6 +149,16 @@ def test_clamp_step(session):
     assert [h.clamp_step(session.trace, s) for s in (-3, 0, 2, 2.0, None, last, last + 5)] == [0, 0, 2, 2, 0, last, last]
 
 
+def test_layer_and_head_are_kept_where_the_model_has_them():
+    from transformer_viz.config import TransformerConfig
+
+    cfg = TransformerConfig(src_vocab_size=10, tgt_vocab_size=10, d_model=8, n_heads=2, n_layers=3, d_ff=8)
+    assert h.layer_and_head(cfg, 2, "1") == (2, "1")
+    assert h.layer_and_head(cfg, 2.0, "mean") == (2, "mean")
+    assert h.layer_and_head(cfg, 5, "2") == (2, "mean")  # a layer and a head this model lacks
+    assert h.layer_and_head(cfg, None, None) == (0, "mean")
+
+
 def test_step_label_counts_from_zero_and_escapes_html(session):
     trace = session.trace
     steps = [dict(s) for s in trace.steps]

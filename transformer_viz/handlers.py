@@ -149,6 +149,17 @@ def clamp_step(trace: Trace, step) -> int:
     return max(0, min(int(step or 0), len(trace.target_ids) - 1))
 
 
+def layer_and_head(config, layer, head) -> tuple[int, str]:
+    """The layer slider's and head menu's values for a model: kept where it has them, else its last layer / the mean.
+
+    A model with fewer layers or heads than the one before (a Hub model) must not inherit a layer it lacks, nor a
+    head the menu no longer offers (the page would refuse every later event that reads the menu).
+    """
+    layer = max(0, min(int(layer or 0), config.n_layers - 1))
+    head = str(head) if str(head).isdigit() and int(head) < config.n_heads else "mean"
+    return layer, head
+
+
 def step_label(trace: Trace, step: int, lang: str = "en") -> str:
     """'Step 3 (token 4 of 9): produced "Haus" (p = 0.82)' in the visitor's language — escaped, because tokens come from user text.
 

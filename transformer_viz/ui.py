@@ -53,14 +53,15 @@ def build_demo() -> gr.Blocks:
             return draw_step(sess, t, lay, hd, pres, lng) + [plot(figs[k], pres) for k in static_keys]
 
         @localised_errors
-        def on_translate(lng, text, model_name, *opts):
+        def on_translate(lng, text, model_name, lay, hd, *opts):
             if not model_name:
                 raise gr.Error(i18n.text("err-no-model", lng), print_exception=False)
             options = h.decode_options(*opts)
             sess = h.translate(text, model_name, options)
-            return new_session_outputs(sess, text, model_name, options, lng)
+            return new_session_outputs(sess, text, model_name, options, lng, lay, hd)
 
-        def new_session_outputs(sess, text, model_name, options: DecodeOptions, lng):
+        def new_session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=None, hd=None):
+            """Everything a new session shows; the layer and head, when given, are kept where its model has them."""
             trace = sess.trace
             translator = h.get_translator(sess.model)
             cfg = translator.config
@@ -69,11 +70,14 @@ def build_demo() -> gr.Blocks:
             heads = ["mean"] + [str(i) for i in range(cfg.n_heads)]
             picks = [f"layer {l} head {hh}" for l in range(cfg.n_layers) for hh in range(cfg.n_heads)]
             notes = "\n".join(f"- {i18n.message(n, lng)}" for n in trace.notices) or ""
+            layer = dict(minimum=0, maximum=max(cfg.n_layers - 1, 1), interactive=cfg.n_layers > 1)
+            head = dict(choices=heads)
+            if lay is not None:
+                layer["value"], head["value"] = h.layer_and_head(cfg, lay, hd)
             return [
                 sess, trace.target_text, notes, h.tokens_table(trace),
                 gr.update(minimum=0, maximum=max(last, 1), value=last, interactive=last > 0),
-                gr.update(minimum=0, maximum=max(cfg.n_layers - 1, 1), interactive=cfg.n_layers > 1),
-                gr.update(choices=heads), gr.update(choices=picks, value=None),
+                gr.update(**layer), gr.update(**head), gr.update(choices=picks, value=None),
                 gr.update(value=str(path), interactive=True), h.share_query(text, model_name, options),
                 h.model_card(translator), h.branch_info(sess, lng),
             ]
@@ -96,15 +100,15 @@ def build_demo() -> gr.Blocks:
             return ([gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[]) for kind in lab.LAB_KINDS]
                     + [None, None] + list(opened_views.values()))
 
-        def translate_if_linked(lng, text, model_name, *opts):
+        def translate_if_linked(lng, text, model_name, lay, hd, *opts):
             """On page load or a new model: translate straight away when there is a sentence."""
-            return [gr.skip()] * len(translate_out) if not text else on_translate(lng, text, model_name, *opts)
+            return [gr.skip()] * len(translate_out) if not text else on_translate(lng, text, model_name, lay, hd, *opts)
 
         step_in = [page.session, page.step, page.layer, page.head, page.presentation, page.lang]
         render_in = step_in + [page.kind]
         render_out = step_out + [page.step_md, page.alt] + static_out
 
-        translate_in = [page.lang, page.sentence, page.model] + options_in
+        translate_in = [page.lang, page.sentence, page.model, page.layer, page.head] + options_in
         translate_event = dict(fn=on_translate, inputs=translate_in, outputs=translate_out)
         page.translate_btn.click(**translate_event, api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private").then(
