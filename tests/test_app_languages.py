@@ -81,6 +81,9 @@ def test_switching_language_relabels_everything_and_the_step(open_app, app_serve
     page.get_by_label("한국어").check()
     expect_language(page, "ko")
     wait_text(page, "#step-label", f"{last}단계")
+    # The token is bold in Korean too, where a particle follows it directly ("**.**을" would show its asterisks).
+    page.wait_for_function("t => { const b = document.querySelector('#step-label strong'); return !!b && b.innerText === t; }",
+                           arg=trace.steps[last]["token"], timeout=WAIT)
     # The figures follow: the top-k chart's title is Korean too.
     page.wait_for_function("t => { const el = document.querySelector('#plot-topk .js-plotly-plot');"
                            " return !!el && !!el.layout && el.layout.title.text.startsWith(t); }",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import math
 import os
@@ -12,12 +13,13 @@ import numpy as np
 import pytest
 import torch
 
-from tests.tiny import EVIL, EVIL_ESCAPED, tiny_tokenizer_file, tiny_translator
+from tests.tiny import EVIL, MARKUP, shown, tiny_tokenizer_file, tiny_translator
 from transformer_viz import handlers as h
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
 from transformer_viz.hooks import hook_names
 from transformer_viz.hub import save_checkpoint
+from transformer_viz.translator import Translator
 
 SENTENCE = "I see the house."
 UI_DEFAULTS = dict(strategy="greedy", beam_size=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_new_tokens=64)
@@ -111,12 +113,12 @@ def test_branch_forces_the_token_and_lets_the_model_continue(session, translator
     assert new.original is trace and session.trace is trace  # the visitor's session is not mutated
     piece = translators["tiny-a"].tokenizer.id_to_piece(forced)
     assert new.branches == [(t, trace.target_tokens[t], piece)]
-    assert h.branch_info(new, "en") == f"**Branch:** step {t}: {trace.target_tokens[t]} → {piece}"
+    assert shown(h.branch_info(new, "en"))[1] == f"Branch: step {t}: {trace.target_tokens[t]} → {piece}"
     assert f"{t}단계" in h.branch_info(new, "ko") and "step" not in h.branch_info(new, "ko")  # all in the visitor's language
     assert h.branch_info(session, "en") == ""
     # The label is Markdown: a forced `</s>` must read as text, not vanish as an HTML tag.
-    eos = h.branch_info(h.branch(session, t, translators["tiny-a"].config.eos_id))
-    assert eos.endswith("→ &lt;/s&gt;") and "</s>" not in eos
+    eos = shown(h.branch_info(h.branch(session, t, translators["tiny-a"].config.eos_id)))
+    assert eos[1].endswith("→ </s>") and "</s>" not in eos[0]
 
     # After the forced token every step is the model's own greedy choice: recompute it with one teacher-forced pass.
     model, cfg = translators["tiny-a"].model, translators["tiny-a"].config
@@ -164,13 +166,28 @@ def test_step_label_counts_from_zero_and_escapes_html(session):
     steps = [dict(s) for s in trace.steps]
     steps[1] = {**steps[1], "token": EVIL}
     evil = dataclasses.replace(trace, steps=steps)
-    label = h.step_label(evil, 1)
-    assert label.startswith(f"Step 1 (token 2 of {len(trace.steps)})")
-    assert "<img" not in label and EVIL_ESCAPED in label
-    assert f"produced **{esc(trace.steps[0]['token'])}**" in h.step_label(trace, 0)
-    for lang, words in (("ja", f"ステップ 1 ({len(trace.steps)} トークン中 2 番目)"), ("ko", f"1단계 (전체 {len(trace.steps)}개 중 2번째")):
-        label = h.step_label(evil, 1, lang)
-        assert label.startswith(words) and EVIL_ESCAPED in label and "<img" not in label
+    rendered, text = shown(h.step_label(evil, 1))
+    assert text.startswith(f"Step 1 (token 2 of {len(trace.steps)}): the model produced {EVIL} with p = ")
+    assert "<img" not in rendered
+    assert f"produced <strong>{html.escape(trace.steps[0]['token'], quote=False)}</strong>" in shown(h.step_label(trace, 0))[0]
+    for lang, words in (("ja", f"ステップ 1 ({len(trace.steps)} トークン中 2 番目): モデルは {EVIL} を"),
+                        ("ko", f"1단계 (전체 {len(trace.steps)}개 중 2번째 토큰): 모델이 {EVIL}을(를)")):
+        rendered, text = shown(h.step_label(evil, 1, lang))
+        assert text.startswith(words) and "<img" not in rendered
+
+
+@pytest.mark.parametrize("piece", MARKUP)
+def test_tokens_and_names_in_markdown_read_as_typed(session, translators, piece):
+    """A step label, a branch line and a model card show a token or name as it is: no emphasis, link, tag or formula."""
+    steps = [dict(s) for s in session.trace.steps]
+    steps[0] = {**steps[0], "token": piece}
+    rendered, text = shown(h.step_label(dataclasses.replace(session.trace, steps=steps), 0))
+    assert f"the model produced {piece} with" in text
+    assert rendered.count("<strong>") == 1 and "<em>" not in rendered and "<a " not in rendered and "<img" not in rendered
+    branched = dataclasses.replace(session, branches=[(0, piece, piece)])
+    assert shown(h.branch_info(branched))[1] == f"Branch: step 0: {piece} → {piece}"
+    card = h.model_card(Translator(translators["tiny-a"].model, translators["tiny-a"].tokenizer, name=piece))
+    assert shown(card.split("\n", 1)[0])[1] == f"{piece} (preset seed000)"
 
 
 def test_alternatives_are_the_top_k_of_that_step(session):

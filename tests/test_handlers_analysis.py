@@ -1,12 +1,14 @@
 """Handlers behind the head-summary, rollout and beam-search views: plain functions on tiny random models."""
 from __future__ import annotations
 
+import dataclasses
+import html
 import math
 
 import numpy as np
 import pytest
 
-from tests.tiny import tiny_translator
+from tests.tiny import MARKUP, shown, tiny_translator
 from transformer_viz import analysis
 from transformer_viz import handlers as h
 from transformer_viz.figures import esc
@@ -55,6 +57,19 @@ def test_every_beam_node_reopens_with_its_own_tokens_and_probability(beam_sessio
         total = sum(math.log(s["prob"]) for s in trace.steps[: step + 1])
         assert total == pytest.approx(tree[node]["log_prob"], abs=1e-3)
         assert trace.attention["cross"].shape[2] > step  # a query row exists for the node's token
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "ko"])
+def test_beam_node_info_shows_the_tokens_as_written_in_bold(beam_session, lang):
+    tree = beam_session.trace.beam_tree
+    node = max(range(len(tree)), key=lambda n: tree[n]["step"])
+    trace, step = h.beam_node_trace(beam_session, node)
+    assert step >= 2
+    tokens = MARKUP[-step - 1:]  # pieces that read as markup; the last ends in punctuation, which Korean's bold must survive
+    trace = dataclasses.replace(trace, target_tokens=tokens + trace.target_tokens[step + 1:])
+    rendered, text = shown(h.beam_node_info(trace, node, step, lang))
+    assert f"<strong>{html.escape(' '.join(tokens), quote=False)}</strong>" in rendered
+    assert " ".join(tokens) in text and "<em>" not in rendered and "<img" not in rendered
 
 
 def test_beam_node_rejects_nodes_outside_the_tree(beam_session):

@@ -1,18 +1,22 @@
 """A tiny tokenizer + randomly initialised model, built in seconds, for tests that need a Translator.
 
 Also EVIL, an HTML payload, and with_evil_tokens(trace), which puts it among a trace's tokens: figures and pages
-must show it literally, never run it.
+must show it literally, never run it; MARKUP, pieces that Markdown would read as markup, and shown(markdown), what
+a CommonMark renderer makes of a text.
 """
 from __future__ import annotations
 
 import copy
 import dataclasses
 import functools
+import html
 import itertools
+import re
 import tempfile
 from pathlib import Path
 
 import torch
+from markdown_it import MarkdownIt
 
 from transformer_viz import Transformer, TransformerConfig
 from transformer_viz.tokenizer import Tokenizer
@@ -57,3 +61,13 @@ def with_evil_tokens(trace: Trace) -> Trace:
     target = list(trace.target_tokens)
     target[0] = EVIL
     return dataclasses.replace(trace, source_tokens=source, target_tokens=target, steps=steps)
+
+
+# Pieces and names that Markdown or HTML would otherwise read as markup.
+MARKUP = ["**", "_a_", "[x](y)", "`c`", "</s>", "$$x$$", "\\", "# h", "a|b", "~~s~~", "&amp;", "1.", "- a", EVIL]
+
+
+def shown(markdown: str) -> tuple[str, str]:
+    """(HTML, visible text) of Markdown as a CommonMark renderer with tables and strikethrough shows it."""
+    rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    return rendered, html.unescape(re.sub(r"<[^>]+>", "", rendered)).strip()

@@ -11,6 +11,7 @@ import functools
 import html
 import math
 import os
+import re
 import tempfile
 import threading
 import time
@@ -30,6 +31,16 @@ HUB_MODEL_ENV = "TRANSFORMER_VIZ_HUB_MODEL"  # a Hub repo id to offer beside the
 KINDS = {"cross": "cross", "decoder self": "decoder_self", "encoder self": "encoder_self"}
 _models: dict[str, Translator] = {}
 _models_lock = threading.Lock()
+# Markdown's inline punctuation (CommonMark lets any ASCII punctuation be backslash-escaped).
+_MARKDOWN_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+
+
+def md(text) -> str:
+    """`text` shown literally inside Markdown: HTML escaped (`</s>` is no tag), Markdown punctuation and `$` neutral.
+
+    Tokens and model names are data: a piece `**` or a Hub name `my_model_v2` must not turn into emphasis.
+    """
+    return _MARKDOWN_PUNCT.sub(r"\\\1", html.escape(str(text), quote=False)).replace("$", "&#36;")
 
 
 def available_models(folder: Path = CHECKPOINTS_DIR) -> list[str]:
@@ -127,7 +138,7 @@ def branch_info(session: Session, lang: str = "en") -> str:
     if not session.branches:
         return ""
     # Escaped: `</s>` and `<unk>` would vanish as HTML tags.
-    steps = [i18n.text("branch-step", lang, step=t, old=html.escape(old), new=html.escape(new)) for t, old, new in session.branches]
+    steps = [i18n.text("branch-step", lang, step=t, old=md(old), new=md(new)) for t, old, new in session.branches]
     return i18n.text("branch-info", lang, branches="; ".join(steps))
 
 
@@ -167,7 +178,7 @@ def step_label(trace: Trace, step: int, lang: str = "en") -> str:
     """
     s = trace.steps[step]
     forced = i18n.text("forced", lang) if step < trace.forced_prefix else ""
-    return i18n.text("step-label", lang, step=step, n=step + 1, total=len(trace.steps), token=html.escape(s["token"]),
+    return i18n.text("step-label", lang, step=step, n=step + 1, total=len(trace.steps), token=md(s["token"]),
                      forced=forced, prob=s["prob"], entropy=s["entropy"])
 
 
@@ -321,7 +332,7 @@ def model_card(translator: Translator) -> str:
     rows = "\n".join(f"| `{name}` | {shape} |" for name, shape in hook_shapes(translator).items())
     arch = "pre-LN (norm → sublayer → residual) + final LayerNorm" if cfg.norm_first else "post-LN (sublayer → residual → norm)"
     return (
-        f"### {html.escape(translator.name)} (preset `{cfg.name}`)\n\n"
+        f"### {md(translator.name)} (preset `{cfg.name}`)\n\n"
         f"- **{translator.n_parameters:,} parameters**; {cfg.n_layers} encoder + {cfg.n_layers} decoder layers; "
         f"D = {cfg.d_model}, H = {cfg.n_heads} heads of Dh = {cfg.d_head}, FFN width {cfg.d_ff}\n"
         f"- blocks: {arch}; positions: {cfg.positional}; vocabulary {cfg.src_vocab_size} SentencePiece pieces\n\n"
@@ -349,6 +360,11 @@ def parse_click(value: str, fields: int) -> list[str]:
     if len(parts) < fields:
         raise ValueError(f"cannot read a click from {value!r}")
     return parts[:fields]
+
+
+def beam_node_info(trace: Trace, node: int, step: int, lang: str = "en") -> str:
+    """Markdown: the clicked node of the beam tree and the tokens the beam had written up to it, in `lang`."""
+    return i18n.text("beam-node", lang, node=node, step=step, tokens=" ".join(md(x) for x in trace.target_tokens[: step + 1]))
 
 
 def beam_node_trace(session: Session, node: int) -> tuple[Trace, int]:

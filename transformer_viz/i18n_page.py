@@ -192,7 +192,7 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
     "beam-node": {
         "en": "Node {node}, step {step}: the beam had written **{tokens}**",
         "ja": "ノード {node}、ステップ {step}: ビームはここまで **{tokens}** と書いていました",
-        "ko": "노드 {node}, {step}단계: 빔은 여기까지 **{tokens}**라고 썼습니다",
+        "ko": "노드 {node}, {step}단계: 빔은 여기까지 <strong>{tokens}</strong>라고 썼습니다",
     },
     "tab-whatif": {"en": "What if?", "ja": "もし変えたら?", "ko": "바꿔 보면?"},
     "tab-bugs": {"en": "Seed-bug lab", "ja": "シードのバグ実験室", "ko": "시드 버그 실험실"},
@@ -236,10 +236,12 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "ko": "진짜 타깃 토큰은 앞에 놓인 패딩 토큰 {k}개에 어텐션의 최대 {buggy}를 주었습니다(올바른 마스크: {correct}).",
     },
     # ---------------------------------------------------------------- messages
+    # Korean particles follow the token directly: CommonMark does not close "**" between punctuation and a letter
+    # ("**.**을"), so the Korean labels use <strong>.
     "step-label": {
         "en": "Step {step} (token {n} of {total}): the model produced **{token}**{forced} with p = {prob:.2f}; entropy {entropy:.2f} nats",
         "ja": "ステップ {step} ({total} トークン中 {n} 番目): モデルは **{token}**{forced} を p = {prob:.2f} で出力しました。エントロピー {entropy:.2f} nat",
-        "ko": "{step}단계 (전체 {total}개 중 {n}번째 토큰): 모델이 **{token}**{forced}을(를) p = {prob:.2f}로 출력했습니다. 엔트로피 {entropy:.2f} nat",
+        "ko": "{step}단계 (전체 {total}개 중 {n}번째 토큰): 모델이 <strong>{token}</strong>{forced}을(를) p = {prob:.2f}로 출력했습니다. 엔트로피 {entropy:.2f} nat",
     },
     "forced": {"en": " (forced)", "ja": " (固定)", "ko": " (고정)"},
     "branch-info": {"en": "**Branch:** {branches}", "ja": "**分岐:** {branches}", "ko": "**분기:** {branches}"},

@@ -1,8 +1,6 @@
 """The Gradio app: the page from ui_layout.py, its events wired to handlers.py and handlers_lab.py; all work happens there and in figures."""
 from __future__ import annotations
 
-import html
-
 import gradio as gr
 
 from . import figures
@@ -183,9 +181,8 @@ def build_demo() -> gr.Blocks:
                 return gr.skip(), gr.skip()
             node = int(h.parse_click(choice, 1)[0])
             trace, t = h.beam_node_trace(sess, node)
-            info = i18n.text("beam-node", lng, node=node, step=t, tokens=" ".join(html.escape(x) for x in trace.target_tokens[: t + 1]))
             with figures.language(lng):
-                return info, plot(figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres)), pres)
+                return h.beam_node_info(trace, node, t, lng), plot(figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres)), pres)
 
         page.beam_clicked.change(open_beam_node, [page.lang, page.session, page.beam_clicked, page.layer, page.presentation],
                                  [page.beam_info, page.beam_node], api_visibility="private")
