@@ -1,6 +1,7 @@
 """Translator.translate() and Translator.trace(): input cleaning, batching, the Trace and its JSON schema."""
 from __future__ import annotations
 
+import copy
 import json
 
 import numpy as np
@@ -270,6 +271,26 @@ def test_trace_follows_the_options_it_is_given(translator):
 
 
 # ---------------------------------------------------------------------------- JSON
+def test_a_bfloat16_model_is_traced_in_float32(translator):
+    """A model cast to bfloat16 (a common way to halve its memory) traces and compares; its maps are those of float32
+    within bfloat16's precision, and every array is float32, which numpy and JSON can hold."""
+    from transformer_viz.compare import compare
+    from transformer_viz.interventions import Intervention
+    from transformer_viz.translator import Translator
+
+    half = Translator(copy.deepcopy(translator.model).to(torch.bfloat16), translator.tokenizer)
+    got = half.trace(TEXT, max_new_tokens=MAX_NEW)
+    want = translator.trace(TEXT, forced_prefix=got.target_ids, max_new_tokens=len(got.target_ids))
+    assert want.target_ids == got.target_ids
+    for kind in want.attention:
+        assert got.attention[kind].dtype == np.float32
+        np.testing.assert_allclose(got.attention[kind], want.attention[kind], atol=0.05)
+    assert got.decoder_self_scores.dtype == got.positional_encoding.dtype == np.float32
+    json.dumps(got.to_dict())
+    padded = compare(half, TEXT, Intervention(bug="target_padding_unmasked"), options=DecodeOptions(max_new_tokens=4))
+    assert padded.left_pad > 0 and padded.padded_changed.dtype == padded.forced_changed.decoder_self_scores.dtype == np.float32
+
+
 def test_to_dict_follows_the_schema(translator, trace):
     d = json.loads(json.dumps(trace.to_dict(), allow_nan=False))  # JSON-serialisable, no NaN
     cfg = translator.config

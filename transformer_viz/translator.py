@@ -163,7 +163,7 @@ class Translator:
                 "decoder": recorded["decoder.layers.0.self_attn.hook_mask"][0, 0].numpy(),
                 "cross": recorded["decoder.layers.0.cross_attn.hook_mask"][0, 0].numpy(),
             },
-            positional_encoding=recorded["encoder.hook_pos"][0].numpy(),
+            positional_encoding=recorded["encoder.hook_pos"][0].float().numpy(),
             decoder_self_scores=raw_scores(recorded, cfg.n_layers),
             model={"name": self.name, "config": cfg.to_dict(), "parameters": self.n_parameters},
             options=asdict(opts), forced_prefix=n_forced, notices=notices, beam_tree=hyp.beam_tree,
@@ -171,8 +171,8 @@ class Translator:
 
 
 def stack_patterns(recorded: dict[str, torch.Tensor], stack: str, attn: str, n_layers: int) -> np.ndarray:
-    """Patterns of every layer of one attention kind for batch row 0: (L, H, Tq, Tk)."""
-    return torch.stack([recorded[f"{stack}.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).numpy()
+    """Patterns of every layer of one attention kind for batch row 0: (L, H, Tq, Tk), float32 whatever the model's dtype."""
+    return torch.stack([recorded[f"{stack}.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).float().numpy()
 
 
 def raw_scores(recorded: dict[str, torch.Tensor], n_layers: int) -> np.ndarray:
@@ -180,7 +180,7 @@ def raw_scores(recorded: dict[str, torch.Tensor], n_layers: int) -> np.ndarray:
     rows = []
     for i in range(n_layers):
         q, k = recorded[f"decoder.layers.{i}.self_attn.hook_q"][0], recorded[f"decoder.layers.{i}.self_attn.hook_k"][0]
-        rows.append(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5)  # (H, T, T)
+        rows.append(q.float() @ k.float().transpose(-2, -1) / q.shape[-1] ** 0.5)  # (H, T, T)
     return torch.stack(rows).numpy()
 
 
