@@ -5,6 +5,7 @@ import asyncio
 import copy
 import threading
 
+import numpy as np
 import pytest
 import torch
 
@@ -163,6 +164,73 @@ def test_tracing_and_intervening_never_change_the_model(model, batch):
     assert after.keys() == before.keys()
     assert all(torch.equal(after[name], before[name]) for name in before)
     assert not model.training
+
+
+# Hook points whose input is also held elsewhere: the positional table, the mask every layer shares, the K/V cache.
+SHARED_INPUTS = ["encoder.hook_pos", "decoder.hook_pos", "encoder.layers.0.self_attn.hook_mask",
+                 "decoder.layers.0.self_attn.hook_mask", "decoder.layers.1.cross_attn.hook_mask",
+                 "decoder.layers.0.self_attn.hook_k", "decoder.layers.0.self_attn.hook_v", "decoder.layers.1.cross_attn.hook_k"]
+
+
+def edit_in_place(x, hook):
+    """A hook in the TransformerLens manner: edit the input, return None."""
+    if x.dtype == torch.bool:
+        x[..., 0] = False  # the first key hidden
+    else:
+        x.mul_(1.5)
+
+
+def edit_a_copy(x, hook):
+    x = x.clone()
+    edit_in_place(x, hook)
+    return x
+
+
+@pytest.mark.parametrize("preset", ["seed000", "seed004"])
+@pytest.mark.parametrize("name", SHARED_INPUTS)
+def test_an_in_place_hook_acts_only_on_its_own_call(tiny_model, make_ids, preset, name):
+    """Editing a shared input in place is the same as returning an edited copy, with and without the cache:
+    the edit reaches neither the model's weights (the positional table), nor the other layers, nor later steps."""
+    from transformer_viz.decoding import DecodeOptions, generate
+
+    model, src = tiny_model(preset), make_ids([6, 4])
+    before = {key: t.clone() for key, t in model.state_dict().items()}
+
+    def run(fn=None, use_cache=True):
+        with intervene(model, {name: fn} if fn else {}):
+            hyps = generate(model, src, DecodeOptions(max_new_tokens=8, use_cache=use_cache, n_alternatives=3))
+        return [h.ids for h in hyps], np.concatenate([[s.top_probs for s in h.steps] for h in hyps])  # (steps, 3)
+
+    expected_ids, expected_probs = run(edit_a_copy, use_cache=False)
+    for fn, use_cache in ((edit_in_place, True), (edit_in_place, False), (edit_a_copy, True)):
+        ids, probs = run(fn, use_cache)
+        assert ids == expected_ids, (fn.__name__, use_cache)
+        np.testing.assert_allclose(probs, expected_probs, atol=1e-5)
+    assert all(torch.equal(model.state_dict()[key], t) for key, t in before.items())
+    plain_ids, plain_probs = run()
+    assert plain_ids != expected_ids or not np.allclose(plain_probs, expected_probs, atol=1e-5)  # the edit does act
+
+
+def test_only_hooks_that_may_write_get_a_copy(model, batch):
+    """The Tracer only reads what it copies anyway: tracing shared inputs adds no copy; any other hook gets one."""
+    from torch.overrides import TorchFunctionMode
+
+    class CountClones(TorchFunctionMode):
+        clones = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.clones += func is torch.Tensor.clone
+            return func(*args, **(kwargs or {}))
+
+    with torch.no_grad():
+        with CountClones() as plain:
+            model(*batch)
+        with Tracer(model, ["*.hook_mask", "*.hook_pos"]) as tracer, CountClones() as traced:
+            model(*batch)
+        with intervene(model, {"*.hook_mask": lambda x, hook: None}), CountClones() as edited:
+            model(*batch)
+    assert len(tracer.cache) == 3 * 2 + 2  # three attentions in each of 2 layers, two positional tables
+    assert traced.clones == plain.clones and edited.clones == plain.clones + 3 * 2
 
 
 def test_two_threads_tracing_concurrently_see_only_their_own_tensors(model, make_ids):

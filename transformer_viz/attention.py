@@ -145,9 +145,9 @@ class MultiHeadAttention(Module):
                 k, v = cache[cache_key].append(k, v)
             elif cache is not None:
                 cache[cache_key] = KeyValueCache(k, v, capacity)
-        k, v = self.hook_k(k), self.hook_v(v)
+        k, v = self.hook_k(k, shared=cache is not None), self.hook_v(v, shared=cache is not None)  # cached: views of the cache
         Tk = k.shape[2]
-        mask = self.hook_mask(mask.expand(B, 1, Tq, Tk))  # (B, 1, Tq, Tk)
+        mask = self.hook_mask(mask.expand(B, 1, Tq, Tk), shared=True)  # (B, 1, Tq, Tk), one mask for every layer
         blocked = ~mask
 
         scores = q @ k.transpose(-2, -1) / cpu_scalar(math.sqrt(self.d_head), q.dtype)  # (B, H, Tq, Tk), eq. (1)

@@ -9,6 +9,12 @@ only forward passes run *in that thread or task* see its hooks. Two visitors
 tracing one shared model at the same time therefore never see each other's
 tensors, and the model object is never mutated. Leaving the block always removes
 the hooks, also when the forward pass raises.
+
+A hook may edit its input in place and return None. Where that input is also held
+elsewhere (the positional table, the mask every layer shares, the key/value cache)
+the hook point hands its hooks a copy (``shared=True``), so the edit stays in this
+call: it never reaches the model's weights, another layer or a later decoding step.
+Hooks marked ``reads_only`` (the Tracer's) need no copy.
 """
 from __future__ import annotations
 
@@ -39,20 +45,24 @@ class HookPoint(nn.Module):
         super().__init__()
         self.name = ""  # set by name_hook_points() to the module path
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, shared: bool = False) -> torch.Tensor:
+        """x, or what the active hooks make of it; `shared`: x is also held elsewhere, so hooks that may write get a copy."""
         active = _ACTIVE.get()
         if active:
-            for fn in active.get(self, ()):
+            fns = active.get(self, ())
+            if shared and any(not getattr(fn, "reads_only", False) for fn in fns):
+                x = x.clone()
+            for fn in fns:
                 out = fn(x, self)
                 x = x if out is None else out
         return x
 
-    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+    def __call__(self, x: torch.Tensor, shared: bool = False) -> torch.Tensor:
         """forward(x) directly: a decoding step passes ~65 hook points, and nn.Module's call machinery
         would be most of their cost. Hooks registered the PyTorch way still run through it."""
         if has_torch_hooks(self):
-            return super().__call__(x)
-        return self.forward(x)
+            return super().__call__(x, shared=shared)
+        return self.forward(x, shared)
 
 
 def has_torch_hooks(module: nn.Module) -> bool:
@@ -147,6 +157,8 @@ class Tracer:
             value = x.detach().to("cpu", copy=True)
         self.cache[hook.name] = value
         self.history.setdefault(hook.name, []).append(value)
+
+    _record.reads_only = True  # it copies what it keeps: a shared input needs no copy before it
 
     def __enter__(self) -> "Tracer":
         self.cache.clear()

@@ -165,7 +165,7 @@ class Embedder(Module):
 
     def embed_input(self, ids: torch.Tensor, offset: int = 0) -> torch.Tensor:
         x = self.hook_embed(self.embed(ids))  # (B, L, D)
-        pos = self.hook_pos(self.pos(ids.shape[1], offset))  # (1, L, D)
+        pos = self.hook_pos(self.pos(ids.shape[1], offset), shared=True)  # (1, L, D), a view of the table
         return self.hook_input(self.dropout(x + pos))
 
 
