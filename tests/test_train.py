@@ -96,7 +96,10 @@ def test_source_word_dropout_replaces_real_pieces_by_unk_only():
 
 @pytest.mark.parametrize("bad, message", [(dict(word_dropout=1.0), "word_dropout must be a probability"),
                                           (dict(word_dropout=-0.1), "word_dropout must be a probability"),
-                                          (dict(average=-1), "average must be a number of validations")])
+                                          (dict(average=-1), "average must be a number of validations"),
+                                          (dict(valid_every=0), "valid_every must be at least 1"),
+                                          (dict(warmup=0), "warmup must be at least 1"),
+                                          (dict(max_tokens=0), "max_tokens must be at least 1")])
 def test_bad_regularisation_options_are_refused_before_any_work(tmp_path, bad, message):
     with pytest.raises(ValueError, match=message):
         train(TrainOptions(out=str(tmp_path / "never"), corpus=str(tmp_path / "missing"), **bad))
@@ -214,6 +217,60 @@ def test_resume_continues_exactly(trained, corpus, tmp_path):
     assert card.count("(this run on 1 process(es), device cpu)") == 2 and "minutes of training in all; the last run on 1" in card
 
 
+def test_resume_encodes_the_data_for_the_checkpoints_max_len(corpus, tmp_path, caplog):
+    """A run with --max-len 16, resumed without repeating it: the pairs are cut to the model's 16, not the default."""
+    out = tmp_path / "short"
+    with caplog.at_level(logging.INFO, logger="transformer_viz.train"):
+        train(options(corpus, out, max_len=16, max_steps=10))
+        first = [r.message for r in caplog.records if "training pairs" in r.message]
+        caplog.clear()
+        train(options(corpus, out, max_steps=20, resume=True))  # options() says max_len=32
+        second = [r.message for r in caplog.records if "training pairs" in r.message]
+    assert first == second and len(first) == 1  # the same pairs, all within the model's positions
+    assert json.loads((out / "config.json").read_text())["max_len"] == 16
+    assert json.loads((out / "training.json").read_text())["last"]["step"] == 20
+
+
+def test_resume_keeps_the_snapshots_to_average(corpus, tmp_path):
+    """--average 3 stopped two steps before the end and resumed: the same mean, the same weights kept."""
+    opts = dict(average=3, lr_factor=5.0, valid_every=2)
+    whole = train(options(corpus, tmp_path / "whole", max_steps=40, **opts))
+    out = tmp_path / "halves"
+    train(options(corpus, out, max_steps=38, **opts))
+    train(options(corpus, out, max_steps=40, resume=True, **opts))
+    last = [json.loads(line) for line in (out / METRICS_NAME).read_text().splitlines()][-1]
+    assert last == {**[json.loads(line) for line in (whole / METRICS_NAME).read_text().splitlines()][-1],
+                    "minutes": last["minutes"]}
+    assert last["averaged"] == 3
+    assert (out / WEIGHTS_NAME).read_bytes() == (whole / WEIGHTS_NAME).read_bytes()
+
+
+def test_continuing_from_weights_alone_must_beat_the_best_validation(trained, corpus, tmp_path, caplog):
+    """Without train_state.pt (a shipped checkpoint) the saved weights are the best validated ones: a later
+    validation replaces them only when it beats the lowest loss of the history, not merely the last one."""
+    out = tmp_path / "weights-only"
+    shutil.copytree(trained, out)
+    (out / STATE_NAME).unlink()
+    rows = [json.loads(line) for line in (out / METRICS_NAME).read_text().splitlines()]
+    lowest = min(r["valid_loss"] for r in rows)
+    rows[0]["valid_loss"] = lowest - 1.0  # a history whose best is far below anything the next steps reach
+    (out / METRICS_NAME).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    kept = (out / WEIGHTS_NAME).read_bytes()
+    with caplog.at_level(logging.INFO, logger="transformer_viz.train"):
+        train(options(corpus, out, max_steps=40, resume=True))
+    assert "continuing" in caplog.text and f"(best {lowest - 1.0:.3f})" in caplog.text
+    assert (out / WEIGHTS_NAME).read_bytes() == kept
+
+
+def test_a_new_run_into_a_used_folder_is_refused(trained, corpus, tmp_path):
+    out = tmp_path / "used"
+    shutil.copytree(trained, out)
+    before = {f.name: f.read_bytes() for f in out.iterdir()}
+    with pytest.raises(FileExistsError, match="pass --resume"):
+        train(options(corpus, out, max_steps=5))
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == before  # nothing touched
+
+
 def test_resuming_with_sentences_alone_fine_tunes_the_checkpoint(trained, corpus, tmp_path, caplog):
     """--resume --kinds sentence: the same weights and optimizer go on, on the corpus's sentences only."""
     out = tmp_path / "fine-tuned"
@@ -286,14 +343,7 @@ def test_checkpoint_averaging_keeps_the_mean_only_when_it_validates_better(corpu
 @pytest.mark.slow
 def test_distributed_ranks_end_with_identical_weights(corpus, tmp_path):
     out = tmp_path / "ddp"
-    args = [f"--{k.replace('_', '-')}={v}" for k, v in vars(options(corpus, out, max_steps=6, valid_every=3)).items()
-            if k not in ("resume",)]
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
-    run = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-         "-m", "transformer_viz", "train", *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
-    )
+    run = torchrun(corpus, tmp_path, options(corpus, out, max_steps=6, valid_every=3))
     assert run.returncode == 0, run.stderr[-3000:]
     digests = {}
     for line in run.stderr.splitlines():
@@ -307,3 +357,22 @@ def test_distributed_ranks_end_with_identical_weights(corpus, tmp_path):
     assert record["processes"] == 2 and record["last"]["step"] == 6
     single = train(options(corpus, tmp_path / "single", max_steps=6, valid_every=3))
     assert weights_digest(final_state(single)) != digests[0]  # two ranks saw different batches than one
+
+    # 3 steps, then --resume to 6: each rank goes on with its own dropout masks, so the weights are the same.
+    halves = tmp_path / "ddp-halves"
+    first = torchrun(corpus, tmp_path, options(corpus, halves, max_steps=3, valid_every=3))
+    assert first.returncode == 0, first.stderr[-3000:]
+    second = torchrun(corpus, tmp_path, options(corpus, halves, max_steps=6, valid_every=3), "--resume")
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert weights_digest(final_state(halves)) == digests[0]
+
+
+def torchrun(corpus, cwd: Path, opts: TrainOptions, *extra: str) -> subprocess.CompletedProcess:
+    """`python -m transformer_viz train` with these options in 2 CPU processes under torchrun."""
+    args = [f"--{k.replace('_', '-')}={v}" for k, v in vars(opts).items() if k not in ("resume",)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+         "-m", "transformer_viz", "train", *args, *extra],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+    )

@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError) as err:  # CheckpointError is a ValueError
+    except (ValueError, FileNotFoundError, FileExistsError) as err:  # CheckpointError is a ValueError
         print(f"error: {err}", file=sys.stderr)
         return 2
 

@@ -171,12 +171,15 @@ def validation_loss(model: Transformer, examples, batches, pad: int, bos: int, d
     return total / max(count, 1)
 
 
-def setup_distributed(device: torch.device) -> tuple[int, int]:
-    """(rank, world size); joins the process group when started by torchrun."""
+def setup_distributed(device: torch.device) -> tuple[int, int, torch.device]:
+    """(rank, world size, device); joins the process group when started by torchrun, each rank on its own GPU."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1 and device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(device)
     if world > 1 and not dist.is_initialized():
         dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
-    return (dist.get_rank(), world) if world > 1 else (0, 1)
+    return (dist.get_rank(), world, device) if world > 1 else (0, 1, device)
 
 
 def prepare_tokenizer(opts: TrainOptions, out: Path, train: list[Pair], rank: int) -> Tokenizer:
@@ -197,65 +200,74 @@ def train(opts: TrainOptions) -> Path:
         raise ValueError(f"word_dropout must be a probability in [0, 1), got {opts.word_dropout}")
     if opts.average < 0:
         raise ValueError(f"average must be a number of validations (0 = off), got {opts.average}")
+    for name in ("valid_every", "warmup", "max_tokens"):
+        if getattr(opts, name) < 1:
+            raise ValueError(f"{name} must be at least 1, got {getattr(opts, name)}")
     started = time.time()
+    out = Path(opts.out)
+    state_file = out / STATE_NAME
+    resumable = opts.resume and (out / CONFIG_NAME).is_file() and (
+        state_file.is_file() or ((out / WEIGHTS_NAME).is_file() and (out / TRAINING_NAME).is_file()))
+    if not opts.resume and any((out / name).exists() for name in (METRICS_NAME, STATE_NAME, WEIGHTS_NAME)):
+        raise FileExistsError(f"{out} already holds a training run; pass --resume to continue it, or choose another --out")
     device = resolve_device(opts.device)
-    rank, world = setup_distributed(device)
+    rank, world, device = setup_distributed(device)
     if opts.threads:
         torch.set_num_threads(opts.threads)
     random.seed(opts.seed)
     torch.manual_seed(opts.seed)
-    out = Path(opts.out)
 
     splits = load_corpus(opts.corpus or None, seed=opts.seed, extra_tsv=opts.extra_tsv or None)
     train_pairs = mix_kinds(splits.train, opts.word_pairs, opts.seed, opts.kinds)
     train_pairs = train_pairs[: opts.max_pairs] if opts.max_pairs else train_pairs
     tokenizer = prepare_tokenizer(opts, out, train_pairs, rank)
-    config = TransformerConfig.preset(
+    # A continued checkpoint keeps the architecture it was trained with, whatever the options say now.
+    config = load_config(out) if resumable else TransformerConfig.preset(
         opts.preset, src_vocab_size=tokenizer.vocab_size, tgt_vocab_size=tokenizer.vocab_size,
         d_model=opts.d_model, n_heads=opts.n_heads, n_layers=opts.n_layers, d_ff=opts.d_ff,
         dropout=opts.dropout, max_len=opts.max_len, share_embeddings=True, tie_embeddings=True,
     )
-    train_ex = encode_pairs(train_pairs, tokenizer, opts.max_len)
-    valid_ex = encode_pairs(splits.valid, tokenizer, opts.max_len)
+    train_ex = encode_pairs(train_pairs, tokenizer, config.max_len)
+    valid_ex = encode_pairs(splits.valid, tokenizer, config.max_len)
     valid_batches = token_batches([(len(s), len(t)) for s, t in valid_ex], opts.max_tokens, shuffle=False)
     lengths = [(len(s), len(t)) for s, t in train_ex]
 
-    model = Transformer(config).to(device)
-    torch.manual_seed(opts.seed + rank)  # same initial weights on every rank, but each rank its own dropout masks
-    optimizer = adam(model)
+    # the last validations' weights (--average > 1), on the CPU
+    snapshots: collections.deque = collections.deque(maxlen=max(opts.average, 1))
     step, epoch, position, best, tokens_seen, trained_seconds = 0, 0, 0, math.inf, 0, 0.0
-    state_file = out / STATE_NAME
-    if opts.resume and state_file.is_file():
+    running = math.nan  # the training loss, smoothed over ~50 steps
+    if resumable and not state_file.is_file():
+        # No optimizer state (it is not shipped): continue from the shipped weights with fresh Adam moments.
+        model = load_transformer(out, device).train()
+        torch.manual_seed(opts.seed + rank)
+        history = [json.loads(line) for line in (out / METRICS_NAME).read_text().splitlines()] \
+            if (out / METRICS_NAME).is_file() else []
+        last = json.loads((out / TRAINING_NAME).read_text())["last"]
+        # the saved weights are the best validated ones (or their average): a later validation must beat those
+        best = min([last["valid_loss"]] + [r[k] for r in history for k in ("valid_loss", "averaged_valid_loss") if k in r])
+        step, epoch = last["step"], last["epoch"] + 1
+        tokens_seen, trained_seconds = last["tokens"] // world, last["minutes"] * 60  # `tokens` counts every rank's
+        log.info("continuing %s from its weights at step %d (optimizer state restarts)", out, step)
+    else:
+        model = Transformer(config).to(device)
+        torch.manual_seed(opts.seed + rank)  # same initial weights on every rank, but each rank its own dropout masks
+    optimizer = adam(model)
+    if resumable and state_file.is_file():
         state = torch.load(state_file, map_location=device, weights_only=True)  # tensors and numbers only
-        if (out / CONFIG_NAME).is_file():  # the architecture it was trained with, whatever the options say now
-            model = Transformer(load_config(out)).to(device)
-            optimizer = adam(model)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         step, epoch, position, best = state["step"], state["epoch"], state["position"], state["best"]
         tokens_seen, trained_seconds = state["tokens"], state["seconds"]
-        if "rng" in state:  # dropout continues with the masks an uninterrupted run would have drawn
-            torch.set_rng_state(state["rng"].cpu())
-        if "cuda_rng" in state and device.type == "cuda":
-            torch.cuda.set_rng_state(state["cuda_rng"].cpu(), device)
+        restore_rng(state, rank, device)
+        snapshots.extend(state.get("snapshots", []))
+        running = state.get("running", math.nan)
         log.info("resumed %s at step %d (epoch %d)", out, step, epoch)
-    elif opts.resume and (out / WEIGHTS_NAME).is_file() and (out / TRAINING_NAME).is_file():
-        # No optimizer state (it is not shipped): continue from the shipped weights with fresh Adam moments.
-        model = load_transformer(out, device).train()
-        optimizer = adam(model)
-        last = json.loads((out / TRAINING_NAME).read_text())["last"]
-        step, epoch, best = last["step"], last["epoch"] + 1, last["valid_loss"]
-        tokens_seen, trained_seconds = last["tokens"], last["minutes"] * 60
-        log.info("continuing %s from its weights at step %d (optimizer state restarts)", out, step)
-    config = model.config  # a continued checkpoint keeps the architecture it was trained with
     net = DistributedDataParallel(model) if world > 1 else model
     model.train()
     pad, bos = config.pad_id, config.bos_id
     if rank == 0:
         log.info("%s: %s parameters, %d training pairs, %d validation pairs, %d processes on %s",
                  opts.preset, f"{model.num_parameters():,}", len(train_ex), len(valid_ex), world, device)
-
-    snapshots: collections.deque = collections.deque(maxlen=max(opts.average, 1))  # the last validations' weights (--average > 1)
 
     def averaged_model(final: bool) -> tuple[Transformer, float] | None:
         """Keep this validation's weights; at the run's end, their mean over the last `average` and its loss."""
@@ -266,7 +278,7 @@ def train(opts: TrainOptions) -> Path:
         mean.load_state_dict(average_weights(list(snapshots)))
         return mean, validation_loss(mean, valid_ex, valid_batches, pad, bos, device)
 
-    def checkpoint(valid_loss: float, averaged: tuple[Transformer, float] | None = None) -> None:
+    def checkpoint(valid_loss: float, rng: dict, averaged: tuple[Transformer, float] | None = None) -> None:
         nonlocal best
         elapsed = trained_seconds + time.time() - started
         record = dict(step=step, epoch=epoch, train_loss=round(running, 4), valid_loss=round(valid_loss, 4),
@@ -284,16 +296,13 @@ def train(opts: TrainOptions) -> Path:
             save_checkpoint(out, averaged[0])
             log.info("step %d: the mean of the last %d validations' weights is kept (valid loss %.3f)",
                      step, len(snapshots), best)
-        rng = {"rng": torch.get_rng_state()}  # for an exact --resume (dropout masks)
-        if device.type == "cuda":
-            rng["cuda_rng"] = torch.cuda.get_rng_state(device)
         state = dict(model=model.state_dict(), optimizer=optimizer.state_dict(), step=step, epoch=epoch,
-                     position=position, best=best, tokens=tokens_seen, seconds=elapsed, **rng)
+                     position=position, best=best, tokens=tokens_seen, seconds=elapsed, snapshots=list(snapshots),
+                     running=running, **rng)
         replace_file(state_file, lambda tmp: torch.save(state, tmp))  # a kill mid-write keeps the last state
         write_training_record(out, opts, record, world, device, run_started=started)
         log.info("step %d: valid loss %.3f (best %.3f)", step, valid_loss, best)
 
-    running = math.nan
     deadline = started + opts.max_minutes * 60 if opts.max_minutes else math.inf
     bar = tqdm(total=opts.max_steps, initial=step, disable=rank != 0, desc=f"train {opts.preset}", unit="step")
     window_tokens, window_start = 0, time.time()
@@ -326,9 +335,10 @@ def train(opts: TrainOptions) -> Path:
                 window_tokens, window_start = 0, time.time()
             last = all_ranks_agree(step >= opts.max_steps or time.time() >= deadline, device)
             if step % opts.valid_every == 0 or last:
+                rng = rng_states(rank, world, device)  # every rank's, before validation draws anything
                 if rank == 0:
                     valid_loss = validation_loss(model, valid_ex, valid_batches, pad, bos, device)
-                    checkpoint(valid_loss, averaged_model(last) if opts.average > 1 else None)
+                    checkpoint(valid_loss, rng, averaged_model(last) if opts.average > 1 else None)
                 if dist.is_initialized():
                     dist.barrier()
             if last:
@@ -341,6 +351,30 @@ def train(opts: TrainOptions) -> Path:
         save_checkpoint(out, model)
     log.info("rank %d of %d: final weights sha256 %s", rank, world, weights_digest(model.state_dict()))
     return out
+
+
+def rng_states(rank: int, world: int, device: torch.device) -> dict:
+    """Every rank's random state (rank 0 receives them all), so that --resume draws the dropout masks an
+    uninterrupted run would have drawn: {"rng": [per rank], "cuda_rng": [per rank] on CUDA}."""
+    mine = {"rng": torch.get_rng_state()}
+    if device.type == "cuda":
+        mine["cuda_rng"] = torch.cuda.get_rng_state(device)
+    every = [mine]
+    if dist.is_initialized():
+        every = [None] * world if rank == 0 else None
+        dist.gather_object(mine, every, dst=0)
+    return {} if rank else {key: [state[key] for state in every] for key in mine}
+
+
+def restore_rng(state: dict, rank: int, device: torch.device) -> None:
+    """Set this rank's random state from a train_state (a list per rank; older states hold rank 0's alone)."""
+    for key, setter in (("rng", torch.set_rng_state),
+                        ("cuda_rng", lambda s: torch.cuda.set_rng_state(s, device) if device.type == "cuda" else None)):
+        saved = state.get(key)
+        if isinstance(saved, torch.Tensor):
+            saved = [saved]
+        if saved and rank < len(saved):
+            setter(saved[rank].cpu())
 
 
 def all_ranks_agree(flag: bool, device: torch.device) -> bool:
