@@ -150,6 +150,32 @@ def test_read_tsv_skips_comments_and_blank_lines(tmp_path):
     ]
 
 
+@pytest.mark.parametrize("first", ["# mine", "I am hungry.\tIch habe Hunger."])
+def test_read_tsv_reads_past_a_byte_order_mark(tmp_path, first):
+    """Files saved by some editors start with U+FEFF: it belongs to neither the first comment nor the first pair."""
+    path = tmp_path / "bom.tsv"
+    path.write_text("\ufeff" + first + "\nGood night.\tGute Nacht.\n", encoding="utf-8")
+    pairs = read_tsv(path)
+    assert pairs[-1] == Pair("Good night.", "Gute Nacht.", "sentence")
+    assert len(pairs) == 1 + ("\t" in first) and all(p.kind == "sentence" and "\ufeff" not in p.src for p in pairs)
+
+
+def test_evaluation_uses_the_split_of_the_corpus_the_model_was_trained_on(tmp_path, monkeypatch):
+    """A model trained with --corpus other-file is scored on that file's test split (and seed), not the default's."""
+    import json
+
+    from transformer_viz import evaluate
+
+    default = write_ding(tmp_path / "default", [sentence_line(i) for i in range(1600)])
+    other = write_ding(tmp_path / "other", [sentence_line(i) for i in range(2000, 3600)])
+    monkeypatch.setenv(ding.DING_ENV, str(default))
+    folder = tmp_path / "model"
+    folder.mkdir()
+    assert evaluate.test_split(folder) == load_corpus(default, seed=0).test  # no record: the default corpus, seed 0
+    (folder / "training.json").write_text(json.dumps({"options": {"corpus": str(other), "seed": 3}}))
+    assert evaluate.test_split(folder, limit=5) == load_corpus(other, seed=3).test[:5]
+
+
 @pytest.mark.parametrize("bad", ["only english", "a\tb\tc", "english\t  ", "\tdeutsch"])
 def test_read_tsv_names_the_malformed_line(tmp_path, bad):
     path = tmp_path / "extra.tsv"

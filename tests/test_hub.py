@@ -1,6 +1,7 @@
 """Checkpoints: save/load round trips, refusal of broken or unsafe folders, the offline Hub cache, push."""
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -16,7 +17,7 @@ from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz import Transformer
 from transformer_viz.config import PRESETS
 from transformer_viz.hub import (
-    CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, CheckpointError, is_repo_id, load_transformer, push_to_hub,
+    CARD_NAME, CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, CheckpointError, is_repo_id, load_transformer, push_to_hub,
     resolve_checkpoint, save_checkpoint,
 )
 from transformer_viz.translator import load_model
@@ -287,6 +288,43 @@ def test_unknown_repo_offline_says_so(offline_cache):
     assert len(calls) == 1
 
 
+def test_an_incomplete_cached_snapshot_is_not_a_checkpoint(offline_cache):
+    """A snapshot holding only the card (`hf download owner/name README.md`) is not loaded as if it were whole."""
+    cache, calls = offline_cache
+    folder = checkpoint(cache.parent / "source")
+    snapshot = write_hub_cache(cache, "owner/name", folder)
+    (snapshot / WEIGHTS_NAME).unlink()
+    with pytest.raises(CheckpointError, match=rf"owner/name lacks \['{WEIGHTS_NAME}'\] in the local Hugging Face cache"):
+        resolve_checkpoint("owner/name")
+    assert len(calls) == 1  # and, offline, no download was tried
+
+
+def test_a_misspelt_local_folder_is_named_as_such(offline_cache):
+    """'checkpoints/seed001' looks like a repo id; when 'checkpoints' is a folder here, the error says it lacks the name."""
+    checkpoint(Path("checkpoints") / "seed000")
+    with pytest.raises(CheckpointError, match=r"no checkpoint folder checkpoints/seed001 \(checkpoints has no 'seed001'\)"):
+        resolve_checkpoint("checkpoints/seed001")
+
+
+def test_evaluating_a_hub_model_leaves_the_cache_alone(offline_cache, monkeypatch):
+    """The scores of a Hub download are reported, not written into the snapshot (which only the Hub client owns);
+    a local folder gets its evaluation.json."""
+    from transformer_viz import evaluate
+    from transformer_viz.ding import Pair
+
+    cache, _ = offline_cache
+    folder = checkpoint(cache.parent / "local")
+    snapshot = write_hub_cache(cache, "owner/name", folder)
+    pairs = [Pair("I see the house.", "Ich sehe das Haus.", "sentence"), Pair("We like coffee.", "Wir mögen Kaffee.", "sentence")]
+    monkeypatch.setattr(evaluate, "test_split", lambda folder, limit=0: pairs)
+    before = sorted(p.name for p in snapshot.iterdir())
+    report = evaluate.evaluate_checkpoint("owner/name", beam_size=2, write_card=False)
+    assert report["test_pairs"] == 2 and sorted(p.name for p in snapshot.iterdir()) == before
+    evaluate.evaluate_checkpoint(str(folder), beam_size=2, write_card=False)
+    assert json.loads((folder / evaluate.EVALUATION_NAME).read_text())["greedy"] == report["greedy"] | {
+        "seconds": json.loads((folder / evaluate.EVALUATION_NAME).read_text())["greedy"]["seconds"]}
+
+
 def test_local_folder_wins_over_a_repo_id(offline_cache):
     """'owner/name' that exists as a folder here is that folder, not a Hub lookup."""
     _, calls = offline_cache
@@ -296,6 +334,37 @@ def test_local_folder_wins_over_a_repo_id(offline_cache):
 
 
 # ---------------------------------------------------------------------------- push
+def test_push_uploads_the_checkpoint_and_what_its_card_links(isolated, monkeypatch):
+    """The card shows the learning curve and evaluate reads training.json: both travel with the weights."""
+    from transformer_viz.card import CURVE_NAME
+    from transformer_viz.evaluate import EVALUATION_NAME
+    from transformer_viz.train import METRICS_NAME, TRAINING_NAME
+
+    folder = checkpoint(isolated / "c")
+    for name in (CURVE_NAME, EVALUATION_NAME, METRICS_NAME, TRAINING_NAME, CARD_NAME, "extra.png"):
+        (folder / name).write_text("x")
+    (folder / "train_state.pt").write_bytes(b"optimizer")  # not for the Hub
+    (folder / "notes.txt").write_text("private")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    uploaded = []
+
+    class RecordingApi:
+        def __init__(self, token=None):
+            pass
+
+        def create_repo(self, repo_id, private=False, exist_ok=False):
+            pass
+
+        def upload_folder(self, folder_path, repo_id, allow_patterns):
+            uploaded.extend(sorted(f.name for f in Path(folder_path).iterdir()
+                                   if any(fnmatch.fnmatch(f.name, p) for p in allow_patterns)))
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", RecordingApi)
+    assert push_to_hub(folder, "owner/name") == "https://huggingface.co/owner/name"
+    assert uploaded == sorted([CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME, CARD_NAME, CURVE_NAME, EVALUATION_NAME,
+                               METRICS_NAME, TRAINING_NAME, "extra.png"])
+
+
 def test_push_offline_fails_clearly_without_touching_the_network(isolated, monkeypatch):
     folder = checkpoint(isolated / "c")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -38,7 +38,7 @@ def read_tsv(path: str | Path) -> list[Pair]:
     if not path.is_file():
         raise FileNotFoundError(f"pair file not found: {path} (expected english<TAB>german lines)")
     pairs = []
-    with path.open(encoding="utf-8") as lines:
+    with path.open(encoding="utf-8-sig") as lines:  # -sig: a byte-order mark (some editors write one) is not text
         for number, line in enumerate(lines, start=1):
             line = line.rstrip("\r\n")
             if not line.strip() or line.lstrip().startswith("#"):

@@ -4,12 +4,14 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import time
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
 from .data import load_corpus
+from .ding import DING_ENV, DING_PATH
 from .decoding import DecodeOptions
 from .files import replace_file
 from .hub import resolve_checkpoint
@@ -52,17 +54,25 @@ def score(translator: Translator, sources: list[str], references: list[str], opt
 
 
 def test_split(folder: Path, limit: int = 0):
-    """The held-out test pairs of the split this checkpoint was trained with (its seed)."""
+    """The held-out test pairs of the split this checkpoint was trained with (its corpus and seed)."""
     training = folder / "training.json"
-    seed = json.loads(training.read_text())["options"]["seed"] if training.is_file() else 0
-    test = held_out_test(seed)
+    options = json.loads(training.read_text())["options"] if training.is_file() else {}
+    corpus = options.get("corpus") or os.environ.get(DING_ENV) or str(DING_PATH)  # as load_ding() chooses
+    test = held_out_test(corpus, options.get("seed", 0))
     return test[:limit] if limit else test
 
 
 @functools.lru_cache(maxsize=4)
-def held_out_test(seed: int) -> list:
-    """The test pairs of the seeded split (reading the corpus takes seconds, so once per process)."""
-    return load_corpus(seed=seed).test
+def held_out_test(corpus: str, seed: int) -> list:
+    """The test pairs of the seeded split of a corpus file (reading it takes seconds, so once per process)."""
+    return load_corpus(corpus, seed=seed).test
+
+
+def in_hub_cache(folder: Path) -> bool:
+    """Whether `folder` is a snapshot in the Hugging Face cache, which only the Hub client may change."""
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE).resolve() in Path(folder).resolve().parents
 
 
 def evaluate_checkpoint(model: str | None = None, limit: int = 0, beam_size: int = 4, write_card: bool = True) -> dict:
@@ -80,7 +90,9 @@ def evaluate_checkpoint(model: str | None = None, limit: int = 0, beam_size: int
         samples=[dict(source=s, reference=r, greedy=g) for s, r, g in list(zip(sources, references, greedy["hypotheses"]))[:10]],
         examples=[dict(source=s, greedy=g) for s, g in zip(EXAMPLES, translator.translate(EXAMPLES))],
     )
-    if not limit:
+    if in_hub_cache(folder):
+        log.info("%s is a Hub download: the scores are not written into the cache", model)
+    elif not limit:
         text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
         replace_file(folder / EVALUATION_NAME, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         if write_card:

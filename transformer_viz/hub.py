@@ -30,6 +30,9 @@ WEIGHTS_NAME = "model.safetensors"
 TOKENIZER_NAME = "tokenizer.model"
 CARD_NAME = "README.md"
 CHECKPOINT_FILES = (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME)
+# How the checkpoint was made and how it scores (train.py, evaluate.py and card.py write them; the card links the
+# curve and evaluate reads the seed and corpus of the split): pushed and fetched with the checkpoint when present.
+RECORD_FILES = ("training.json", "metrics.jsonl", "evaluation.json", "learning_curve.svg")
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
 # The bundled checkpoints; TRANSFORMER_VIZ_CHECKPOINTS points the app and load_model() at another folder.
@@ -188,7 +191,13 @@ def resolve_checkpoint(name_or_path: str | os.PathLike | None = None) -> Path:
             f"`python -m transformer_viz train --preset seed000 --out checkpoints/{DEFAULT_CHECKPOINT}`"
         )
     if is_repo_id(text) and not path.exists():
-        return download(text)
+        try:
+            return download(text)
+        except CheckpointError as err:
+            if path.parent.is_dir():  # "checkpoints/seed001": most likely a local folder misspelt
+                raise CheckpointError(f"no checkpoint folder {text} ({path.parent} has no {path.name!r}); "
+                                      f"as a Hub repo id: {err}") from None
+            raise
     raise CheckpointError(f"{text!r} is neither a checkpoint folder nor a Hub repo id like 'owner/name'")
 
 
@@ -197,14 +206,20 @@ def download(repo_id: str, revision: str | None = None) -> Path:
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
 
-    patterns = list(CHECKPOINT_FILES) + [CARD_NAME]
+    patterns = list(CHECKPOINT_FILES) + [CARD_NAME, *RECORD_FILES]
+    missing = list(CHECKPOINT_FILES)
     try:
-        return Path(snapshot_download(repo_id, revision=revision, allow_patterns=patterns, local_files_only=True))
+        cached = Path(snapshot_download(repo_id, revision=revision, allow_patterns=patterns, local_files_only=True))
+        missing = [f for f in CHECKPOINT_FILES if not (cached / f).is_file()]
+        if not missing:
+            return cached
     except (LocalEntryNotFoundError, FileNotFoundError):
         pass
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+        where = "is not in the local Hugging Face cache" if len(missing) == len(CHECKPOINT_FILES) else \
+            f"lacks {missing} in the local Hugging Face cache"
         raise CheckpointError(
-            f"{repo_id} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
+            f"{repo_id} {where} and HF_HUB_OFFLINE is set; "
             f"download it once with network access (`hf download {repo_id}`) or use a local folder"
         )
     try:
@@ -235,7 +250,8 @@ def push_to_hub(folder: str | Path, repo_id: str, private: bool = False, token: 
     api = HfApi(token=token)
     try:
         api.create_repo(repo_id, private=private, exist_ok=True)
-        api.upload_folder(folder_path=str(folder), repo_id=repo_id, allow_patterns=list(CHECKPOINT_FILES) + [CARD_NAME, "*.png"])
+        api.upload_folder(folder_path=str(folder), repo_id=repo_id,
+                          allow_patterns=list(CHECKPOINT_FILES) + [CARD_NAME, *RECORD_FILES, "*.png"])
     except (HfHubHTTPError, OSError) as err:
         raise CheckpointError(f"could not push to {repo_id}: {str(err).splitlines()[0][:300]} (network? token?)") from None
     return f"https://huggingface.co/{repo_id}"
