@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz import __version__
@@ -124,11 +125,22 @@ def test_trace_to_stdout(model_dir, capsys):
     (["translate", "hello", "--strategy", "beam", "--beam-size", "0"], "beam_size"),
     (["translate", "hello", "--temperature", "-1", "--strategy", "sample"], "temperature"),
     (["trace", "hello", "--top-p", "0"], "top_p"),
+    (["translate", "hello", "--device", "gpu0"], "unknown device 'gpu0'"),
+    pytest.param(["translate", "hello", "--device", "cuda"], "no usable CUDA GPU",
+                 marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")),
 ])
 def test_user_errors_exit_non_zero_with_one_line(model_dir, capsys, args, message):
-    assert main([*args, "--model", str(model_dir)]) != 0
+    assert main([*args, "--model", str(model_dir)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and message in err[0]
+
+
+def test_training_into_a_checkpoint_without_resume_is_one_line(model_dir, capsys):
+    before = {f.name: f.read_bytes() for f in model_dir.iterdir()}
+    assert main(["train", "--out", str(model_dir), "--max-steps", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "already holds a training run; pass --resume" in err[0]
+    assert {f.name: f.read_bytes() for f in model_dir.iterdir()} == before
 
 
 def test_unknown_command_is_an_argparse_error(capsys):

@@ -251,3 +251,21 @@ def test_concurrent_visitors_never_see_each_others_trace_or_branch(translator):
     assert together == alone
     for i, (_, original, branched, back) in enumerate(together):
         assert back == original and branched[1] == 4 + i % 20 and branched[:1] == original[:1]
+
+
+@pytest.mark.parametrize("setting, expected", [(None, "False"), ("True", "True")], ids=["unset", "asked-for"])
+def test_the_app_turns_gradio_analytics_off_unless_asked(setting, expected):
+    """app.py (what `serve` and a Space run) sets GRADIO_ANALYTICS_ENABLED=False before gradio reads it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k != "GRADIO_ANALYTICS_ENABLED"}
+    if setting is not None:
+        env["GRADIO_ANALYTICS_ENABLED"] = setting
+    probe = "import runpy; runpy.run_path('app.py'); import gradio.analytics as a; print(a.analytics_enabled())"
+    run = subprocess.run([sys.executable, "-c", probe], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1] == expected

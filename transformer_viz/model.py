@@ -306,9 +306,17 @@ class Transformer(Module):
 
 
 def resolve_device(device: str | torch.device = "auto") -> torch.device:
-    """"auto" → CUDA if present, else Apple MPS, else CPU; anything else is passed to torch.device."""
+    """"auto" → CUDA if present, else Apple MPS, else CPU; anything else is checked and passed to torch.device."""
     if str(device) != "auto":
-        return torch.device(device)
+        try:
+            chosen = torch.device(device)
+        except (RuntimeError, TypeError):
+            raise ValueError(f"unknown device {device!r}; use auto, cpu, cuda, cuda:N or mps") from None
+        if chosen.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device {device!r} asked for, but this machine has no usable CUDA GPU; use cpu or auto")
+        if chosen.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+            raise ValueError(f"device {device!r} asked for, but Apple's MPS is not available here; use cpu or auto")
+        return chosen
     if torch.cuda.is_available():
         return torch.device("cuda")
     if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
