@@ -195,8 +195,9 @@ def test_truncated_weights_are_refused(isolated):
 def test_default_checkpoint_missing_names_the_training_command(isolated, monkeypatch):
     monkeypatch.setattr(hub, "CHECKPOINTS_DIR", isolated / "checkpoints")
     for name in (None, "seed000"):
-        with pytest.raises(CheckpointError, match="python -m transformer_viz train --preset seed000"):
+        with pytest.raises(CheckpointError, match="python -m transformer_viz train --preset seed000") as err:
             resolve_checkpoint(name)
+        assert "git checkout -- checkpoints/seed000" in str(err.value)
     folder = checkpoint(isolated / "checkpoints" / "seed000")
     assert resolve_checkpoint(None) == folder == resolve_checkpoint("seed000")
     assert load_model().name == "seed000"

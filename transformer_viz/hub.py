@@ -187,8 +187,10 @@ def resolve_checkpoint(name_or_path: str | os.PathLike | None = None) -> Path:
         return CHECKPOINTS_DIR / text
     if text == DEFAULT_CHECKPOINT:
         raise CheckpointError(
-            f"the bundled checkpoint checkpoints/{DEFAULT_CHECKPOINT} is missing; train it with "
-            f"`python -m transformer_viz train --preset seed000 --out checkpoints/{DEFAULT_CHECKPOINT}`"
+            f"the bundled checkpoint checkpoints/{DEFAULT_CHECKPOINT} is missing; restore it with "
+            f"`git checkout -- checkpoints/{DEFAULT_CHECKPOINT}`, or train one with "
+            f"`python -m transformer_viz train --preset seed000 --out checkpoints/{DEFAULT_CHECKPOINT}` (the default "
+            f"architecture; the shipped model's exact commands are in its model card)"
         )
     if is_repo_id(text) and not path.exists():
         try:
