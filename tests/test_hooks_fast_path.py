@@ -121,14 +121,59 @@ def children_in_step(module: nn.Module) -> bool:
                for m in module.modules() if isinstance(m, Module) for name, child in m._modules.items())
 
 
-def test_children_are_read_without_nn_modules_getattr(model, make_ids, monkeypatch):
-    """A decoding step finds every submodule by Python's own lookup; only parameters and buffers fall back."""
+@pytest.mark.parametrize("preset", ["seed000", "seed004"])
+def test_a_decoding_step_never_needs_nn_modules_getattr(tiny_model, make_ids, monkeypatch, preset):
+    """A decoding step finds every submodule, parameter and buffer by Python's own lookup."""
+    model = tiny_model(preset)
     assert children_in_step(model) and children_in_step(copy.deepcopy(model))
     fallbacks: list[str] = []
     getattr_ = nn.Module.__getattr__
     monkeypatch.setattr(nn.Module, "__getattr__", lambda self, name: fallbacks.append(name) or getattr_(self, name))
     generate(model.eval(), make_ids([6, 4]), DecodeOptions(max_new_tokens=3))
-    assert fallbacks and set(fallbacks) <= {"weight", "bias", "table"}
+    assert fallbacks == []
+    model.decoder.register_buffer("probe", torch.zeros(1))  # a name no class declares still falls back, and is found
+    fallbacks.clear()  # (registering asked hasattr first)
+    probe = model.decoder.probe
+    assert probe is model.decoder._buffers["probe"] and fallbacks == ["probe"]
+
+
+def test_registered_parameters_are_what_the_module_holds_now(model, batch):
+    """Registered attributes read _parameters/_buffers at every access: functional_call, a new Parameter,
+    del, None, a parametrization, .double() and a state_dict load all show through."""
+    from torch.nn.utils import parametrize
+
+    model.eval()
+    before = model(*batch)
+    w_o = model.decoder.layers[0].self_attn.w_o
+    name = "decoder.layers.0.self_attn.w_o.weight"
+    swapped = torch.func.functional_call(model, {name: w_o.weight * 0}, batch)
+    assert not torch.allclose(swapped, before) and torch.allclose(model(*batch), before)  # swapped for that call only
+    manual = copy.deepcopy(model)
+    manual.decoder.layers[0].self_attn.w_o.weight.data.zero_()
+    assert torch.allclose(swapped, manual(*batch), atol=1e-6)
+
+    class Double(nn.Module):
+        def forward(self, weight):
+            return 2 * weight
+
+    original = w_o.weight.detach().clone()
+    parametrize.register_parametrization(w_o, "weight", Double())
+    assert torch.equal(w_o.weight, 2 * original) and not torch.allclose(model(*batch), before)
+    parametrize.remove_parametrizations(w_o, "weight", leave_parametrized=False)
+    assert torch.equal(w_o.weight, original) and torch.allclose(model(*batch), before)
+
+    new = nn.Parameter(torch.ones_like(original))
+    w_o.weight = new
+    assert w_o.weight is new is w_o._parameters["weight"]
+    norm = model.decoder.layers[0].self_attn_sublayer.norm
+    del norm.bias
+    assert not hasattr(norm, "bias") and "bias" not in norm._parameters
+    norm.register_parameter("bias", None)
+    assert norm.bias is None
+    table = model.encoder.pos.table
+    model.double()
+    assert model.encoder.pos.table.dtype == torch.float64 and model.encoder.pos.table is model.encoder.pos._buffers["table"]
+    assert torch.equal(model.encoder.pos.table, table.double())
 
 
 def test_replaced_and_removed_children_are_what_attribute_lookup_finds(model, batch):

@@ -15,7 +15,7 @@ from .config import TransformerConfig
 from .dropout import Dropout
 from .hooks import HookPoint, hook_names, name_hook_points
 from .masks import causal_mask, cross_mask, decoder_mask, encoder_mask, padding_mask
-from .modules import Embedding, Identity, LayerNorm, Linear, Module
+from .modules import Embedding, Identity, LayerNorm, Linear, Module, Registered
 
 
 class TokenEmbedding(Module):
@@ -40,6 +40,8 @@ class TokenEmbedding(Module):
 
 class SinusoidalPositionalEncoding(Module):
     """PE(pos, 2i) = sin(pos / 10000^(2i/D)), PE(pos, 2i+1) = cos(pos / 10000^(2i/D)), sec. 3.5."""
+
+    table = Registered("_buffers")  # (max_len, D)
 
     def __init__(self, config: TransformerConfig):
         super().__init__()

@@ -14,6 +14,11 @@ counted with cachegrind, that fallback was a fifth of the step's instructions. `
 also keeps each child in the instance `__dict__`, where the ordinary lookup finds it. Assigning,
 deleting and add_module() keep the two in step (tests/test_hooks_fast_path.py); code that writes
 `_modules[name]` itself bypasses them.
+
+Parameters and buffers (`self.weight`, `self.table`) take the same detour, about 70 reads a step. They
+must not be copied into `__dict__` (torch.func.functional_call swaps tensors in `_parameters`), so the
+classes here name them with `Registered`, a class attribute that reads `_parameters` or `_buffers` at
+every access: Python's lookup finds it, and it always gives what the module holds now.
 """
 from __future__ import annotations
 
@@ -48,16 +53,46 @@ class Module(nn.Module):
         self.__dict__[name] = module
 
 
+class Registered:
+    """A parameter or buffer, read from the module's `_parameters` / `_buffers` by Python's own lookup.
+
+    A non-data descriptor: an instance attribute of the same name (weight_norm's) still wins, and a name
+    that is not registered there raises AttributeError, so that nn.Module.__getattr__ looks further.
+    """
+
+    def __init__(self, store: str = "_parameters") -> None:
+        self.store = store
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, module, owner=None):
+        if module is None:
+            return self
+        try:
+            return module.__dict__[self.store][self.name]
+        except KeyError:
+            raise AttributeError(f"'{type(module).__name__}' object has no attribute '{self.name}'") from None
+
+
 class Linear(Module, nn.Linear):
     """y = x Wᵀ + b (nn.Linear), called directly at inference."""
+
+    weight = Registered()
+    bias = Registered()
 
 
 class LayerNorm(Module, nn.LayerNorm):
     """nn.LayerNorm, called directly at inference."""
 
+    weight = Registered()
+    bias = Registered()
+
 
 class Embedding(Module, nn.Embedding):
     """nn.Embedding, called directly at inference."""
+
+    weight = Registered()
 
 
 class Identity(Module, nn.Identity):
