@@ -105,6 +105,9 @@ def test_parse_line_marks_edited_sentences():
     assert completed.tgt == "Wir treffen uns oft." and completed.edited
     (verbatim,) = parse_line("Er ist müde. :: He is tired.")
     assert not verbatim.edited
+    # An abbreviation's final dot does not make its translation a sentence.
+    assert parse_line("Schweißgeruch {m} :: B.O.") == [Pair("B.O.", "Schweißgeruch", "word")]
+    assert not parse_line("Schweißgeruch {m} :: B.O.")[0].edited
     # A second alternative that spans several words cannot be resolved safely: dropped.
     assert parse_line("Es rauschte vorbei/an ihnen vorbei. :: It swished by them.") == []
 

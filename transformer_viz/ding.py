@@ -21,7 +21,8 @@ Extraction, in order:
 4. Word-level slash alternatives keep the first choice (``He/She is`` → ``He is``,
    ``programme/program`` → ``programme``) unless that looks unsafe (units ``km/h``, a case
    change or a repeated word that signals a multi-word choice, ``vorbei/an Ihnen vorbei``);
-   a sentence that lacks the final ``. ! ?`` its translation has gets it copied. Such pairs are
+   a sentence that lacks the final ``. ! ?`` its translation has gets it copied (only where the pair then is a
+  sentence: ``B.O. :: Schweißgeruch`` stays as it is). Such pairs are
    marked ``edited`` and never become valid/test references.
 5. Kind: "sentence" when both sides start with a capital/digit/quote and end in ``. ! ?`` and
    the English side has >= 2 words; "phrase" when both sides have >= 2 words (not counting the
@@ -185,6 +186,8 @@ def parse_line(line: str) -> list[Pair]:
             continue
         (en_first, en_edited), (de_first, de_edited) = en_alts[0], de_alts[0]
         en, de = _complete_punctuation(en_first, de_first)
+        if kind_of(en, de) != "sentence":  # "B.O." is an abbreviation, not a sentence: its translation gets no "."
+            en, de = en_first, de_first
         edited = en_edited or de_edited or (en, de) != (en_first, de_first)
         candidates = [(en, de, edited)]
         if len(en_alts) == len(de_alts) > 1 and all(
