@@ -148,3 +148,15 @@ def test_unknown_command_is_an_argparse_error(capsys):
         main(["translat", "x"])
     assert exit_info.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_serve_launches_the_app_from_the_package_with_analytics_off(tmp_path, monkeypatch):
+    """`serve` needs no app.py beside the package (an installed copy has none) and turns Gradio's analytics off."""
+    import transformer_viz.ui as ui
+
+    launched = []
+    monkeypatch.setattr(ui, "launch", lambda: launched.append(os.environ.get("GRADIO_ANALYTICS_ENABLED")))
+    monkeypatch.delenv("GRADIO_ANALYTICS_ENABLED", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["serve"]) == 0
+    assert launched == ["False"]

@@ -5,6 +5,7 @@ import argparse
 import dataclasses
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -79,10 +80,11 @@ def cmd_push(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    import runpy
+    """What app.py does, from the package itself (an installed copy has no app.py beside it)."""
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported, as in app.py
+    from .ui import launch
 
-    sys.argv = ["app.py"]
-    runpy.run_path(str(Path(__file__).resolve().parent.parent / "app.py"), run_name="__main__")
+    launch()
     return 0
 
 
