@@ -102,6 +102,24 @@ def test_decoder_self_detectors_follow_the_causal_keys(keys, label):
     assert A.label_from_scores(scores) == label and scores[label] == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("T_", [3, 4, 5, 8])
+def test_a_decoder_head_spread_evenly_is_mixed_however_short_the_translation(T_):
+    """Query 0 sees <s> alone: the mask, not the head, puts that row on key 0, so head_summary leaves it out.
+    A head spread evenly over the visible keys is mixed; a diagonal, previous-token or <s> head keeps its label."""
+    causal = np.tril(np.ones((T_, T_)))
+    even = causal / causal.sum(axis=-1, keepdims=True)
+    heads = np.stack([even, one_hot(list(range(T_)), T_), one_hot([0] + list(range(T_ - 1)), T_), one_hot([0] * T_, T_)])
+    tokens = ["▁w"] * (T_ - 1) + ["</s>"]
+    trace = synthetic_trace(["▁a", "</s>"], tokens, {"decoder_self": heads[None], "cross": np.full((1, 1, T_, 2), 0.5),
+                                                     "encoder_self": np.full((1, 1, 2, 2), 0.5)})
+    summary = A.head_summary(trace, "decoder_self")
+    assert summary.labels == [["mixed", "self", "previous", "sink"]]
+    visible = np.arange(2, T_ + 1)  # keys seen by queries 1 … T-1
+    assert summary.scores["self"][0, 0] == pytest.approx(np.mean(1 / visible))
+    assert summary.confidence[0, 0] == pytest.approx(np.mean(1 / visible))
+    assert summary.entropy[0, 0] == pytest.approx(np.mean(np.log(visible)))
+
+
 def test_a_late_key_seen_by_one_query_is_no_decoder_sink():
     scores = A.detector_scores(one_hot([0, 1, 2, 3, 4], T), "decoder_self")
     assert float(scores["sink"]) == pytest.approx(1 / T)  # every key, the last one too, gets weight from one row

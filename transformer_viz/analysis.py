@@ -15,6 +15,9 @@ over the queries where that key exists, so a score lies in [0, 1] and a pure pat
 
 Decoder self-attention's keys are its inputs <s>, y1 … y(T-1) (trace.decoder_input_tokens): for query t,
 the query that produced y(t+1), "self" is key t, the token it was just fed, and "previous" is key t − 1.
+Its query 0 sees <s> alone: the causal mask, not the head, puts all of that row on key 0, so head_summary
+leaves such rows out of every score, the confidence and the entropy (`rows`); with them, a head spread evenly
+over the visible keys of a four-token translation scored 0.52 as "self".
 
 A head takes the label of its best detector when that detector scores at least DETECTOR_THRESHOLD,
 and "mixed" otherwise; exact ties go to the detector listed first in DETECTORS[kind].
@@ -54,45 +57,54 @@ def row_entropy(weights: np.ndarray) -> np.ndarray:
     return -(w * logs).sum(axis=-1)
 
 
-def head_entropy(weights: np.ndarray) -> np.ndarray:
-    """Mean row entropy in nats (…, Q, K) → (…): 0 for a head that looks at one key from every query."""
-    return row_entropy(weights).mean(axis=-1)
+def query_rows(weights: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """Only the query rows `rows` (indices) of (…, Q, K), or all of them."""
+    w = np.asarray(weights, dtype=np.float64)
+    return w if rows is None else w[..., np.asarray(rows, dtype=int), :]
 
 
-def head_confidence(weights: np.ndarray, skip_last_key: bool = False) -> np.ndarray:
+def head_entropy(weights: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """Mean row entropy in nats (…, Q, K) → (…), over the query rows `rows` (default all): 0 for a head that
+    looks at one key from every query."""
+    return row_entropy(query_rows(weights, rows)).mean(axis=-1)
+
+
+def head_confidence(weights: np.ndarray, skip_last_key: bool = False, rows: np.ndarray | None = None) -> np.ndarray:
     """Mean over queries of the largest weight (…, Q, K) → (…), leaving out the last key when it is </s>.
 
     </s> is where heads park attention they have no use for (Clark et al. 2019): a head staring at it is
     idle, not confident, so with skip_last_key=True its maximum is taken over the other keys.
     """
-    w = np.asarray(weights, dtype=np.float64)
+    w = query_rows(weights, rows)
     if skip_last_key and w.shape[-1] > 1:
         w = w[..., :-1]
     return w.max(axis=-1).mean(axis=-1)
 
 
-def offset_score(weights: np.ndarray, offset: int) -> np.ndarray:
-    """Mean over the queries q that have a key q + offset of the weight on it: (…, Q, K) → (…)."""
+def offset_score(weights: np.ndarray, offset: int, rows: np.ndarray | None = None) -> np.ndarray:
+    """Mean over the queries q (of `rows`, default all) that have a key q + offset of the weight on it: (…, Q, K) → (…)."""
     w = np.asarray(weights, dtype=np.float64)
     n_q, n_k = w.shape[-2:]
-    queries = np.array([q for q in range(n_q) if 0 <= q + offset < n_k], dtype=int)
+    queries = np.array([q for q in (range(n_q) if rows is None else rows) if 0 <= q + offset < n_k], dtype=int)
     if queries.size == 0:
         return np.zeros(w.shape[:-2])
     return w[..., queries, queries + offset].mean(axis=-1)
 
 
-def sink_key(weights: np.ndarray) -> np.ndarray:
-    """k* = argmax_k of the mean over queries of column k, the key most attended overall: (…, Q, K) → (…)."""
-    return np.asarray(weights, dtype=np.float64).mean(axis=-2).argmax(axis=-1)
+def sink_key(weights: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """k* = argmax_k of the mean over queries (`rows`, default all) of column k, the key most attended overall:
+    (…, Q, K) → (…)."""
+    return query_rows(weights, rows).mean(axis=-2).argmax(axis=-1)
 
 
-def sink_score(weights: np.ndarray) -> np.ndarray:
+def sink_score(weights: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """Mean over all queries of the weight on the sink key k*: (…, Q, K) → (…).
 
     Every query counts, also those that cannot see k* (decoder self: query t sees keys 0..t), so only a
     key visible to all, <s>, can make a full decoder sink, never a late key seen by the last query alone.
+    `rows` (default all) are the queries that count.
     """
-    return np.asarray(weights, dtype=np.float64).mean(axis=-2).max(axis=-1)
+    return query_rows(weights, rows).mean(axis=-2).max(axis=-1)
 
 
 def argmax_alignment(cross: np.ndarray, skip_last_key: bool = True) -> np.ndarray:
@@ -113,19 +125,23 @@ def alignment_score(weights: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return w[..., np.arange(w.shape[-2]), reference].mean(axis=-1)
 
 
-def detector_scores(weights: np.ndarray, kind: str, reference: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Every detector of DETECTORS[kind] on heads (…, Q, K): {name: scores (…)}; cross needs `reference` (T,)."""
+def detector_scores(weights: np.ndarray, kind: str, reference: np.ndarray | None = None,
+                    rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Every detector of DETECTORS[kind] on heads (…, Q, K): {name: scores (…)}; cross needs `reference` (T,).
+
+    `rows`: the query rows that count (default all; see head_summary for decoder self-attention).
+    """
     check_kind(kind)
     scores = {}
     for name in DETECTORS[kind]:
         if name == "self":
-            scores[name] = offset_score(weights, 0)
+            scores[name] = offset_score(weights, 0, rows)
         elif name == "previous":
-            scores[name] = offset_score(weights, -1)
+            scores[name] = offset_score(weights, -1, rows)
         elif name == "next":
-            scores[name] = offset_score(weights, +1)
+            scores[name] = offset_score(weights, +1, rows)
         elif name == "sink":
-            scores[name] = sink_score(weights)
+            scores[name] = sink_score(weights, rows)
         else:
             if reference is None:
                 raise ValueError("the alignment detector needs the reference alignment r(t), see argmax_alignment()")
@@ -159,15 +175,17 @@ class HeadSummary:
 
 
 def summarize_heads(weights: np.ndarray, kind: str, skip_last_key: bool = False, reference: np.ndarray | None = None,
-                    threshold: float = DETECTOR_THRESHOLD) -> HeadSummary:
-    """Entropy, confidence, detector scores and one label for each head of `weights` (L, H, Q, K)."""
+                    threshold: float = DETECTOR_THRESHOLD, rows: np.ndarray | None = None) -> HeadSummary:
+    """Entropy, confidence, detector scores and one label for each head of `weights` (L, H, Q, K), over the
+    query rows `rows` (default all)."""
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 4:
         raise ValueError(f"weights must be (layers, heads, queries, keys), got shape {w.shape}")
-    scores = detector_scores(w, kind, reference)
+    scores = detector_scores(w, kind, reference, rows)
     labels = [[label_from_scores({n: s[l, h] for n, s in scores.items()}, threshold) for h in range(w.shape[1])]
               for l in range(w.shape[0])]
-    return HeadSummary(kind, head_entropy(w), head_confidence(w, skip_last_key), scores, labels, sink_key(w))
+    return HeadSummary(kind, head_entropy(w, rows), head_confidence(w, skip_last_key, rows), scores, labels,
+                       sink_key(w, rows))
 
 
 def head_summary(trace: Trace, kind: str, threshold: float = DETECTOR_THRESHOLD) -> HeadSummary:
@@ -176,7 +194,11 @@ def head_summary(trace: Trace, kind: str, threshold: float = DETECTOR_THRESHOLD)
     ends_with_eos = bool(trace.source_tokens) and trace.source_tokens[-1] == EOS
     skip = ends_with_eos and kind in ("encoder_self", "cross")
     reference = argmax_alignment(trace.attention["cross"], ends_with_eos) if kind == "cross" else None
-    return summarize_heads(trace.attention[kind], kind, skip, reference, threshold)
+    rows = None
+    if kind == "decoder_self":  # queries the mask lets see one key only (query 0: <s>) say nothing of the head
+        rows = np.flatnonzero(np.asarray(trace.masks["decoder"]).sum(axis=-1) > 1)
+        rows = rows if rows.size else None  # a one-token translation: nothing else to go on
+    return summarize_heads(trace.attention[kind], kind, skip, reference, threshold, rows)
 
 
 def attention_rollout(weights: np.ndarray, residual: float = ROLLOUT_RESIDUAL) -> np.ndarray:
