@@ -71,8 +71,12 @@ def test_rollout_figure_is_raw_mean_beside_rollout(trace, words):
         assert list(fig.layout[name].ticktext) == labels
     assert "query" in fig.layout.yaxis.title.text and "key" in fig.layout.xaxis.title.text
     assert "query" in fig.layout.yaxis2.title.text and "key" in fig.layout.xaxis2.title.text
-    assert [a.text for a in fig.layout.annotations][1].startswith("Rollout · Layers 0–1")
+    assert [a.text for a in fig.layout.annotations][1] == "Rollout · Layers 0–1 · ½ attention + ½ residual"
     assert raw.coloraxis == rolled.coloraxis == "coloraxis"
+    # Another residual share: plotted, and named in the title.
+    other = F.rollout_figure(trace, layer, words=words, residual=0.3)
+    assert [a.text for a in other.layout.annotations][1] == "Rollout · Layers 0–1 · 0.7 attention + 0.3 residual"
+    assert not np.allclose(other.data[1].z, rolled.z)
     assert_valid_plotly(fig)
     with pytest.raises(ValueError):
         F.rollout_figure(trace, trace.n_layers)

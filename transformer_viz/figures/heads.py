@@ -64,6 +64,11 @@ def hover_text(head: dict, keys: list[str]) -> str:
              confidence=head["confidence"], entropy=head["entropy"], scores=scores)
 
 
+def share(fraction: float) -> str:
+    """A mixing weight as the title writes it: ½ for 0.5, else up to two decimals (0.3, 1)."""
+    return "½" if abs(fraction - 0.5) < 1e-9 else f"{fraction:.2f}".rstrip("0").rstrip(".")
+
+
 def rollout_figure(trace: Trace, layer: int | None = None, presentation: bool = False, words: bool = False,
                    residual: float = ROLLOUT_RESIDUAL) -> go.Figure:
     """Encoder self-attention at `layer` (mean over heads) beside its rollout through layers 0..layer.
@@ -86,7 +91,8 @@ def rollout_figure(trace: Trace, layer: int | None = None, presentation: bool = 
         rolled = word_level(rolled, tokens, tokens)[0]
     panels = [(t("raw-attention"), t("rollout-raw-panel", name=t("raw-attention"), layer=layer,
                                       head=head_label("mean", trace.n_heads)), raw),
-              (t("rollout"), t("rollout-panel", name=t("rollout"), layer=layer), rolled)]
+              (t("rollout"), t("rollout-panel", name=t("rollout"), layer=layer, attn=share(1 - residual), res=share(residual)),
+               rolled)]
     panel_px = max(st.panel_px, st.row_px * len(queries))
     label_px = 14 + st.font_size * 0.6 * max(len(k) for k in keys) + 3 * st.font_size
     height = panel_px + label_px + 140 + 3 * st.font_size
