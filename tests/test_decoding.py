@@ -134,6 +134,33 @@ def test_sampling_is_reproducible_with_a_seed_and_varies_across_seeds(translator
     assert len(outputs) > 1
 
 
+def test_a_seeded_sample_does_not_depend_on_the_rest_of_the_batch(translator):
+    """The same sentence alone, twice in a batch, or after another one: the same sample with the same seed."""
+    opts = DecodeOptions(strategy="sample", temperature=2.0, seed=7, max_new_tokens=MAX_NEW)
+    alone = translator.translate(TEXTS[0], opts)
+    assert translator.translate([TEXTS[0], TEXTS[0]], opts) == [alone, alone]
+    assert translator.translate([TEXTS[1], TEXTS[0]], opts)[1] == alone
+
+
+def test_sampling_without_a_seed_leaves_the_global_generator_alone(translator):
+    torch.manual_seed(0)
+    expected = torch.rand(3)
+    torch.manual_seed(0)
+    decode(translator, TEXTS[0], strategy="sample", seed=None)
+    assert torch.equal(torch.rand(3), expected)
+
+
+def test_a_forced_prefix_of_numpy_or_torch_integers_is_a_list_of_ints(translator):
+    import numpy as np
+
+    plain = decode(translator, TEXTS[0], forced_prefix=[10, 20], strategy="beam", beam_size=2)
+    for prefix in ([np.int64(10), np.int64(20)], [torch.tensor(10), torch.tensor(20)]):
+        hyp = decode(translator, TEXTS[0], forced_prefix=prefix, strategy="beam", beam_size=2)
+        assert hyp.ids == plain.ids and all(type(i) is int for i in hyp.ids)
+    with pytest.raises(TypeError, match="must be integers"):
+        decode(translator, TEXTS[0], forced_prefix=[10.5])
+
+
 def test_filter_logits_top_k_and_top_p_keep_exactly_the_right_tokens():
     # Probabilities 0.05 0.5 0.1 0.2 0.15 (shuffled so that sorting and scattering back matter).
     probs = torch.tensor([[0.05, 0.5, 0.1, 0.2, 0.15], [0.2, 0.2, 0.2, 0.2, 0.2]])

@@ -117,6 +117,24 @@ def test_mean_ablation_reaches_cached_decoding(translator):
     assert any("mean-ablate" in note for note in ablated.notices)
 
 
+def test_mean_ablation_after_a_branch_measures_the_branched_translation(translator):
+    """With a forced prefix, the free-running and the teacher-forced changed runs ablate with the same means
+    (those of the unmodified translation that starts with the prefix): over the tokens both have seen, their
+    steps' distributions agree."""
+    intervention = Intervention(ablate=(("decoder_self", 0, 1), ("cross", 1, 2)), ablation="mean")
+    greedy = translator.trace(SENTENCE, max_new_tokens=8).target_ids
+    prefix = [next(t for t in range(4, translator.config.tgt_vocab_size) if t not in greedy[:3])] * 3  # not the model's own
+    c = compare(translator, SENTENCE, intervention, options=DecodeOptions(max_new_tokens=8), forced_prefix=prefix)
+    assert c.original.target_ids[:3] == c.changed.target_ids[:3] == prefix
+    shared = next((t for t, (a, b) in enumerate(zip(c.changed.target_ids, c.original.target_ids)) if a != b),
+                  min(len(c.changed.target_ids), len(c.original.target_ids)))
+    assert shared >= 3
+    for t in range(shared + 1 if shared < len(c.changed.steps) else shared):  # step `shared` still saw the same tokens
+        free, forced = c.changed.steps[t], c.forced_changed.steps[t]
+        assert [a["id"] for a in free["top_k"]] == [a["id"] for a in forced["top_k"]]
+        np.testing.assert_allclose([a["prob"] for a in free["top_k"]], [a["prob"] for a in forced["top_k"]], atol=1e-5)
+
+
 def test_mean_ablation_without_means_is_refused(translator):
     with pytest.raises(ValueError, match="mean ablation needs"):
         hooks(translator.model, Intervention(ablate=[("cross", 0, 0)], ablation="mean"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import operator
 from dataclasses import dataclass, field
 
 import torch
@@ -200,7 +201,10 @@ def generate(
     """
     options = (options or DecodeOptions()).validate()
     max_new = min(options.max_new_tokens, model.config.max_len)
-    prefix = list(forced_prefix or [])
+    try:  # numpy or torch integers become Python ints (a beam trace keeps them, and JSON takes only ints)
+        prefix = [operator.index(t) for t in (forced_prefix if forced_prefix is not None else [])]
+    except TypeError:
+        raise TypeError(f"forced prefix token ids must be integers, got {list(forced_prefix)!r}") from None
     vocab = model.config.tgt_vocab_size
     bad = [t for t in prefix if not 0 <= t < vocab or t in (model.config.pad_id, model.config.bos_id)]
     if bad:
@@ -216,14 +220,19 @@ def generate(
 
 
 def sample_or_greedy(model, src_ids, memory, options: DecodeOptions, max_new: int, prefix: list[int]) -> list[Hypothesis]:
-    """Greedy (argmax) or ancestral sampling, batched; finished rows are fed <pad>."""
+    """Greedy (argmax) or ancestral sampling, batched; finished rows are fed <pad>.
+
+    Sampling gives every row a generator of its own, all seeded alike, so that a sentence's sample does not
+    depend on the other sentences of the batch nor on its place in it; seed None draws the seed without
+    touching PyTorch's global generator.
+    """
     cfg = model.config
     B = src_ids.shape[0]
     cache = new_cache(model, options)
-    generator = None
+    generators = []
     if options.strategy == "sample":
-        generator = torch.Generator(device=src_ids.device)
-        generator.manual_seed(options.seed if options.seed is not None else torch.seed())
+        seed = options.seed if options.seed is not None else torch.Generator().seed()
+        generators = [torch.Generator(device=src_ids.device).manual_seed(seed) for _ in range(B)]
     hyps = [Hypothesis([], []) for _ in range(B)]
     token = torch.full((B, 1), cfg.bos_id, dtype=torch.long, device=src_ids.device)
     for t in range(max_new):
@@ -231,11 +240,11 @@ def sample_or_greedy(model, src_ids, memory, options: DecodeOptions, max_new: in
         log_probs = logits.log_softmax(-1)
         if t < len(prefix):
             choice = torch.full((B,), prefix[t], dtype=torch.long, device=src_ids.device)
-        elif generator is None:
+        elif not generators:
             choice = logits.argmax(-1)  # (B,)
         else:
-            filtered = filter_logits(logits / options.temperature, options.top_k, options.top_p)
-            choice = torch.multinomial(filtered.softmax(-1), 1, generator=generator).squeeze(1)
+            probs = filter_logits(logits / options.temperature, options.top_k, options.top_p).softmax(-1)  # (B, V)
+            choice = torch.cat([torch.multinomial(probs[b : b + 1], 1, generator=g)[0] for b, g in enumerate(generators)])
         entropy, top_probs, top_ids = describe(log_probs, options.n_alternatives)
         steps, step_log_probs = read_steps(choice, log_probs, entropy, top_probs, top_ids)
         for hyp, step, log_prob in zip(hyps, steps, step_log_probs):

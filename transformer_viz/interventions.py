@@ -286,13 +286,14 @@ def head_means(model: torch.nn.Module, src_ids: torch.Tensor, target_ids: list[i
 
 
 def input_hooks(model: torch.nn.Module, src_ids: torch.Tensor, intervention: Intervention,
-                options: DecodeOptions | None = None, target_ids: list[int] | None = None) -> list[tuple[str, HookFn]]:
+                options: DecodeOptions | None = None, target_ids: list[int] | None = None,
+                forced_prefix: list[int] | None = None) -> list[tuple[str, HookFn]]:
     """`hooks()` for one sentence (1, S); mean ablation measures its means on the unmodified translation
-    `target_ids` (decoded here with `options` when not given)."""
+    `target_ids` (decoded here with `options`, starting with `forced_prefix`, when not given)."""
     intervention.validate(model.config)
     if not intervention.needs_means:
         return hooks(model, intervention)
     if target_ids is None:
-        target_ids = generate(model, src_ids, options)[0].ids
+        target_ids = generate(model, src_ids, options, forced_prefix)[0].ids
     names = sorted({head_hook_name(kind, layer) for kind, layer, _ in intervention.ablate})
     return hooks(model, intervention, head_means(model, src_ids, target_ids, names))

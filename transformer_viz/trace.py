@@ -40,7 +40,9 @@ class Trace:
     masks: dict[str, np.ndarray]
     positional_encoding: np.ndarray           # (S, D)
     model: dict[str, Any]
-    decoder_self_scores: np.ndarray | None = None  # (L, H, T, T) Q Kᵀ / √Dh before the causal mask
+    # (L, H, T, T) Q Kᵀ / √Dh before the causal mask, from the recorded (hooked) Q and K: a hook on hook_scores
+    # (the scale bugs) is not in it, so under one the softmax of these scores is not the pattern
+    decoder_self_scores: np.ndarray | None = None
     options: dict[str, Any] = field(default_factory=dict)
     forced_prefix: int = 0
     notices: list[str] = field(default_factory=list)

@@ -112,7 +112,8 @@ class Translator:
         given = {k: v for k, v in dict(strategy=strategy, max_new_tokens=max_new_tokens).items() if v is not None}
         opts = self.options(options, **given, **overrides)
         src, notices = self.encode_sources([text])
-        extra = [] if intervention is None else input_hooks(self.model, src, intervention, opts)
+        # a mean ablation's means come from the unmodified translation that starts with the same forced tokens
+        extra = [] if intervention is None else input_hooks(self.model, src, intervention, opts, forced_prefix=forced_prefix)
         if intervention is not None and not intervention.is_identity:
             notices[0].append(f"intervention: {intervention.describe()}")
         with intervene(self.model, extra):  # the hooks live only in this block: the shared model is not changed
