@@ -37,17 +37,25 @@ def library(app_server):
 @pytest.fixture(scope="module")
 def open_app(browser, app_server):
     url, _ = app_server
-    context = browser.new_context(locale="en-US", viewport={"width": 1400, "height": 1100})
-    context.add_init_script(f"({RECORD_TOASTS})()")  # wait_plot's failures then list every message the page showed
+    contexts = []
 
     def open_page(**query):
+        # A context of its own: each page of the app holds long-lived streams (queue data, heartbeat), and in one
+        # context the pages of earlier tests used up the browser's six connections to the server, so that a later
+        # page's requests waited for good (the seed-bug lab's Run click never reached the server).
+        while contexts:
+            contexts.pop().close()
+        context = browser.new_context(locale="en-US", viewport={"width": 1400, "height": 1100})
+        context.add_init_script(f"({RECORD_TOASTS})()")  # wait_plot's failures then list every message the page showed
+        contexts.append(context)
         page = context.new_page()
         page.goto(url + "?" + urlencode({"sentence": SENTENCE, **query}), wait_until="load")
         page.wait_for_selector("#sentence textarea", timeout=WAIT)
         return page
 
     yield open_page
-    context.close()
+    for context in contexts:
+        context.close()
 
 
 def click_point(page, elem_id: str, point: dict) -> None:
