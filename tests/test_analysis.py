@@ -189,6 +189,9 @@ def test_word_spans_merge_pieces():
     assert A.word_labels(pieces, spans) == ["Das", "Haustür", "ist", "grün.", "</s>"]
     assert A.word_spans(["<s>", "▁ich", "e", "</s>", "ab"]) == [[0], [1, 2], [3], [4]]
     assert A.word_spans(["ou", "t", "▁x"]) == [[0, 1], [2]]  # a first piece without "▁" still starts a word
+    # <unk> stands for characters the tokenizer never saw, inside a word: it does not split the word
+    pieces = ["▁I", "▁love", "▁", "<unk>", "▁the", "▁ca", "f", "<unk>", "s", ".", "</s>"]
+    assert A.word_labels(pieces, A.word_spans(pieces)) == ["I", "love", "<unk>", "the", "caf<unk>s.", "</s>"]
 
 
 def test_merge_words_sums_keys_and_averages_queries():

@@ -32,7 +32,8 @@ from .trace import ATTENTION_KINDS, Trace
 
 EOS, BOS = "</s>", "<s>"
 WORD_START = "▁"  # SentencePiece marks a piece that begins a new word with U+2581
-SPECIAL_TOKENS = ("<s>", "</s>", "<pad>", "<unk>")
+# Words of their own. Not <unk>: it stands for characters inside a word ("caf<unk>" for "café").
+SPECIAL_TOKENS = ("<s>", "</s>", "<pad>")
 
 # Half of a head's attention mass, averaged over queries, on the detector's key: more than on all others together.
 DETECTOR_THRESHOLD = 0.5
@@ -227,7 +228,8 @@ def attention_rollout(weights: np.ndarray, residual: float = ROLLOUT_RESIDUAL) -
 def word_spans(tokens: list[str]) -> list[list[int]]:
     """Group SentencePiece pieces into words: a piece starting with "▁" starts a word, others continue it.
 
-    Special tokens (<s>, </s>, <pad>, <unk>) are words of their own; a first piece without "▁" starts one too.
+    Special tokens (<s>, </s>, <pad>) are words of their own; a first piece without "▁" starts one too. <unk>
+    is an ordinary piece: "▁ca", "f", "<unk>" is one word.
     E.g. ["▁Haus", "tür", "▁zu", ".", "</s>"] → [[0, 1], [2, 3], [4]].
     """
     spans: list[list[int]] = []
