@@ -279,7 +279,10 @@ def test_resuming_with_sentences_alone_fine_tunes_the_checkpoint(trained, corpus
     with caplog.at_level(logging.INFO, logger="transformer_viz.train"):
         train(options(corpus, out, max_steps=40, resume=True, kinds="sentence"))
     assert f"{len(sentences)} training pairs" in caplog.text and len(sentences) < len(load_corpus(corpus).train)
+    # the saved batch position counted batches of all kinds: the sentences start an epoch of their own
+    assert "the training data differ from the interrupted run's: a new epoch starts" in caplog.text
     record = json.loads((out / "training.json").read_text())
+    assert record["last"]["epoch"] > json.loads((trained / "training.json").read_text())["last"]["epoch"]
     assert record["options"]["kinds"] == "sentence" and [r["step"] for r in record["runs"]] == [30, 40]
     assert [json.loads(line)["step"] for line in (out / METRICS_NAME).read_text().splitlines()] == [10, 20, 30, 40]
 

@@ -211,6 +211,7 @@ def train(opts: TrainOptions) -> Path:
     if not opts.resume and any((out / name).exists() for name in (METRICS_NAME, STATE_NAME, WEIGHTS_NAME)):
         raise FileExistsError(f"{out} already holds a training run; pass --resume to continue it, or choose another --out")
     device = resolve_device(opts.device)
+    joined = not dist.is_initialized()  # a process group this run opens, it also closes
     rank, world, device = setup_distributed(device)
     if opts.threads:
         torch.set_num_threads(opts.threads)
@@ -257,6 +258,9 @@ def train(opts: TrainOptions) -> Path:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         step, epoch, position, best = state["step"], state["epoch"], state["position"], state["best"]
+        if state.get("data") != data_digest(lengths, opts.max_tokens):  # other --kinds, corpus or batch size
+            epoch, position = epoch + 1, 0  # the saved position counts batches of other data: a new epoch
+            log.info("the training data differ from the interrupted run's: a new epoch starts")
         tokens_seen, trained_seconds = state["tokens"], state["seconds"]
         restore_rng(state, rank, device)
         snapshots.extend(state.get("snapshots", []))
@@ -298,6 +302,7 @@ def train(opts: TrainOptions) -> Path:
                      step, len(snapshots), best)
         state = dict(model=model.state_dict(), optimizer=optimizer.state_dict(), step=step, epoch=epoch,
                      position=position, best=best, tokens=tokens_seen, seconds=elapsed, snapshots=list(snapshots),
+                     data=data_digest(lengths, opts.max_tokens),
                      running=running, **rng)
         replace_file(state_file, lambda tmp: torch.save(state, tmp))  # a kill mid-write keeps the last state
         write_training_record(out, opts, record, world, device, run_started=started)
@@ -350,6 +355,8 @@ def train(opts: TrainOptions) -> Path:
     if rank == 0 and not (out / WEIGHTS_NAME).is_file():
         save_checkpoint(out, model)
     log.info("rank %d of %d: final weights sha256 %s", rank, world, weights_digest(model.state_dict()))
+    if joined and dist.is_initialized():
+        dist.destroy_process_group()
     return out
 
 
@@ -375,6 +382,11 @@ def restore_rng(state: dict, rank: int, device: torch.device) -> None:
             saved = [saved]
         if saved and rank < len(saved):
             setter(saved[rank].cpu())
+
+
+def data_digest(lengths: list[tuple[int, int]], max_tokens: int) -> str:
+    """What a resumed run's batch position refers to: the training pairs' lengths, in order, and the batch size."""
+    return hashlib.sha256(json.dumps([max_tokens, lengths]).encode()).hexdigest()
 
 
 def all_ranks_agree(flag: bool, device: torch.device) -> bool:
