@@ -178,6 +178,9 @@ def test_rollout_renormalises_rows():
     # Layer 1's row 1 is all zeros (a fully masked query): ½·0 + ½·[0, 1] = [0, .5] → renormalised [0, 1].
     weights = np.array([[[[0.6, 0.4], [0.0, 0.0]]]])  # (L=1, H=1, 2, 2)
     np.testing.assert_allclose(A.attention_rollout(weights)[0], [[0.8, 0.2], [0.0, 1.0]])
+    # Without the residual that row has nothing to renormalise: it stays zero, not NaN.
+    with np.errstate(all="raise"):
+        np.testing.assert_array_equal(A.attention_rollout(weights, residual=0.0)[0], [[0.6, 0.4], [0.0, 0.0]])
     with pytest.raises(ValueError):
         A.attention_rollout(np.ones((1, 1, 2, 3)) / 3)
 

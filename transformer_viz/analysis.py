@@ -217,7 +217,8 @@ def attention_rollout(weights: np.ndarray, residual: float = ROLLOUT_RESIDUAL) -
         raise ValueError(f"residual must be between 0 and 1, got {residual!r}")
     eye = np.eye(w.shape[-1])
     mixed = (1.0 - residual) * w.mean(axis=1) + residual * eye  # (L, S, S)
-    mixed = mixed / mixed.sum(axis=-1, keepdims=True)
+    sums = mixed.sum(axis=-1, keepdims=True)
+    mixed = np.divide(mixed, sums, out=np.zeros_like(mixed), where=sums > 0)  # an all-zero row (residual 0) stays 0
     rollout, flows = eye, []
     for layer in mixed:
         rollout = layer @ rollout  # Ã_l (Ã_{l-1} … Ã_1)
