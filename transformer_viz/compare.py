@@ -160,6 +160,8 @@ def compare(translator: Translator, text: str, intervention: Intervention, optio
 
     left_pad defaults to DEFAULT_LEFT_PAD for the target-padding bug (the only one it reveals) and 0 otherwise.
     A `forced_prefix` (a learner's branch) starts both free-running translations with the same tokens.
+    With sampling, give `options` a seed: without one the two free-running translations draw independent
+    randomness, and a difference between them says nothing about the intervention.
     """
     intervention.validate(translator.config)
     opts = translator.options(options)

@@ -314,7 +314,7 @@ def beam_search(model, src_ids, memory, options: DecodeOptions, max_new: int, pr
         parents = [i for _, i in new_beams]
         cache.reorder(torch.tensor(rows, device=src_ids.device))
         token = torch.tensor([[h.ids[-1]] for h in beams], device=src_ids.device)
-    pool = finished or beams
+    pool = finished or beams  # a finished translation beats one cut off at max_len, whatever their scores
     best = max(pool, key=lambda h: h.log_prob / length_penalty(len(h.ids), options.length_penalty))
     best.beam_tree = tree
     return best
