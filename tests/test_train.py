@@ -217,6 +217,16 @@ def test_resume_continues_exactly(trained, corpus, tmp_path):
     assert card.count("(this run on 1 process(es), device cpu)") == 2 and "minutes of training in all; the last run on 1" in card
 
 
+def test_a_row_logged_after_the_saved_state_is_not_logged_twice(trained, corpus, tmp_path):
+    """Killed after writing a validation's row but before its state: the resumed run repeats that step, once."""
+    out = tmp_path / "killed"
+    shutil.copytree(trained, out)
+    state = torch.load(out / STATE_NAME, weights_only=True)
+    torch.save({**state, "step": 20}, out / STATE_NAME)  # the state of step 20; the rows go on to step 30
+    train(options(corpus, out, max_steps=30, resume=True))
+    assert [json.loads(line)["step"] for line in (out / METRICS_NAME).read_text().splitlines()] == [10, 20, 30]
+
+
 def test_resume_encodes_the_data_for_the_checkpoints_max_len(corpus, tmp_path, caplog):
     """A run with --max-len 16, resumed without repeating it: the pairs are cut to the model's 16, not the default."""
     out = tmp_path / "short"

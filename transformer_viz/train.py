@@ -264,6 +264,8 @@ def train(opts: TrainOptions) -> Path:
         tokens_seen, trained_seconds = state["tokens"], state["seconds"]
         restore_rng(state, rank, device)
         snapshots.extend(state.get("snapshots", []))
+        if rank == 0:
+            forget_metrics_after(out / METRICS_NAME, step)
         running = state.get("running", math.nan)
         log.info("resumed %s at step %d (epoch %d)", out, step, epoch)
     net = DistributedDataParallel(model) if world > 1 else model
@@ -382,6 +384,18 @@ def restore_rng(state: dict, rank: int, device: torch.device) -> None:
             saved = [saved]
         if saved and rank < len(saved):
             setter(saved[rank].cpu())
+
+
+def forget_metrics_after(path: Path, step: int) -> None:
+    """Drop the learning-curve rows after `step`: a run killed between writing its row and its state repeats
+    those steps when resumed, and would log them twice."""
+    if not path.is_file():
+        return
+    lines = path.read_text().splitlines()
+    kept = [line for line in lines if json.loads(line)["step"] <= step]
+    if len(kept) < len(lines):
+        replace_file(path, lambda tmp: tmp.write_text("".join(line + "\n" for line in kept)))
+        log.info("dropped %d learning-curve rows after step %d, which this run repeats", len(lines) - len(kept), step)
 
 
 def data_digest(lengths: list[tuple[int, int]], max_tokens: int) -> str:
