@@ -156,6 +156,16 @@ def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library
     page.wait_for_function("t => document.querySelector('#whatif-summary').innerText.includes(t)",
                            arg=i18n.text("iv-explain-no_positions", "ja")[:20], timeout=WAIT)
     wait_plot(page, "plot-whatif-maps", "層 0")
+    # A new sentence empties the lab: its results belonged to the old one (they stayed, and no longer redrew).
+    other = "We like coffee."
+    page.fill("#sentence textarea", other)
+    page.click("#translate")
+    wait_translation(page, library.translate(other))
+    page.wait_for_function("() => document.querySelector('#whatif-changed textarea').value === '' && "
+                           "document.querySelector('#whatif-original textarea').value === '' && "
+                           "document.querySelector('#whatif-summary').innerText.trim() === '' && "
+                           "!document.querySelector('#plot-whatif-maps .js-plotly-plot') && "
+                           "!document.querySelector('#plot-whatif-probs .js-plotly-plot')", timeout=WAIT)
 
 
 def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):

@@ -116,6 +116,13 @@ def test_branch_forces_the_token_and_lets_the_model_continue(session, translator
     assert shown(h.branch_info(new, "en"))[1] == f"Branch: step {t}: {trace.target_tokens[t]} → {piece}"
     assert f"{t}단계" in h.branch_info(new, "ko") and "step" not in h.branch_info(new, "ko")  # all in the visitor's language
     assert h.branch_info(session, "en") == ""
+    # A branch at an earlier step decodes the later steps afresh: only the earlier branches stay listed.
+    later = h.branch(new, t + 2, forced)
+    assert [b[0] for b in later.branches] == [t, t + 2]
+    earlier = h.branch(later, t - 1, forced)
+    assert [b[0] for b in earlier.branches] == [t - 1] and earlier.trace.forced_prefix == t
+    again = h.branch(new, t, forced)  # the same step twice: listed once
+    assert [b[0] for b in again.branches] == [t]
     # The label is Markdown: a forced `</s>` must read as text, not vanish as an HTML tag.
     eos = shown(h.branch_info(h.branch(session, t, translators["tiny-a"].config.eos_id)))
     assert eos[1].endswith("→ </s>") and "</s>" not in eos[0]
@@ -259,6 +266,13 @@ def test_parse_query_ignores_malformed_and_unknown_values():
                             "max_len": "12", "sentence": "x" * 5000})
     assert values == {"max_len": 12, "sentence": "x" * 2000}
     assert h.parse_query({}) == {}
+
+
+def test_parse_query_keeps_only_a_strategy_the_radio_offers():
+    """?strategy=Beam would make the strategy radio refuse every later event of the page."""
+    assert h.parse_query({"strategy": "Beam"}) == {"strategy": "beam"}
+    assert h.parse_query({"strategy": " sample "}) == {"strategy": "sample"}
+    assert h.parse_query({"strategy": "nucleus", "beam": "3"}) == {"beam": 3}
 
 
 def test_parse_query_holds_numbers_to_the_sliders_ranges():

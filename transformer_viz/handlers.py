@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from . import figures, i18n
-from .decoding import DecodeOptions
+from .decoding import STRATEGIES, DecodeOptions
 from .figures.words import t as figure_text
 from .hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
 from .trace import Trace
@@ -130,7 +130,9 @@ def branch(session: Session, step: int, token_id: int) -> Session:
     new = translator.trace(trace.source_text, options=options, max_new_tokens=max(options.max_new_tokens, len(prefix)),
                            forced_prefix=prefix)
     label = (step, trace.target_tokens[step], translator.tokenizer.id_to_piece(int(token_id)))
-    return replace(session, trace=new, original=session.original or session.trace, branches=session.branches + [label])
+    # a branch at an earlier step decodes the later ones afresh: their forced tokens are gone
+    kept = [b for b in session.branches if b[0] < step]
+    return replace(session, trace=new, original=session.original or session.trace, branches=kept + [label])
 
 
 def branch_info(session: Session, lang: str = "en") -> str:
@@ -289,6 +291,10 @@ def parse_query(params: dict) -> dict:
             out[key] = value
     if "sentence" in out:
         out["sentence"] = out["sentence"][:2000]
+    if "strategy" in out:  # a hand-edited ?strategy=Beam would make the radio refuse every later event
+        strategy = out.pop("strategy").strip().lower()
+        if strategy in STRATEGIES:
+            out["strategy"] = strategy
     return out
 
 

@@ -87,16 +87,19 @@ def build_demo() -> gr.Blocks:
         # each with its closed value
         opened_views = {page.large: None, large_choice: "", page.clicked: "", page.heads_clicked: "", page.heads_open: None,
                         page.beam_clicked: "", page.beam_info: "", page.beam_node: None}
-        lab_reset = page.ablate_groups + [page.whatif_out[0], page.bug_out[0]] + list(opened_views)
+        # a lab's comparison, its two translations, summary and plots, emptied
+        lab_closed = [None, "", "", "", None, None]
+        lab_reset = page.ablate_groups + page.whatif_out + page.bug_out + list(opened_views)
 
         def reset_labs(sess):
-            """A new translation (or model): head checkboxes for its model; the labs' old comparisons and the views
-            opened by clicks on the old translation no longer apply (a language switch would redraw them for it)."""
+            """A new translation (or model): head checkboxes for its model; the labs' old comparisons and results,
+            and the views opened by clicks on the old translation, no longer apply: they are emptied (before, the
+            results stayed on screen while their comparison was gone, so no later change redrew them)."""
             if sess is None:
                 return [gr.skip()] * len(lab_reset)
             cfg = h.get_translator(sess.model).config
             return ([gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[]) for kind in lab.LAB_KINDS]
-                    + [None, None] + list(opened_views.values()))
+                    + lab_closed + lab_closed + list(opened_views.values()))
 
         def translate_if_linked(lng, text, model_name, lay, hd, *opts):
             """On page load or a new model: translate straight away when there is a sentence."""
