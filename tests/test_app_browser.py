@@ -199,6 +199,7 @@ def test_branch_forces_a_token_and_unbranch_goes_back(page, server):
     tr = models["seed000"]
     trace, t = expected_trace(tr), 2
     label, forced = next((label, i) for label, i in h.alternatives(trace, t) if i != trace.target_ids[t])
+    assert page.locator("#unbranch").is_disabled()  # nothing to go back to yet
     choose(page, "alternative", label)
     page.click("#branch")
     branched = tr.trace(SENTENCE, options=DecodeOptions(), forced_prefix=trace.target_ids[:t] + [forced])
@@ -212,9 +213,11 @@ def test_branch_forces_a_token_and_unbranch_goes_back(page, server):
     page.get_by_label("English").check()
     page.wait_for_function("() => document.querySelector('#branch-info').innerText.includes('Branch')", timeout=WAIT)
     wait_step(page, len(branched.target_ids) - 1)
+    assert page.locator("#unbranch").is_enabled()
     page.click("#unbranch")
     wait_translation(page, trace.target_text)
     page.wait_for_function("() => !document.querySelector('#branch-info').innerText.includes('Branch')", timeout=WAIT)
+    page.wait_for_function("() => document.querySelector('#unbranch').disabled", timeout=WAIT)  # back: nothing to undo
 
 
 def test_download_trace_is_schema_json(page, server):

@@ -78,10 +78,11 @@ def build_demo() -> gr.Blocks:
                 gr.update(**layer), gr.update(**head), gr.update(choices=picks, value=None),
                 gr.update(value=str(path), interactive=True), h.share_query(text, model_name, options),
                 h.model_card(translator), h.branch_info(sess, lng),
+                gr.update(interactive=sess.original is not None),  # "back to the original" only after a branch
             ]
 
         translate_out = [page.session, page.translation, page.notices, page.tokens, page.step, page.layer, page.head, page.pick,
-                         page.download, page.share, page.card, page.branch_md]
+                         page.download, page.share, page.card, page.branch_md, page.unbranch_btn]
         large_choice = gr.State("")  # the head shown in `large`: the menu and the thumbnails both open one
         # What a click opened (a head, a head-summary cell, a beam node) and the hidden boxes that remember the click,
         # each with its closed value

@@ -175,7 +175,7 @@ def lay_out(models: list[str]) -> Page:
         with gr.Column(scale=2):
             alt = words(gr.Dropdown([], label=T("alternative"), elem_id="alternative"), "label", "alternative")
             branch_btn = words(gr.Button(T("branch"), elem_id="branch"), "value", "branch")
-            unbranch_btn = words(gr.Button(T("unbranch"), elem_id="unbranch"), "value", "unbranch")
+            unbranch_btn = words(gr.Button(T("unbranch"), elem_id="unbranch", interactive=False), "value", "unbranch")
             branch_md = gr.Markdown(elem_id="branch-info")
     with gr.Row():
         layer = words(gr.Slider(0, 1, value=0, step=1, label=T("layer"), elem_id="layer"), "label", "layer")
