@@ -111,8 +111,12 @@ def test_beam_tree_node_click_opens_its_attention(open_app, library):
     step = trace.beam_tree[node["data"]]["step"]
     page.wait_for_function("t => document.querySelector('#beam-node-info').innerText.includes(t)",
                            arg=f"Node {node['data']}, step {step}", timeout=WAIT)
-    wait_plot(page, "plot-beam-node", f"step {step}")
+    wait_plot(page, "plot-beam-node", f"step {step}", "Layer 0")
     page.locator("#tab-beam").screenshot(path=str(SCREENSHOTS / "beam.png"))
+    # The opened view follows the layer slider (it kept layer 0 until a language switch redrew it).
+    page.fill("#layer input[type=number]", "1")
+    page.press("#layer input[type=number]", "Enter")
+    wait_plot(page, "plot-beam-node", f"step {step}", "Layer 1")
     # A new translation closes the view the click opened: it belonged to the old beam tree.
     other = "Where is the station?"
     page.fill("#sentence textarea", other)

@@ -290,14 +290,18 @@ def build_demo() -> gr.Blocks:
                     redrawn(open_summary_head, sess, summary_choice, pres, lng),
                     *redrawn(open_beam_node, lng, sess, beam_choice, lay, pres, width=2)]
 
+        reopen_in = [page.lang, page.session, large_choice, page.heads_clicked, page.beam_clicked, page.kind, page.layer,
+                     page.presentation]
+        reopen_out = [page.large, page.heads_open, page.beam_info, page.beam_node]
         # Every figure's titles, axes and hovers are in the visitor's language too: redraw them all.
         page.lang.change(relabel, [page.lang, page.session], page.words.components + [page.notices, page.branch_md],
                          api_visibility="private").then(
             draw_all, render_in, render_out, api_visibility="private").then(
             redraw_labs, labs_in, labs_out, api_visibility="private").then(
-            reopen_views, [page.lang, page.session, large_choice, page.heads_clicked, page.beam_clicked, page.kind, page.layer,
-                           page.presentation],
-            [page.large, page.heads_open, page.beam_info, page.beam_node], api_visibility="private")
+            reopen_views, reopen_in, reopen_out, api_visibility="private")
+        # The opened views follow the layer (beam node), the look and the overview's kind (large head) as well.
+        for control in (page.layer, page.presentation, page.kind):
+            control.input(reopen_views, reopen_in, reopen_out, api_visibility="private")
         demo.load(None, None, None, js=CLICK_JS)
         demo.load(on_load, None, [page.sentence, page.model] + options_in + [page.lang], api_visibility="private").then(
             translate_if_linked, translate_in, translate_out, api_visibility="private").then(
