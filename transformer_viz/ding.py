@@ -199,14 +199,14 @@ def parse_line(line: str) -> list[Pair]:
 
 
 # ---------------------------------------------------------------------------- loading
-def _ding_path(path: str | Path | None) -> Path:
+def ding_path(path: str | Path | None = None) -> Path:
     """The dictionary file: the argument, else $TRANSFORMER_VIZ_DING, else DING_PATH."""
     return Path(path or os.environ.get(DING_ENV) or DING_PATH)
 
 
 def load_ding(path: str | Path | None = None, kinds: Iterable[str] = KINDS) -> list[Pair]:
     """Read the whole Ding file into deduplicated pairs of the requested kinds, in file order."""
-    path, kinds = _ding_path(path), tuple(kinds)
+    path, kinds = ding_path(path), tuple(kinds)
     unknown = set(kinds) - set(KINDS)
     if unknown:
         raise ValueError(f"unknown pair kinds {sorted(unknown)}; choose from {KINDS}")

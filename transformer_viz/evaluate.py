@@ -4,14 +4,13 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import os
 import time
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
 from .data import load_corpus
-from .ding import DING_ENV, DING_PATH
+from .ding import ding_path
 from .decoding import DecodeOptions
 from .files import replace_file
 from .hub import resolve_checkpoint
@@ -57,8 +56,7 @@ def test_split(folder: Path, limit: int = 0):
     """The held-out test pairs of the split this checkpoint was trained with (its corpus and seed)."""
     training = folder / "training.json"
     options = json.loads(training.read_text())["options"] if training.is_file() else {}
-    corpus = options.get("corpus") or os.environ.get(DING_ENV) or str(DING_PATH)  # as load_ding() chooses
-    test = held_out_test(corpus, options.get("seed", 0))
+    test = held_out_test(str(ding_path(options.get("corpus") or None)), options.get("seed", 0))
     return test[:limit] if limit else test
 
 
