@@ -22,7 +22,7 @@ from .decoding import DecodeOptions, Hypothesis, ban_never_generated, describe, 
 from .hooks import HookPoint, Tracer, intervene
 from .interventions import EXPLANATIONS, Intervention, input_hooks
 from .trace import Trace
-from .translator import SOURCE_HOOKS, TARGET_HOOKS, Translator
+from .translator import SOURCE_HOOKS, TARGET_HOOKS, Translator, raw_scores, stack_patterns
 
 DEFAULT_LEFT_PAD = 3  # pad tokens placed before <s> in the target-padding lab
 
@@ -129,18 +129,12 @@ def teacher_forced(translator: Translator, text: str, target_ids: list[int], int
 
 def crop_padding(trace: Trace, tracer: Tracer, k: int, n_layers: int) -> tuple[Trace, np.ndarray]:
     """Replace the trace's decoder maps by the left-padded pass's, without the pad rows and columns."""
-    def stack(attn: str) -> np.ndarray:  # (L, H, k + T, keys)
-        return torch.stack([tracer[f"decoder.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).float().numpy()
-
-    self_attn, cross = stack("self_attn"), stack("cross_attn")
-    scores = []
-    for i in range(n_layers):
-        q, key = tracer[f"decoder.layers.{i}.self_attn.hook_q"][0], tracer[f"decoder.layers.{i}.self_attn.hook_k"][0]
-        scores.append((q[:, k:].float() @ key[:, k:].float().transpose(-2, -1) / q.shape[-1] ** 0.5).numpy())  # (H, T, T)
+    self_attn = stack_patterns(tracer.cache, "decoder", "self_attn", n_layers)  # (L, H, k + T, k + T)
+    cross = stack_patterns(tracer.cache, "decoder", "cross_attn", n_layers)  # (L, H, k + T, S)
     trace.attention = {**trace.attention, "decoder_self": self_attn[:, :, k:, k:], "cross": cross[:, :, k:]}
     trace.masks = {**trace.masks, "decoder": tracer["decoder.layers.0.self_attn.hook_mask"][0, 0, k:, k:].numpy(),
                    "cross": tracer["decoder.layers.0.cross_attn.hook_mask"][0, 0, k:].numpy()}
-    trace.decoder_self_scores = np.stack(scores)
+    trace.decoder_self_scores = raw_scores(tracer.cache, n_layers)[:, :, k:, k:]  # (L, H, T, T)
     return trace, self_attn[:, :, k:]  # real query rows, every key
 
 
