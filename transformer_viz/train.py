@@ -232,6 +232,7 @@ def train(opts: TrainOptions) -> Path:
     valid_ex = encode_pairs(splits.valid, tokenizer, config.max_len)
     valid_batches = token_batches([(len(s), len(t)) for s, t in valid_ex], opts.max_tokens, shuffle=False)
     lengths = [(len(s), len(t)) for s, t in train_ex]
+    data = data_digest(lengths, opts.max_tokens)  # what a saved batch position refers to
 
     # the last validations' weights (--average > 1), on the CPU
     snapshots: collections.deque = collections.deque(maxlen=max(opts.average, 1))
@@ -240,7 +241,6 @@ def train(opts: TrainOptions) -> Path:
     if resumable and not state_file.is_file():
         # No optimizer state (it is not shipped): continue from the shipped weights with fresh Adam moments.
         model = load_transformer(out, device).train()
-        torch.manual_seed(opts.seed + rank)
         history = [json.loads(line) for line in (out / METRICS_NAME).read_text().splitlines()] \
             if (out / METRICS_NAME).is_file() else []
         last = json.loads((out / TRAINING_NAME).read_text())["last"]
@@ -251,14 +251,14 @@ def train(opts: TrainOptions) -> Path:
         log.info("continuing %s from its weights at step %d (optimizer state restarts)", out, step)
     else:
         model = Transformer(config).to(device)
-        torch.manual_seed(opts.seed + rank)  # same initial weights on every rank, but each rank its own dropout masks
+    torch.manual_seed(opts.seed + rank)  # same initial weights on every rank, but each rank its own dropout masks
     optimizer = adam(model)
     if resumable and state_file.is_file():
         state = torch.load(state_file, map_location=device, weights_only=True)  # tensors and numbers only
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         step, epoch, position, best = state["step"], state["epoch"], state["position"], state["best"]
-        if state.get("data") != data_digest(lengths, opts.max_tokens):  # other --kinds, corpus or batch size
+        if state.get("data") != data:  # other --kinds, corpus or batch size
             epoch, position = epoch + 1, 0  # the saved position counts batches of other data: a new epoch
             log.info("the training data differ from the interrupted run's: a new epoch starts")
         tokens_seen, trained_seconds = state["tokens"], state["seconds"]
@@ -304,8 +304,7 @@ def train(opts: TrainOptions) -> Path:
                      step, len(snapshots), best)
         state = dict(model=model.state_dict(), optimizer=optimizer.state_dict(), step=step, epoch=epoch,
                      position=position, best=best, tokens=tokens_seen, seconds=elapsed, snapshots=list(snapshots),
-                     data=data_digest(lengths, opts.max_tokens),
-                     running=running, **rng)
+                     data=data, running=running, **rng)
         replace_file(state_file, lambda tmp: torch.save(state, tmp))  # a kill mid-write keeps the last state
         write_training_record(out, opts, record, world, device, run_started=started)
         log.info("step %d: valid loss %.3f (best %.3f)", step, valid_loss, best)
