@@ -158,6 +158,13 @@ def test_clamp_step(session):
     assert [h.clamp_step(session.trace, s) for s in (-3, 0, 2, 2.0, None, last, last + 5)] == [0, 0, 2, 2, 0, last, last]
 
 
+def test_notices_are_a_list_in_the_visitors_language(session):
+    trace = dataclasses.replace(session.trace, notices=["input cut to the model's limit of 24 tokens (37 pieces)"])
+    assert h.notices_info(trace, "en").startswith("- input cut to the model's limit of 24 tokens")
+    assert h.notices_info(trace, "ja").startswith("- 入力はモデルの上限 24 トークンで切り詰めました")
+    assert h.notices_info(dataclasses.replace(trace, notices=[]), "ko") == ""
+
+
 def test_layer_and_head_are_kept_where_the_model_has_them():
     from transformer_viz.config import TransformerConfig
 

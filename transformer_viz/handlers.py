@@ -135,6 +135,11 @@ def branch(session: Session, step: int, token_id: int) -> Session:
     return replace(session, trace=new, original=session.original or session.trace, branches=kept + [label])
 
 
+def notices_info(trace: Trace, lang: str = "en") -> str:
+    """Markdown: the trace's notices (input cut, intervention, …) as a list in `lang` ('' when there is none)."""
+    return "\n".join(f"- {i18n.message(n, lang)}" for n in trace.notices)
+
+
 def branch_info(session: Session, lang: str = "en") -> str:
     """Markdown naming every forced token of the session's branch, in `lang` ('' when there is none)."""
     if not session.branches:

@@ -67,13 +67,12 @@ def build_demo() -> gr.Blocks:
             path = h.trace_file(trace)
             heads = ["mean"] + [str(i) for i in range(cfg.n_heads)]
             picks = [f"layer {l} head {hh}" for l in range(cfg.n_layers) for hh in range(cfg.n_heads)]
-            notes = "\n".join(f"- {i18n.message(n, lng)}" for n in trace.notices) or ""
             layer = dict(minimum=0, maximum=max(cfg.n_layers - 1, 1), interactive=cfg.n_layers > 1)
             head = dict(choices=heads)
             if lay is not None:
                 layer["value"], head["value"] = h.layer_and_head(cfg, lay, hd)
             return [
-                sess, trace.target_text, notes, h.tokens_table(trace),
+                sess, trace.target_text, h.notices_info(trace, lng), h.tokens_table(trace),
                 gr.update(minimum=0, maximum=max(last, 1), value=last, interactive=last > 0),
                 gr.update(**layer), gr.update(**head), gr.update(choices=picks, value=None),
                 gr.update(value=str(path), interactive=True), h.share_query(text, model_name, options),
@@ -275,8 +274,7 @@ def build_demo() -> gr.Blocks:
             """Every label, button, tab and explanation in the chosen language; the notices and the branch too."""
             if sess is None:
                 return page.words.updates(lng) + ["", ""]
-            notes = "\n".join(f"- {i18n.message(n, lng)}" for n in sess.trace.notices)
-            return page.words.updates(lng) + [notes, h.branch_info(sess, lng)]
+            return page.words.updates(lng) + [h.notices_info(sess.trace, lng), h.branch_info(sess, lng)]
 
         def reopen_views(lng, sess, head_choice, summary_choice, beam_choice, knd, lay, pres):
             """The views a click opened (a head, a head-summary cell, a beam node), redrawn in the new language."""

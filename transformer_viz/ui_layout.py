@@ -7,6 +7,7 @@ import gradio as gr
 
 from . import __version__, i18n
 from . import handlers as h
+from .decoding import STRATEGIES
 from .interventions import SEED_BUGS
 from .ui_common import EXAMPLES, LOOK_KEYS, LOOKS, Words
 
@@ -134,7 +135,7 @@ def lay_out(models: list[str]) -> Page:
                 model = words(gr.Dropdown(models, value=models[0] if models else None, label=T("model"), elem_id="model",
                                           allow_custom_value=False, scale=2), "label", "model")
             with words(gr.Accordion(T("options"), open=False), "label", "options"):
-                strategy = words(gr.Radio(["greedy", "beam", "sample"], value="greedy", label=T("strategy"),
+                strategy = words(gr.Radio(list(STRATEGIES), value="greedy", label=T("strategy"),
                                           elem_id="strategy"), "label", "strategy")
                 with gr.Row():
                     beam = words(gr.Slider(*h.SLIDER_RANGES["beam"], value=4, step=1, label=T("beam-size"), elem_id="beam-size"), "label", "beam-size")
