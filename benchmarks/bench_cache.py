@@ -27,7 +27,7 @@ from common import interleaved, parser, set_threads
 
 from transformer_viz import intervene, load_model
 from transformer_viz.decoding import DecodeOptions, generate
-from transformer_viz.model import Transformer
+from transformer_viz.model.transformer import Transformer
 
 
 def main() -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from torch import nn
 
-from transformer_viz.hooks import active_hooks
+from transformer_viz.model.hooks import active_hooks
 
 
 def assert_no_hooks(model: nn.Module) -> None:

@@ -12,9 +12,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from transformer_viz.attention import KeyValueCache, MultiHeadAttention, cpu_scalar, scaled_dot_product_attention
-from transformer_viz.config import PRESETS
-from transformer_viz.hooks import Tracer, name_hook_points
+from transformer_viz.model.attention import KeyValueCache, MultiHeadAttention, cpu_scalar, scaled_dot_product_attention
+from transformer_viz.model.config import PRESETS
+from transformer_viz.model.hooks import Tracer, name_hook_points
 
 B, TQ, TK, D, H = 2, 5, 6, 32, 4
 DH = D // H

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from transformer_viz.config import DEFAULT_PRESET, PRESETS, TransformerConfig
+from transformer_viz.model.config import DEFAULT_PRESET, PRESETS, TransformerConfig
 
 
 def test_d_model_not_divisible_by_n_heads_names_the_fix():

@@ -13,7 +13,7 @@ import torch
 
 from tests.tiny import SENTENCES, tiny_translator
 from transformer_viz import Transformer, TransformerConfig, intervene
-from transformer_viz.config import PRESETS
+from transformer_viz.model.config import PRESETS
 from transformer_viz.decoding import (MIN_TEMPERATURE, DecodeOptions, ban_never_generated, filter_logits, generate,
                                       length_penalty)
 

@@ -17,7 +17,7 @@ from tests.tiny import EVIL, MARKUP, shown, tiny_tokenizer_file, tiny_translator
 from transformer_viz import handlers as h
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
-from transformer_viz.hooks import hook_names
+from transformer_viz.model.hooks import hook_names
 from transformer_viz.hub import save_checkpoint
 from transformer_viz.translator import Translator
 
@@ -166,7 +166,7 @@ def test_notices_are_a_list_in_the_visitors_language(session):
 
 
 def test_layer_and_head_are_kept_where_the_model_has_them():
-    from transformer_viz.config import TransformerConfig
+    from transformer_viz.model.config import TransformerConfig
 
     cfg = TransformerConfig(src_vocab_size=10, tgt_vocab_size=10, d_model=8, n_heads=2, n_layers=3, d_ff=8)
     assert h.layer_and_head(cfg, 2, "1") == (2, "1")

@@ -11,7 +11,7 @@ import torch
 
 from tests.no_hooks import assert_no_hooks
 from transformer_viz import Tracer, intervene
-from transformer_viz.hooks import HookPoint, active_hooks
+from transformer_viz.model.hooks import HookPoint, active_hooks
 
 Z_NAME = "decoder.layers.0.self_attn.hook_z"
 DH = 32 // 4  # d_head of conftest's tiny models (d_model 32, 4 heads)

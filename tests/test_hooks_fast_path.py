@@ -13,9 +13,9 @@ from torch import nn
 from tests.no_hooks import assert_no_hooks
 from transformer_viz import Tracer, intervene
 from transformer_viz.decoding import DecodeOptions, generate
-from transformer_viz.dropout import Dropout
-from transformer_viz.hooks import select_hooks
-from transformer_viz.modules import Linear, Module
+from transformer_viz.model.dropout import Dropout
+from transformer_viz.model.hooks import select_hooks
+from transformer_viz.model.modules import Linear, Module
 
 DH = 32 // 4  # d_head of conftest's tiny models (d_model 32, 4 heads)
 

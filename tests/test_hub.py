@@ -15,7 +15,7 @@ import torch
 import transformer_viz.hub as hub
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz import Transformer
-from transformer_viz.config import PRESETS
+from transformer_viz.model.config import PRESETS
 from transformer_viz.hub import (
     CARD_NAME, CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, CheckpointError, is_repo_id, load_transformer, push_to_hub,
     resolve_checkpoint, save_checkpoint,

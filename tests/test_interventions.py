@@ -11,7 +11,7 @@ from tests.tiny import tiny_translator
 from transformer_viz import Tracer, intervene
 from transformer_viz.compare import compare, teacher_forced, teacher_forced_trace
 from transformer_viz.decoding import DecodeOptions
-from transformer_viz.hooks import active_hooks
+from transformer_viz.model.hooks import active_hooks
 from transformer_viz.interventions import (EXPLANATIONS, LABELS, SEED_BUGS, Intervention, head_means, hooks,
                                            input_hooks)
 from transformer_viz.train import weights_digest

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from transformer_viz.masks import causal_mask, cross_mask, decoder_mask, encoder_mask, padding_mask
+from transformer_viz.model.masks import causal_mask, cross_mask, decoder_mask, encoder_mask, padding_mask
 
 PAD = 0
 

@@ -8,8 +8,8 @@ import torch
 from torch import nn
 
 from transformer_viz import Tracer
-from transformer_viz.config import PRESETS
-from transformer_viz.model import Transformer
+from transformer_viz.model.config import PRESETS
+from transformer_viz.model.transformer import Transformer
 
 PRESET_NAMES = sorted(PRESETS)
 PAD = 0

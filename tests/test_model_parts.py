@@ -12,10 +12,10 @@ import pytest
 import torch
 from torch import nn
 
-import transformer_viz.model as model_module
+import transformer_viz.model.transformer as model_module
 from transformer_viz import Tracer
-from transformer_viz.config import PRESETS
-from transformer_viz.model import Sublayer, Transformer, resolve_device
+from transformer_viz.model.config import PRESETS
+from transformer_viz.model.transformer import Sublayer, Transformer, resolve_device
 
 PRESET_NAMES = sorted(PRESETS)
 PAD = 0

@@ -10,7 +10,7 @@ import torch
 
 from tests.tiny import SENTENCES, tiny_translator
 from transformer_viz import Tracer, intervene
-from transformer_viz.config import PRESETS
+from transformer_viz.model.config import PRESETS
 from transformer_viz.decoding import DecodeOptions, generate
 from transformer_viz.trace import SCHEMA, Trace
 from transformer_viz.translator import MAX_CHARS, clean_text

@@ -1,7 +1,7 @@
 """transformer-viz: look inside a small encoder–decoder Transformer trained from scratch."""
-from .config import PRESETS, TransformerConfig
-from .hooks import HookPoint, Tracer, intervene
-from .model import Transformer
+from .model.config import PRESETS, TransformerConfig
+from .model.hooks import HookPoint, Tracer, intervene
+from .model.transformer import Transformer
 
 __version__ = "0.1.0"
 

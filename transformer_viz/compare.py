@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from .decoding import DecodeOptions, Hypothesis, ban_never_generated, describe, read_steps
-from .hooks import HookPoint, Tracer, intervene
+from .model.hooks import HookPoint, Tracer, intervene
 from .interventions import EXPLANATIONS, Intervention, input_hooks
 from .trace import Trace
 from .translator import SOURCE_HOOKS, TARGET_HOOKS, Translator, raw_scores, stack_patterns

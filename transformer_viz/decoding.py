@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .model import Transformer
+from .model.transformer import Transformer
 
 STRATEGIES = ("greedy", "beam", "sample")
 MAX_BEAM_SIZE = 16

@@ -244,7 +244,7 @@ def learned_and_sinusoidal(n_positions: int = 64) -> dict[str, tuple[str, object
         title = figure_text("positions-of", kind=figure_text(f"positional-{kind}"), name=name, n=n_positions)
         tables[kind] = (title, weight[:n_positions].detach().cpu().numpy())
     if "learned" in tables and "sinusoidal" not in tables:
-        from .model import SinusoidalPositionalEncoding
+        from .model.transformer import SinusoidalPositionalEncoding
 
         width = tables["learned"][1].shape[1]
         config = replace(get_translator(next(iter(available_models()))).config, d_model=width, positional="sinusoidal")
@@ -307,7 +307,7 @@ def hook_shapes(translator: Translator) -> dict[str, str]:
     """Every hook point's shape in letters, read off two dry runs: (B, S, T) = (1, 5, 3) and (2, 6, 4)."""
     import torch
 
-    from .hooks import Tracer
+    from .model.hooks import Tracer
 
     cfg, model = translator.config, translator.model
     runs = []

@@ -19,9 +19,9 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_model as load_safetensors_into
 from safetensors.torch import save_file
 
-from .config import TransformerConfig
+from .model.config import TransformerConfig
 from .files import replace_file
-from .model import Transformer
+from .model.transformer import Transformer
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass, fields
 
 import torch
 
-from .config import TransformerConfig
+from .model.config import TransformerConfig
 from .decoding import DecodeOptions, generate
-from .hooks import HookPoint, Tracer
-from .masks import causal_mask
+from .model.hooks import HookPoint, Tracer
+from .model.masks import causal_mask
 from .trace import ATTENTION_KINDS
 
 HookFn = Callable[[torch.Tensor, HookPoint], torch.Tensor | None]

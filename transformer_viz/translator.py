@@ -11,10 +11,10 @@ import numpy as np
 import torch
 
 from .decoding import DecodeOptions, Hypothesis, generate
-from .hooks import Tracer, intervene
+from .model.hooks import Tracer, intervene
 from .hub import TOKENIZER_NAME, CheckpointError, load_transformer, resolve_checkpoint
 from .interventions import Intervention, input_hooks, recording_hooks
-from .model import Transformer, resolve_device
+from .model.transformer import Transformer, resolve_device
 from .tokenizer import Tokenizer
 from .trace import Trace
 
