@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tests.tiny import tiny_translator
-from transformer_viz import analysis as A
+from transformer_viz.lab import analysis as A
 from transformer_viz.trace import Trace
 
 

@@ -9,7 +9,8 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.pages import RECORD_TOASTS, SCREENSHOTS, SENTENCE, WAIT, open_tab, wait_plot, wait_translation
-from transformer_viz import analysis, i18n
+from transformer_viz.lab import analysis
+from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
 from transformer_viz.translator import load_model
@@ -135,8 +136,8 @@ def wait_value(page, selector: str, value: str) -> None:
 
 
 def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library):
-    from transformer_viz.compare import compare
-    from transformer_viz.interventions import Intervention
+    from transformer_viz.lab.compare import compare
+    from transformer_viz.lab.interventions import Intervention
 
     cfg = library.config
     intervention = Intervention(ablate=(("cross", 0, 0),), no_positions=True)
@@ -173,8 +174,8 @@ def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library
 
 
 def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
-    from transformer_viz.compare import compare
-    from transformer_viz.interventions import LABELS, Intervention
+    from transformer_viz.lab.compare import compare
+    from transformer_viz.lab.interventions import LABELS, Intervention
 
     # A short translation leaves room within the tiny models' max_len for the pads in front.
     expected = compare(library, SENTENCE, Intervention(bug="target_padding_unmasked"), options=DecodeOptions(max_new_tokens=8))

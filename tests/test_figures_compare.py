@@ -9,10 +9,10 @@ import pytest
 import transformer_viz.figures as F
 from tests.plots import assert_valid_plotly, axes_of, heatmaps, strings
 from tests.tiny import EVIL, EVIL_ESCAPED, with_evil_tokens
-from transformer_viz.compare import compare
+from transformer_viz.lab.compare import compare
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.style import esc
-from transformer_viz.interventions import Intervention
+from transformer_viz.lab.interventions import Intervention
 
 SENTENCE = "the dog sees the dog."
 

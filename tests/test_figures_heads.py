@@ -9,7 +9,7 @@ import pytest
 import transformer_viz.figures as F
 from tests.plots import assert_valid_plotly, strings
 from tests.tiny import EVIL, EVIL_ESCAPED
-from transformer_viz import analysis as A
+from transformer_viz.lab import analysis as A
 from transformer_viz.figures.style import HIGHLIGHT, MASKED_GREY, esc
 
 

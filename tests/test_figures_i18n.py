@@ -12,14 +12,15 @@ import pytest
 
 import transformer_viz.figures as F
 from tests.tiny import tiny_tokenizer_file, tiny_translator
-from transformer_viz import analysis, i18n
+from transformer_viz.lab import analysis
+from transformer_viz import i18n
 from transformer_viz import handlers as h
 from transformer_viz import handlers_lab as lab
-from transformer_viz.compare import compare
+from transformer_viz.lab.compare import compare
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.style import esc
 from transformer_viz.hub import save_checkpoint
-from transformer_viz.interventions import Intervention
+from transformer_viz.lab.interventions import Intervention
 
 SENTENCE = "the dog sees the dog."
 SCRIPTS = {"ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]"), "ko": re.compile(r"[\uac00-\ud7af]")}

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.tiny import MARKUP, shown, tiny_translator
-from transformer_viz import analysis
+from transformer_viz.lab import analysis
 from transformer_viz import handlers as h
 from transformer_viz.figures import esc
 

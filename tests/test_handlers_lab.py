@@ -8,8 +8,8 @@ from tests.tiny import tiny_translator
 from transformer_viz import handlers as h
 from transformer_viz import handlers_lab as lab
 from transformer_viz import i18n
-from transformer_viz.compare import compare
-from transformer_viz.interventions import SEED_BUGS, Intervention
+from transformer_viz.lab.compare import compare
+from transformer_viz.lab.interventions import SEED_BUGS, Intervention
 from transformer_viz.train import weights_digest
 
 SENTENCE = "I see the house."

@@ -9,10 +9,10 @@ import torch
 
 from tests.tiny import tiny_translator
 from transformer_viz import Tracer, intervene
-from transformer_viz.compare import compare, teacher_forced, teacher_forced_trace
+from transformer_viz.lab.compare import compare, teacher_forced, teacher_forced_trace
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.model.hooks import active_hooks
-from transformer_viz.interventions import (EXPLANATIONS, LABELS, SEED_BUGS, Intervention, head_means, hooks,
+from transformer_viz.lab.interventions import (EXPLANATIONS, LABELS, SEED_BUGS, Intervention, head_means, hooks,
                                            input_hooks)
 from transformer_viz.train import weights_digest
 

@@ -380,7 +380,7 @@ def beam_node_info(trace: Trace, node: int, step: int, lang: str = "en") -> str:
 
 def beam_node_trace(session: Session, node: int) -> tuple[Trace, int]:
     """The attention at a beam-tree node: force the tokens that lead to it; returns (trace, its step)."""
-    from .analysis import beam_node_prefix
+    from .lab.analysis import beam_node_prefix
 
     prefix, step = beam_node_prefix(session.trace.beam_tree, int(node))
     translator = get_translator(session.model)

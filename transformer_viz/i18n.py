@@ -11,8 +11,8 @@ import re
 
 from .i18n_figures import FIGURE_TEXTS
 from .i18n_page import PAGE_TEXTS
-from .interventions import EXPLANATIONS as INTERVENTION_EXPLANATIONS
-from .interventions import LABELS as INTERVENTION_LABELS
+from .lab.interventions import EXPLANATIONS as INTERVENTION_EXPLANATIONS
+from .lab.interventions import LABELS as INTERVENTION_LABELS
 
 LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 DEFAULT = "en"

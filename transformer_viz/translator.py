@@ -13,7 +13,7 @@ import torch
 from .decoding import DecodeOptions, Hypothesis, generate
 from .model.hooks import Tracer, intervene
 from .hub import TOKENIZER_NAME, CheckpointError, load_transformer, resolve_checkpoint
-from .interventions import Intervention, input_hooks, recording_hooks
+from .lab.interventions import Intervention, input_hooks, recording_hooks
 from .model.transformer import Transformer, resolve_device
 from .tokenizer import Tokenizer
 from .trace import Trace

@@ -8,7 +8,7 @@ import gradio as gr
 from . import __version__, i18n
 from . import handlers as h
 from .decoding import STRATEGIES
-from .interventions import SEED_BUGS
+from .lab.interventions import SEED_BUGS
 from .ui_common import EXAMPLES, LOOK_KEYS, LOOKS, Words
 
 T = i18n.text  # English when the page is built; Words switches it

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..analysis import DETECTOR_THRESHOLD, DETECTORS, ROLLOUT_RESIDUAL, attention_rollout, head_summary, word_level
+from ..lab.analysis import DETECTOR_THRESHOLD, DETECTORS, ROLLOUT_RESIDUAL, attention_rollout, head_summary, word_level
 from ..trace import Trace
 from .attention import (attention_axes, axis_title, head_label, head_matrix, key_axis_title, kind_name,
                         query_axis_title, tick_font, weight_heatmap, weights_axis)

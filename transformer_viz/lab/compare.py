@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from .decoding import DecodeOptions, Hypothesis, ban_never_generated, describe, read_steps
-from .model.hooks import HookPoint, Tracer, intervene
+from ..decoding import DecodeOptions, Hypothesis, ban_never_generated, describe, read_steps
+from ..model.hooks import HookPoint, Tracer, intervene
 from .interventions import EXPLANATIONS, Intervention, input_hooks
-from .trace import Trace
-from .translator import SOURCE_HOOKS, TARGET_HOOKS, Translator, raw_scores, stack_patterns
+from ..trace import Trace
+from ..translator import SOURCE_HOOKS, TARGET_HOOKS, Translator, raw_scores, stack_patterns
 
 DEFAULT_LEFT_PAD = 3  # pad tokens placed before <s> in the target-padding lab
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass, fields
 
 import torch
 
-from .model.config import TransformerConfig
-from .decoding import DecodeOptions, generate
-from .model.hooks import HookPoint, Tracer
-from .model.masks import causal_mask
-from .trace import ATTENTION_KINDS
+from ..model.config import TransformerConfig
+from ..decoding import DecodeOptions, generate
+from ..model.hooks import HookPoint, Tracer
+from ..model.masks import causal_mask
+from ..trace import ATTENTION_KINDS
 
 HookFn = Callable[[torch.Tensor, HookPoint], torch.Tensor | None]
 ABLATIONS = ("zero", "mean")

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .trace import ATTENTION_KINDS, Trace
+from ..trace import ATTENTION_KINDS, Trace
 
 EOS, BOS = "</s>", "<s>"
 WORD_START = "▁"  # SentencePiece marks a piece that begins a new word with U+2581

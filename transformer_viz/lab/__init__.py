@@ -1,0 +1,1 @@
+"""Experiments on a trained model: interventions, comparisons, and analyses of its attention."""
