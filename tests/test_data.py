@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from transformer_viz import data, ding
-from transformer_viz.data import load_corpus, read_tsv, split_pairs, token_batches
-from transformer_viz.ding import Pair, clean, load_ding, parse_line
+from transformer_viz.training import data, ding
+from transformer_viz.training.data import load_corpus, read_tsv, split_pairs, token_batches
+from transformer_viz.training.ding import Pair, clean, load_ding, parse_line
 
 HEADWORD = "Aalbestand {m} [zool.] | Aalbestände {pl} :: eel stock (fishery) | eel stocks"
 EXAMPLE = (
@@ -167,7 +167,7 @@ def test_evaluation_uses_the_split_of_the_corpus_the_model_was_trained_on(tmp_pa
     """A model trained with --corpus other-file is scored on that file's test split (and seed), not the default's."""
     import json
 
-    from transformer_viz import evaluate
+    from transformer_viz.training import evaluate
 
     default = write_ding(tmp_path / "default", [sentence_line(i) for i in range(1600)])
     other = write_ding(tmp_path / "other", [sentence_line(i) for i in range(2000, 3600)])
@@ -234,7 +234,7 @@ def test_split_does_not_depend_on_the_hash_seed():
     script = (
         "import hashlib, sys\n"
         f"sys.path.insert(0, {str(Path(data.__file__).parent.parent)!r})\n"
-        "import transformer_viz.data as d\n"
+        "import transformer_viz.training.data as d\n"
         "pairs = [d.Pair(f'Sentence {i} here.', f'Satz {i} hier.', 'sentence') for i in range(300)]\n"
         "s = d.split_pairs(pairs, seed=3, n_valid=20, n_test=50)\n"
         "print(hashlib.sha256(repr(s.test + s.valid).encode()).hexdigest())\n"

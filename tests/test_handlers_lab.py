@@ -10,7 +10,7 @@ from transformer_viz import handlers_lab as lab
 from transformer_viz import i18n
 from transformer_viz.lab.compare import compare
 from transformer_viz.lab.interventions import SEED_BUGS, Intervention
-from transformer_viz.train import weights_digest
+from transformer_viz.training.train import weights_digest
 
 SENTENCE = "I see the house."
 UI_DEFAULTS = dict(strategy="greedy", beam_size=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_new_tokens=12)

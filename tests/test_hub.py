@@ -310,8 +310,8 @@ def test_a_misspelt_local_folder_is_named_as_such(offline_cache):
 def test_evaluating_a_hub_model_leaves_the_cache_alone(offline_cache, monkeypatch):
     """The scores of a Hub download are reported, not written into the snapshot (which only the Hub client owns);
     a local folder gets its evaluation.json."""
-    from transformer_viz import evaluate
-    from transformer_viz.ding import Pair
+    from transformer_viz.training import evaluate
+    from transformer_viz.training.ding import Pair
 
     cache, _ = offline_cache
     folder = checkpoint(cache.parent / "local")
@@ -338,8 +338,8 @@ def test_local_folder_wins_over_a_repo_id(offline_cache):
 def test_push_uploads_the_checkpoint_and_what_its_card_links(isolated, monkeypatch):
     """The card shows the learning curve and evaluate reads training.json: both travel with the weights."""
     from transformer_viz.card import CURVE_NAME
-    from transformer_viz.evaluate import EVALUATION_NAME
-    from transformer_viz.train import METRICS_NAME, TRAINING_NAME
+    from transformer_viz.training.evaluate import EVALUATION_NAME
+    from transformer_viz.training.train import METRICS_NAME, TRAINING_NAME
 
     folder = checkpoint(isolated / "c")
     for name in (CURVE_NAME, EVALUATION_NAME, METRICS_NAME, TRAINING_NAME, CARD_NAME, "extra.png"):

@@ -14,7 +14,7 @@ from transformer_viz.decoding import DecodeOptions
 from transformer_viz.model.hooks import active_hooks
 from transformer_viz.lab.interventions import (EXPLANATIONS, LABELS, SEED_BUGS, Intervention, head_means, hooks,
                                            input_hooks)
-from transformer_viz.train import weights_digest
+from transformer_viz.training.train import weights_digest
 
 SENTENCE = "the dog sees a cat."
 EVERY_INTERVENTION = [

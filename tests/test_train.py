@@ -20,9 +20,9 @@ import pytest
 import torch
 
 from transformer_viz.card import write_model_card
-from transformer_viz.data import Pair, load_corpus, token_batches
+from transformer_viz.training.data import Pair, load_corpus, token_batches
 from transformer_viz.hub import WEIGHTS_NAME, load_transformer
-from transformer_viz.train import (
+from transformer_viz.training.train import (
     METRICS_NAME, STATE_NAME, TrainOptions, average_weights, collate, learning_rate, mix_kinds, noam_lr,
     encode_pairs, source_word_dropout, train, validation_loss, weights_digest,
 )
@@ -230,7 +230,7 @@ def test_a_row_logged_after_the_saved_state_is_not_logged_twice(trained, corpus,
 def test_resume_encodes_the_data_for_the_checkpoints_max_len(corpus, tmp_path, caplog):
     """A run with --max-len 16, resumed without repeating it: the pairs are cut to the model's 16, not the default."""
     out = tmp_path / "short"
-    with caplog.at_level(logging.INFO, logger="transformer_viz.train"):
+    with caplog.at_level(logging.INFO, logger="transformer_viz.training.train"):
         train(options(corpus, out, max_len=16, max_steps=10))
         first = [r.message for r in caplog.records if "training pairs" in r.message]
         caplog.clear()
@@ -266,7 +266,7 @@ def test_continuing_from_weights_alone_must_beat_the_best_validation(trained, co
     rows[0]["valid_loss"] = lowest - 1.0  # a history whose best is far below anything the next steps reach
     (out / METRICS_NAME).write_text("".join(json.dumps(r) + "\n" for r in rows))
     kept = (out / WEIGHTS_NAME).read_bytes()
-    with caplog.at_level(logging.INFO, logger="transformer_viz.train"):
+    with caplog.at_level(logging.INFO, logger="transformer_viz.training.train"):
         train(options(corpus, out, max_steps=40, resume=True))
     assert "continuing" in caplog.text and f"(best {lowest - 1.0:.3f})" in caplog.text
     assert (out / WEIGHTS_NAME).read_bytes() == kept
@@ -286,7 +286,7 @@ def test_resuming_with_sentences_alone_fine_tunes_the_checkpoint(trained, corpus
     out = tmp_path / "fine-tuned"
     shutil.copytree(trained, out)
     sentences = [p for p in load_corpus(corpus).train if p.kind == "sentence"]
-    with caplog.at_level(logging.INFO, logger="transformer_viz.train"):
+    with caplog.at_level(logging.INFO, logger="transformer_viz.training.train"):
         train(options(corpus, out, max_steps=40, resume=True, kinds="sentence"))
     assert f"{len(sentences)} training pairs" in caplog.text and len(sentences) < len(load_corpus(corpus).train)
     # the saved batch position counted batches of all kinds: the sentences start an epoch of their own

@@ -55,7 +55,7 @@ def cmd_trace(args) -> int:
 
 
 def cmd_train(args) -> int:
-    from .train import TrainOptions, train
+    from .training.train import TrainOptions, train
 
     fields = {f.name for f in dataclasses.fields(TrainOptions)}
     opts = TrainOptions(**{k: v for k, v in vars(args).items() if k in fields and v is not None})
@@ -65,7 +65,7 @@ def cmd_train(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from .evaluate import evaluate_checkpoint
+    from .training.evaluate import evaluate_checkpoint
 
     report = evaluate_checkpoint(args.model, limit=args.limit, beam_size=args.beam_size, write_card=not args.no_card)
     print(json.dumps(report, indent=2))
@@ -89,7 +89,7 @@ def cmd_serve(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .train import TrainOptions
+    from .training.train import TrainOptions
 
     parser = argparse.ArgumentParser(prog="python -m transformer_viz", description="Look inside a small EN→DE Transformer.")
     parser.add_argument("--version", action="version", version=f"transformer-viz {__version__}")

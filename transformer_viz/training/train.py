@@ -27,12 +27,12 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 from tqdm.auto import tqdm
 
-from .model.config import TransformerConfig
+from ..model.config import TransformerConfig
 from .data import KINDS, Pair, load_corpus, token_batches
-from .files import replace_file
-from .hub import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, load_config, load_transformer, save_checkpoint
-from .model.transformer import Transformer, resolve_device
-from .tokenizer import Tokenizer
+from ..files import replace_file
+from ..hub import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, load_config, load_transformer, save_checkpoint
+from ..model.transformer import Transformer, resolve_device
+from ..tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
 STATE_NAME = "train_state.pt"      # optimizer + progress, for --resume (not shipped)

@@ -1,0 +1,1 @@
+"""Training data and training: the Ding dictionary, batching, the training loop, evaluation."""
