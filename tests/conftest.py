@@ -145,7 +145,7 @@ def app_server(tmp_path_factory):
     from pathlib import Path
 
     from tests.tiny import tiny_tokenizer_file, tiny_translator
-    from transformer_viz.hub import save_checkpoint
+    from transformer_viz.hub.hub import save_checkpoint
 
     if os.environ.get("TRANSFORMER_VIZ_TEST_CHECKPOINTS"):  # e.g. =checkpoints: README screenshots of trained models
         folder = Path(os.environ["TRANSFORMER_VIZ_TEST_CHECKPOINTS"]).resolve()  # only read, never written

@@ -8,7 +8,7 @@ import pytest
 from transformer_viz.training import evaluate
 from transformer_viz.training.evaluate import EVALUATION_NAME, SUBSET, score
 from transformer_viz.decoding import DecodeOptions
-from transformer_viz.hub import CHECKPOINTS_DIR, CHECKPOINT_FILES
+from transformer_viz.hub.hub import CHECKPOINTS_DIR, CHECKPOINT_FILES
 from transformer_viz.training.train import STATE_NAME
 from transformer_viz.translator import load_model
 

@@ -18,7 +18,7 @@ import torch
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz import __version__
 from transformer_viz.__main__ import main
-from transformer_viz.hub import save_checkpoint
+from transformer_viz.hub.hub import save_checkpoint
 from transformer_viz.trace import SCHEMA
 from transformer_viz.translator import load_model
 

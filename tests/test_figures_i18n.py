@@ -19,7 +19,7 @@ from transformer_viz import handlers_lab as lab
 from transformer_viz.lab.compare import compare
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.style import esc
-from transformer_viz.hub import save_checkpoint
+from transformer_viz.hub.hub import save_checkpoint
 from transformer_viz.lab.interventions import Intervention
 
 SENTENCE = "the dog sees the dog."

@@ -18,7 +18,7 @@ from transformer_viz import handlers as h
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
 from transformer_viz.model.hooks import hook_names
-from transformer_viz.hub import save_checkpoint
+from transformer_viz.hub.hub import save_checkpoint
 from transformer_viz.translator import Translator
 
 SENTENCE = "I see the house."

@@ -12,11 +12,11 @@ import huggingface_hub.constants
 import pytest
 import torch
 
-import transformer_viz.hub as hub
+import transformer_viz.hub.hub as hub
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz import Transformer
 from transformer_viz.model.config import PRESETS
-from transformer_viz.hub import (
+from transformer_viz.hub.hub import (
     CARD_NAME, CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, CheckpointError, is_repo_id, load_transformer, push_to_hub,
     resolve_checkpoint, save_checkpoint,
 )
@@ -337,7 +337,7 @@ def test_local_folder_wins_over_a_repo_id(offline_cache):
 # ---------------------------------------------------------------------------- push
 def test_push_uploads_the_checkpoint_and_what_its_card_links(isolated, monkeypatch):
     """The card shows the learning curve and evaluate reads training.json: both travel with the weights."""
-    from transformer_viz.card import CURVE_NAME
+    from transformer_viz.hub.card import CURVE_NAME
     from transformer_viz.training.evaluate import EVALUATION_NAME
     from transformer_viz.training.train import METRICS_NAME, TRAINING_NAME
 

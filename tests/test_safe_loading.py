@@ -12,9 +12,9 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-import transformer_viz.hub as hub
+import transformer_viz.hub.hub as hub
 from tests.tiny import tiny_tokenizer_file, tiny_translator
-from transformer_viz.hub import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, CheckpointError, save_checkpoint
+from transformer_viz.hub.hub import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, CheckpointError, save_checkpoint
 from transformer_viz.translator import load_model
 
 

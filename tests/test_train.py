@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from transformer_viz.card import write_model_card
+from transformer_viz.hub.card import write_model_card
 from transformer_viz.training.data import Pair, load_corpus, token_batches
-from transformer_viz.hub import WEIGHTS_NAME, load_transformer
+from transformer_viz.hub.hub import WEIGHTS_NAME, load_transformer
 from transformer_viz.training.train import (
     METRICS_NAME, STATE_NAME, TrainOptions, average_weights, collate, learning_rate, mix_kinds, noam_lr,
     encode_pairs, source_word_dropout, train, validation_loss, weights_digest,

@@ -73,7 +73,7 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_push(args) -> int:
-    from .hub import push_to_hub, resolve_checkpoint
+    from .hub.hub import push_to_hub, resolve_checkpoint
 
     print(push_to_hub(resolve_checkpoint(args.model), args.repo, private=args.private))
     return 0

@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 from . import figures, i18n
 from .decoding import STRATEGIES, DecodeOptions
 from .figures.words import t as figure_text
-from .hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
+from .hub.hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
 from .trace import Trace
 from .translator import Translator, load_model
 

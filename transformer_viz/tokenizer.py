@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 
 import sentencepiece as spm
 
-from .files import replace_file
+from .hub.files import replace_file
 
 logger = logging.getLogger(__name__)
 

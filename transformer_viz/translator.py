@@ -12,7 +12,7 @@ import torch
 
 from .decoding import DecodeOptions, Hypothesis, generate
 from .model.hooks import Tracer, intervene
-from .hub import TOKENIZER_NAME, CheckpointError, load_transformer, resolve_checkpoint
+from .hub.hub import TOKENIZER_NAME, CheckpointError, load_transformer, resolve_checkpoint
 from .lab.interventions import Intervention, input_hooks, recording_hooks
 from .model.transformer import Transformer, resolve_device
 from .tokenizer import Tokenizer

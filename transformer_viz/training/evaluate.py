@@ -12,8 +12,8 @@ from tqdm.auto import tqdm
 from .data import load_corpus
 from .ding import ding_path
 from ..decoding import DecodeOptions
-from ..files import replace_file
-from ..hub import resolve_checkpoint
+from ..hub.files import replace_file
+from ..hub.hub import resolve_checkpoint
 from ..translator import Translator, load_model
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def evaluate_checkpoint(model: str | None = None, limit: int = 0, beam_size: int
         text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
         replace_file(folder / EVALUATION_NAME, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         if write_card:
-            from ..card import write_model_card
+            from ..hub.card import write_model_card
 
             write_model_card(folder)
     return report

@@ -29,8 +29,8 @@ from tqdm.auto import tqdm
 
 from ..model.config import TransformerConfig
 from .data import KINDS, Pair, load_corpus, token_batches
-from ..files import replace_file
-from ..hub import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, load_config, load_transformer, save_checkpoint
+from ..hub.files import replace_file
+from ..hub.hub import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, load_config, load_transformer, save_checkpoint
 from ..model.transformer import Transformer, resolve_device
 from ..tokenizer import Tokenizer
 

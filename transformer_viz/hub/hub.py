@@ -19,9 +19,9 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_model as load_safetensors_into
 from safetensors.torch import save_file
 
-from .model.config import TransformerConfig
+from ..model.config import TransformerConfig
 from .files import replace_file
-from .model.transformer import Transformer
+from ..model.transformer import Transformer
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ RECORD_FILES = ("training.json", "metrics.jsonl", "evaluation.json", "learning_c
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
 # The bundled checkpoints; TRANSFORMER_VIZ_CHECKPOINTS points the app and load_model() at another folder.
-CHECKPOINTS_DIR = Path(os.environ.get("TRANSFORMER_VIZ_CHECKPOINTS") or Path(__file__).resolve().parent.parent / "checkpoints")
+CHECKPOINTS_DIR = Path(os.environ.get("TRANSFORMER_VIZ_CHECKPOINTS") or Path(__file__).resolve().parents[2] / "checkpoints")
 DEFAULT_CHECKPOINT = "seed000"
 MAX_CONFIG_BYTES = 64 * 1024  # a config.json is a few hundred bytes; anything huge is not one
 FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")  # safetensors' names for the dtypes a weight may have
