@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from .i18n_figures import FIGURE_TEXTS
-from .i18n_page import PAGE_TEXTS
-from .lab.interventions import EXPLANATIONS as INTERVENTION_EXPLANATIONS
-from .lab.interventions import LABELS as INTERVENTION_LABELS
+from .figures import FIGURE_TEXTS
+from .page import PAGE_TEXTS
+from ..lab.interventions import EXPLANATIONS as INTERVENTION_EXPLANATIONS
+from ..lab.interventions import LABELS as INTERVENTION_LABELS
 
 LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 DEFAULT = "en"
