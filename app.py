@@ -8,7 +8,7 @@ import os
 # Gradio's usage analytics would phone home: off unless the environment asks for them (before gradio is imported).
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from transformer_viz.ui import launch  # noqa: E402
+from transformer_viz.app.page import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch()

@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import timed  # noqa: E402  (benchmarks/common.py, beside this script)
 
-from transformer_viz import figures, handlers  # noqa: E402
+from transformer_viz import figures
+from transformer_viz.app import handlers  # noqa: E402
 from transformer_viz.decoding import DecodeOptions  # noqa: E402
 
 

@@ -112,7 +112,7 @@ def evil_trace(trace):
 @pytest.fixture
 def empty_registry(monkeypatch):
     """The app's model registry, empty for one test and restored after it: the test registers what it uses."""
-    from transformer_viz import handlers
+    from transformer_viz.app import handlers
 
     monkeypatch.setattr(handlers, "_models", {})
 

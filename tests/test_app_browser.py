@@ -17,7 +17,7 @@ import pytest
 
 from tests.pages import (SCREENSHOTS, SENTENCE, WAIT, choose, escaped, expected_trace, open_tab, plot_info, screenshot,
                          translation, wait_plot, wait_step, wait_ticks, wait_translation)
-from transformer_viz import handlers as h
+from transformer_viz.app import handlers as h
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.translator import load_model
 

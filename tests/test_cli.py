@@ -152,7 +152,7 @@ def test_unknown_command_is_an_argparse_error(capsys):
 
 def test_serve_launches_the_app_from_the_package_with_analytics_off(tmp_path, monkeypatch):
     """`serve` needs no app.py beside the package (an installed copy has none) and turns Gradio's analytics off."""
-    import transformer_viz.ui as ui
+    import transformer_viz.app.page as ui
 
     launched = []
     monkeypatch.setattr(ui, "launch", lambda: launched.append(os.environ.get("GRADIO_ANALYTICS_ENABLED")))

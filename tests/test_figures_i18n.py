@@ -14,8 +14,8 @@ import transformer_viz.figures as F
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz.lab import analysis
 from transformer_viz import i18n
-from transformer_viz import handlers as h
-from transformer_viz import handlers_lab as lab
+from transformer_viz.app import handlers as h
+from transformer_viz.app import handlers_lab as lab
 from transformer_viz.lab.compare import compare
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.style import esc

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from tests.tiny import EVIL, MARKUP, shown, tiny_tokenizer_file, tiny_translator
-from transformer_viz import handlers as h
+from transformer_viz.app import handlers as h
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
 from transformer_viz.model.hooks import hook_names

@@ -10,7 +10,7 @@ import pytest
 
 from tests.tiny import MARKUP, shown, tiny_translator
 from transformer_viz.lab import analysis
-from transformer_viz import handlers as h
+from transformer_viz.app import handlers as h
 from transformer_viz.figures import esc
 
 SENTENCE = "I see the house."

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from tests.tiny import tiny_translator
-from transformer_viz import handlers as h
-from transformer_viz import handlers_lab as lab
+from transformer_viz.app import handlers as h
+from transformer_viz.app import handlers_lab as lab
 from transformer_viz import i18n
 from transformer_viz.lab.compare import compare
 from transformer_viz.lab.interventions import SEED_BUGS, Intervention

@@ -16,7 +16,7 @@ import torch
 
 from tests.tiny import EVIL, SENTENCES, tiny_translator
 from transformer_viz import Tracer, intervene
-from transformer_viz import handlers as h
+from transformer_viz.app import handlers as h
 from transformer_viz.decoding import DecodeOptions, generate
 from transformer_viz.model.hooks import active_hooks
 from transformer_viz.translator import MAX_CHARS

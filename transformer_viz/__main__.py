@@ -82,7 +82,7 @@ def cmd_push(args) -> int:
 def cmd_serve(args) -> int:
     """What app.py does, from the package itself (an installed copy has no app.py beside it)."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported, as in app.py
-    from .ui import launch
+    from .app.page import launch
 
     launch()
     return 0

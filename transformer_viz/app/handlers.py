@@ -20,12 +20,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlencode
 
-from . import figures, i18n
-from .decoding import STRATEGIES, DecodeOptions
-from .figures.words import t as figure_text
-from .hub.hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
-from .trace import Trace
-from .translator import Translator, load_model
+from .. import figures, i18n
+from ..decoding import STRATEGIES, DecodeOptions
+from ..figures.words import t as figure_text
+from ..hub.hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
+from ..trace import Trace
+from ..translator import Translator, load_model
 
 HUB_MODEL_ENV = "TRANSFORMER_VIZ_HUB_MODEL"  # a Hub repo id to offer beside the bundled checkpoints
 KINDS = {"cross": "cross", "decoder self": "decoder_self", "encoder self": "encoder_self"}
@@ -244,7 +244,7 @@ def learned_and_sinusoidal(n_positions: int = 64) -> dict[str, tuple[str, object
         title = figure_text("positions-of", kind=figure_text(f"positional-{kind}"), name=name, n=n_positions)
         tables[kind] = (title, weight[:n_positions].detach().cpu().numpy())
     if "learned" in tables and "sinusoidal" not in tables:
-        from .model.transformer import SinusoidalPositionalEncoding
+        from ..model.transformer import SinusoidalPositionalEncoding
 
         width = tables["learned"][1].shape[1]
         config = replace(get_translator(next(iter(available_models()))).config, d_model=width, positional="sinusoidal")
@@ -307,7 +307,7 @@ def hook_shapes(translator: Translator) -> dict[str, str]:
     """Every hook point's shape in letters, read off two dry runs: (B, S, T) = (1, 5, 3) and (2, 6, 4)."""
     import torch
 
-    from .model.hooks import Tracer
+    from ..model.hooks import Tracer
 
     cfg, model = translator.config, translator.model
     runs = []
@@ -380,7 +380,7 @@ def beam_node_info(trace: Trace, node: int, step: int, lang: str = "en") -> str:
 
 def beam_node_trace(session: Session, node: int) -> tuple[Trace, int]:
     """The attention at a beam-tree node: force the tokens that lead to it; returns (trace, its step)."""
-    from .lab.analysis import beam_node_prefix
+    from ..lab.analysis import beam_node_prefix
 
     prefix, step = beam_node_prefix(session.trace.beam_tree, int(node))
     translator = get_translator(session.model)

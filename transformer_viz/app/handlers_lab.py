@@ -4,8 +4,8 @@ Plain functions like those in handlers.py (no gradio); they run the shared model
 """
 from __future__ import annotations
 
-from . import figures, i18n
-from .decoding import DecodeOptions
+from .. import figures, i18n
+from ..decoding import DecodeOptions
 from .handlers import Session, get_translator, parse_click
 
 LAB_KINDS = ("encoder_self", "decoder_self", "cross")  # one checkbox group of heads per attention type
@@ -19,7 +19,7 @@ def head_choices(n_layers: int, n_heads: int, kind: str) -> list[tuple[str, str]
 def intervention_from_ui(heads: list[str], ablation: str = "zero", no_positions: bool = False,
                          no_causal_mask: bool = False, bug: str | None = None):
     """Checkbox values ('kind layer head') and switches → an Intervention (validated against nothing yet)."""
-    from .lab.interventions import Intervention
+    from ..lab.interventions import Intervention
 
     ablate = []
     for value in heads or []:
@@ -32,7 +32,7 @@ def intervention_from_ui(heads: list[str], ablation: str = "zero", no_positions:
 def run_comparison(session: Session, intervention):
     """The visitor's sentence, with its decoding options and any branch's forced tokens, without and with
     `intervention` (compare.compare): the lab's original is the translation on the page."""
-    from .lab.compare import compare
+    from ..lab.compare import compare
 
     if intervention.is_identity:
         raise ValueError("nothing is switched off yet: choose heads, positions or the mask first")

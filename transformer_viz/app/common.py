@@ -6,8 +6,8 @@ import functools
 import gradio as gr
 from gradio.components.plot import PlotData
 
-from . import __version__, figures
-from . import i18n
+from .. import __version__, figures
+from .. import i18n
 
 EXAMPLES = [
     "I get up early every morning.",                 # separable verb: "stehe … auf"

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import gradio as gr
 
-from . import figures
+from .. import figures
 from . import handlers as h
 from . import handlers_lab as lab
-from . import i18n
-from .decoding import DecodeOptions
-from .ui_common import (CLICK_JS, CSS, EXAMPLES, LOOK_KEYS, LOOKS, THEME, Words, localised_errors, plot, slides,
+from .. import i18n
+from ..decoding import DecodeOptions
+from .common import (CLICK_JS, CSS, EXAMPLES, LOOK_KEYS, LOOKS, THEME, Words, localised_errors, plot, slides,
                         user_error)
-from .ui_layout import lay_out
+from .layout import lay_out
 
 # The names this module has always offered, now partly defined in ui_common.py (app.py imports `launch`).
 __all__ = ["CLICK_JS", "CSS", "EXAMPLES", "LOOKS", "LOOK_KEYS", "THEME", "Words", "build_demo", "launch", "localised_errors",

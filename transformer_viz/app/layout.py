@@ -5,11 +5,11 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from . import __version__, i18n
+from .. import __version__, i18n
 from . import handlers as h
-from .decoding import STRATEGIES
-from .lab.interventions import SEED_BUGS
-from .ui_common import EXAMPLES, LOOK_KEYS, LOOKS, Words
+from ..decoding import STRATEGIES
+from ..lab.interventions import SEED_BUGS
+from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
 
 T = i18n.text  # English when the page is built; Words switches it
 

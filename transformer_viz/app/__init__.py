@@ -1,0 +1,1 @@
+"""The Gradio app: the page, its tabs and their event handlers. The only part that imports gradio."""
