@@ -3,6 +3,7 @@
 Honours GRADIO_SERVER_NAME / GRADIO_SERVER_PORT (Gradio reads them itself);
 TRANSFORMER_VIZ_HUB_MODEL=owner/name adds a Hub checkpoint to the model menu.
 """
+
 import os
 
 # Gradio's usage analytics would phone home: off unless the environment asks for them (before gradio is imported).

@@ -10,6 +10,7 @@ Cold start is the time from starting `python app.py` (a fresh process: imports, 
 loading, building the page) until its first page answers 200 on 127.0.0.1.
 Prints a JSON report; BENCHMARKS.md keeps the latest numbers.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,8 +76,12 @@ def main() -> None:
 
     def all_views() -> int:
         # what ui.draw_all sends after a translation: every tab's figures
-        figs = {**handlers.step_figures(trace, 0, 0, "mean", False), **handlers.static_figures(trace, 0, "cross", False),
-                **handlers.comparison_figures(False), **handlers.analysis_figures(trace, 0, False)}
+        figs = {
+            **handlers.step_figures(trace, 0, 0, "mean", False),
+            **handlers.static_figures(trace, 0, "cross", False),
+            **handlers.comparison_figures(False),
+            **handlers.analysis_figures(trace, 0, False),
+        }
         return sum(len(figures.figure_json(f)) for f in figs.values() if f is not None)
 
     def fresh_translation() -> None:
@@ -87,13 +92,19 @@ def main() -> None:
     step_ms = timed(step_change, args.repeat)
     fresh_ms = timed(fresh_translation, max(3, args.repeat // 3))
     report = {
-        "model": args.model, "sentence": args.sentence, "source_tokens": len(trace.source_ids),
-        "target_tokens": len(trace.target_ids), "torch_threads": torch.get_num_threads(),
+        "model": args.model,
+        "sentence": args.sentence,
+        "source_tokens": len(trace.source_ids),
+        "target_tokens": len(trace.target_ids),
+        "torch_threads": torch.get_num_threads(),
         "cpu": platform.processor() or platform.machine(),
         "forward_ms": round(forward_ms, 2),
-        "step_change_ms": round(step_ms, 1), "step_change_vs_forward": round(step_ms / forward_ms, 1),
-        "fresh_translation_ms": round(fresh_ms, 1), "fresh_translation_vs_forward": round(fresh_ms / forward_ms, 1),
-        "step_payload_bytes": step_change(), "all_views_payload_bytes": all_views(),
+        "step_change_ms": round(step_ms, 1),
+        "step_change_vs_forward": round(step_ms / forward_ms, 1),
+        "fresh_translation_ms": round(fresh_ms, 1),
+        "fresh_translation_vs_forward": round(fresh_ms / forward_ms, 1),
+        "step_payload_bytes": step_change(),
+        "all_views_payload_bytes": all_views(),
         "cold_start_to_first_page_s": [round(cold_start(args.threads or 1), 1) for _ in range(args.cold_starts)],
     }
     print(json.dumps(report, indent=2))

@@ -17,6 +17,7 @@ learned. A width of 8 leaves almost no arithmetic, so its step time is the per-o
 eager PyTorch that both paths pay at every step; a wider model shows how the cache's advantage grows
 once arithmetic outweighs that cost.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -45,8 +46,17 @@ def main() -> None:
         config = dataclasses.replace(translator.config, d_model=width, d_ff=4 * width)
         models[f"{args.model} architecture, D={width}, untrained"] = Transformer(config).eval()
     results = {name: measure(model, src, args.lengths, args.repeat) for name, model in models.items()}
-    print(json.dumps(dict(torch_threads=threads, source_tokens=src.shape[1],
-                          goal="cached >= 3 x faster at 128 tokens", models=results), indent=2))
+    print(
+        json.dumps(
+            dict(
+                torch_threads=threads,
+                source_tokens=src.shape[1],
+                goal="cached >= 3 x faster at 128 tokens",
+                models=results,
+            ),
+            indent=2,
+        )
+    )
 
 
 def measure(model: Transformer, src: torch.Tensor, lengths: list[int], repeat: int) -> list[dict]:
@@ -68,20 +78,36 @@ def measure(model: Transformer, src: torch.Tensor, lengths: list[int], repeat: i
             a, b = generate(model, src, cached)[0], generate(model, src, recomputed)[0]
             assert a.ids == b.ids and len(a.ids) == min(n, max_len), "the paths must agree"
             runs = max(5, repeat * 16 // n)  # fewer runs for the long ones, but enough for a steady median
-            ms = interleaved({"cached": lambda: generate(model, src, cached),
-                              "recompute_last": lambda: generate(model, src, recomputed)}, runs)
-            rows.append(dict(tokens=len(a.ids), runs=runs, cached_ms=round(ms["cached"], 1),
-                             recompute_last_ms=round(ms["recompute_last"], 1)))
+            ms = interleaved(
+                {
+                    "cached": lambda: generate(model, src, cached),
+                    "recompute_last": lambda: generate(model, src, recomputed),
+                },
+                runs,
+            )
+            rows.append(
+                dict(
+                    tokens=len(a.ids),
+                    runs=runs,
+                    cached_ms=round(ms["cached"], 1),
+                    recompute_last_ms=round(ms["recompute_last"], 1),
+                )
+            )
     with intervene(model, {"decoder.hook_logits": no_eos}):  # the full teacher-forced pass: logits at every position
         for row in rows:
             n = row["tokens"]
             cached, recomputed = DecodeOptions(max_new_tokens=n), DecodeOptions(max_new_tokens=n, use_cache=False)
-            ms = interleaved({"cached": lambda: generate(model, src, cached),
-                              "recompute": lambda: generate(model, src, recomputed)}, row["runs"])
-            row.update(cached_again_ms=round(ms["cached"], 1), recompute_ms=round(ms["recompute"], 1),
-                       cached_ms_per_step=round(ms["cached"] / n, 2),
-                       speedup_vs_recompute=round(ms["recompute"] / ms["cached"], 2),
-                       speedup_vs_recompute_last=round(row["recompute_last_ms"] / row["cached_ms"], 2))
+            ms = interleaved(
+                {"cached": lambda: generate(model, src, cached), "recompute": lambda: generate(model, src, recomputed)},
+                row["runs"],
+            )
+            row.update(
+                cached_again_ms=round(ms["cached"], 1),
+                recompute_ms=round(ms["recompute"], 1),
+                cached_ms_per_step=round(ms["cached"] / n, 2),
+                speedup_vs_recompute=round(ms["recompute"] / ms["cached"], 2),
+                speedup_vs_recompute_last=round(row["recompute_last_ms"] / row["cached_ms"], 2),
+            )
     return rows
 
 

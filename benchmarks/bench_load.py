@@ -10,6 +10,7 @@ compared with the first answer seen for the same input: a visitor must never get
 translation. Reports requests served, expected and unexpected errors, mismatches, p50/p95
 latency and the server's peak resident memory (VmHWM).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,11 @@ INPUTS = [
     ("html", "<img src=x onerror=alert(1)> <script>alert(1)</script>", None),
     ("rtl", "שלום مرحبا I see the house.", None),
     ("control", "I see\x00 the\u200b house\u202e.", None),
-    ("long", "The children are playing in the garden. " * 125, "too long"),  # 5,000 characters: the API never cuts silently
+    (
+        "long",
+        "The children are playing in the garden. " * 125,
+        "too long",
+    ),  # 5,000 characters: the API never cuts silently
     ("empty", "", "empty"),
     ("blank", "  \n\t ", "empty"),
     ("zero-width", "\u200b\u200d\ufeff", "empty"),
@@ -49,8 +54,14 @@ def free_port() -> int:
 
 def start_app(checkpoints: Path | None, port: int, log_path: Path, threads: int = 1) -> subprocess.Popen:
     """app.py on 127.0.0.1:port (the bundled checkpoints unless `checkpoints` names another folder)."""
-    env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": str(threads)}
+    env = {
+        **os.environ,
+        "GRADIO_SERVER_NAME": "127.0.0.1",
+        "GRADIO_SERVER_PORT": str(port),
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "HF_HUB_OFFLINE": "1",
+        "OMP_NUM_THREADS": str(threads),
+    }
     if checkpoints is not None:
         env["TRANSFORMER_VIZ_CHECKPOINTS"] = str(checkpoints)
     env.pop("TRANSFORMER_VIZ_HUB_MODEL", None)
@@ -85,7 +96,9 @@ def peak_rss_mb(pid: int) -> float | None:
     return None
 
 
-def run_load(url: str, clients: int, seconds: float, model: str | None = None, inputs=INPUTS, min_each: int = 0) -> dict:
+def run_load(
+    url: str, clients: int, seconds: float, model: str | None = None, inputs=INPUTS, min_each: int = 0
+) -> dict:
     """Drive the app with `clients` concurrent gradio_client clients for `seconds` (and at least `min_each`
     requests each); a JSON-ready report. Client i starts at input i·len(inputs)/clients."""
     from gradio_client import Client
@@ -140,11 +153,17 @@ def run_load(url: str, clients: int, seconds: float, model: str | None = None, i
     duration = time.monotonic() - deadline[0] + seconds
     ordered = sorted(latencies)
     mismatched = sorted(label for label, outs in answers.items() if len(outs) > 1)
-    return dict(clients=clients, seconds=seconds, **counts, mismatched_inputs=mismatched, problems=problems[:10],
-                answers={label: sorted(outs) for label, outs in answers.items()},
-                p50_ms=round(1000 * statistics.median(ordered), 1) if ordered else None,
-                p95_ms=round(1000 * ordered[int(0.95 * (len(ordered) - 1))], 1) if ordered else None,
-                requests_per_s=round(counts["served"] / duration, 2))
+    return dict(
+        clients=clients,
+        seconds=seconds,
+        **counts,
+        mismatched_inputs=mismatched,
+        problems=problems[:10],
+        answers={label: sorted(outs) for label, outs in answers.items()},
+        p50_ms=round(1000 * statistics.median(ordered), 1) if ordered else None,
+        p95_ms=round(1000 * ordered[int(0.95 * (len(ordered) - 1))], 1) if ordered else None,
+        requests_per_s=round(counts["served"] / duration, 2),
+    )
 
 
 def main() -> None:
@@ -161,8 +180,12 @@ def main() -> None:
         startup = wait_for_page(f"http://127.0.0.1:{port}/", proc)
         report = run_load(f"http://127.0.0.1:{port}/", args.clients, args.seconds, args.model)
         report.pop("answers")
-        report.update(server_startup_s=round(startup, 1), server_peak_rss_mb=peak_rss_mb(proc.pid),
-                      server_alive=proc.poll() is None, server_torch_threads=args.threads)
+        report.update(
+            server_startup_s=round(startup, 1),
+            server_peak_rss_mb=peak_rss_mb(proc.pid),
+            server_alive=proc.poll() is None,
+            server_torch_threads=args.threads,
+        )
     finally:
         proc.terminate()
         try:

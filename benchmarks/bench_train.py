@@ -9,6 +9,7 @@ tokens), with padding and causal masks. One step is forward + cross-entropy + ba
 The baseline is torch.nn.Transformer (which uses the fused scaled_dot_product_attention) with the
 same embeddings and output layer, measured in turns with ours in the same run.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,8 +43,15 @@ class Reference(nn.Module):
         x = self.src_embed(src) * math.sqrt(D) + self.table[:S]
         y = self.tgt_embed(tgt) * math.sqrt(D) + self.table[:T]
         causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=torch.bool)  # True = masked here
-        out = self.core(x, y, tgt_mask=causal, src_key_padding_mask=src == 0, tgt_key_padding_mask=tgt == 0,
-                        memory_key_padding_mask=src == 0, tgt_is_causal=True)
+        out = self.core(
+            x,
+            y,
+            tgt_mask=causal,
+            src_key_padding_mask=src == 0,
+            tgt_key_padding_mask=tgt == 0,
+            memory_key_padding_mask=src == 0,
+            tgt_is_causal=True,
+        )
         return self.generator(out)  # (B, T, V)
 
 
@@ -52,8 +60,8 @@ def batch(B: int, S: int, T: int, generator: torch.Generator):
     src = torch.randint(4, V, (B, S), generator=generator)
     tgt = torch.randint(4, V, (B, T + 1), generator=generator)
     for b in range(B):
-        src[b, S - b % 5:] = 0
-        tgt[b, T + 1 - b % 4:] = 0
+        src[b, S - b % 5 :] = 0
+        tgt[b, T + 1 - b % 4 :] = 0
     tgt[:, 0] = 2
     return src, tgt[:, :-1], tgt[:, 1:]
 
@@ -67,8 +75,19 @@ def main() -> None:
     threads = set_threads(args.threads)
     warnings.filterwarnings("ignore", message="enable_nested_tensor")  # nn.Transformer's note about pre-LN
     torch.manual_seed(0)
-    ours = Transformer(TransformerConfig.preset("seed000", src_vocab_size=V, tgt_vocab_size=V, d_model=D, n_heads=H,
-                                                n_layers=L, d_ff=FF, dropout=0.1, max_len=128)).train()
+    ours = Transformer(
+        TransformerConfig.preset(
+            "seed000",
+            src_vocab_size=V,
+            tgt_vocab_size=V,
+            d_model=D,
+            n_heads=H,
+            n_layers=L,
+            d_ff=FF,
+            dropout=0.1,
+            max_len=128,
+        )
+    ).train()
     reference = Reference().train()
     data = [batch(args.batch, args.src_len, args.tgt_len, torch.Generator().manual_seed(i)) for i in range(4)]
     tokens = [int((out != 0).sum()) for _, _, out in data]
@@ -81,21 +100,36 @@ def main() -> None:
             src, tgt_in, tgt_out = data[state["i"] % len(data)]
             state["i"] += 1
             logits = model(src, tgt_in)
-            loss = nn.functional.cross_entropy(logits.reshape(-1, V), tgt_out.reshape(-1), ignore_index=0, label_smoothing=0.1)
+            loss = nn.functional.cross_entropy(
+                logits.reshape(-1, V), tgt_out.reshape(-1), ignore_index=0, label_smoothing=0.1
+            )
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
+
         return step
 
     ms = interleaved({"ours": trainer(ours), "torch.nn.Transformer": trainer(reference)}, args.repeat)
     per_step = sum(tokens) / len(tokens)
     rate = {name: per_step / (t / 1000) for name, t in ms.items()}
-    print(json.dumps(dict(
-        torch_threads=threads, batch=[args.batch, args.src_len, args.tgt_len], target_tokens_per_step=per_step,
-        parameters={"ours": ours.num_parameters(), "torch.nn.Transformer": sum(p.numel() for p in reference.parameters())},
-        step_ms={k: round(v, 1) for k, v in ms.items()}, tokens_per_s={k: round(v) for k, v in rate.items()},
-        ours_vs_reference=round(rate["ours"] / rate["torch.nn.Transformer"], 3),
-        goal="ours within 15% of torch.nn.Transformer (ratio >= 0.85)"), indent=2))
+    print(
+        json.dumps(
+            dict(
+                torch_threads=threads,
+                batch=[args.batch, args.src_len, args.tgt_len],
+                target_tokens_per_step=per_step,
+                parameters={
+                    "ours": ours.num_parameters(),
+                    "torch.nn.Transformer": sum(p.numel() for p in reference.parameters()),
+                },
+                step_ms={k: round(v, 1) for k, v in ms.items()},
+                tokens_per_s={k: round(v) for k, v in rate.items()},
+                ours_vs_reference=round(rate["ours"] / rate["torch.nn.Transformer"], 3),
+                goal="ours within 15% of torch.nn.Transformer (ratio >= 0.85)",
+            ),
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """What every benchmark shares: the import path, the thread count, and a median timer."""
+
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,5 @@
 """Shared fixtures: offline environment, a fresh seed per test, tiny configs, models, translators and traces."""
+
 from __future__ import annotations
 
 import os
@@ -18,9 +19,7 @@ from transformer_viz import Transformer, TransformerConfig
 # (10x slower on a busy 2-core machine), so every test runs single-threaded.
 torch.set_num_threads(1)
 
-TINY = dict(
-    src_vocab_size=50, tgt_vocab_size=50, d_model=32, n_heads=4, n_layers=2, d_ff=64, dropout=0.0, max_len=64
-)
+TINY = dict(src_vocab_size=50, tgt_vocab_size=50, d_model=32, n_heads=4, n_layers=2, d_ff=64, dropout=0.0, max_len=64)
 
 
 @pytest.fixture(autouse=True)
@@ -155,9 +154,15 @@ def app_server(tmp_path_factory):
             # max_len 16 keeps the untrained models' endless outputs short: small figures, quick pages.
             save_checkpoint(folder / preset, tiny_translator(preset, max_len=16, **shape).model, tiny_tokenizer_file())
     port = free_port()
-    env = {**os.environ, "TRANSFORMER_VIZ_CHECKPOINTS": str(folder), "GRADIO_SERVER_NAME": "127.0.0.1",
-           "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1",
-           "OMP_NUM_THREADS": "1"}  # tiny tensors: one torch thread leaves the other core to the browser
+    env = {
+        **os.environ,
+        "TRANSFORMER_VIZ_CHECKPOINTS": str(folder),
+        "GRADIO_SERVER_NAME": "127.0.0.1",
+        "GRADIO_SERVER_PORT": str(port),
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "HF_HUB_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+    }  # tiny tensors: one torch thread leaves the other core to the browser
     env.pop("TRANSFORMER_VIZ_HUB_MODEL", None)
     log_path = tmp_path_factory.getbasetemp() / "app.log"
     root = Path(__file__).resolve().parent.parent
@@ -188,9 +193,18 @@ def app_server(tmp_path_factory):
             proc.wait()
 
 
-CHROMIUM = "/usr/bin/chromium"  # Debian's chromium, driven by the playwright package (its own browsers are never installed)
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM = (
+    "/usr/bin/chromium"  # Debian's chromium, driven by the playwright package (its own browsers are never installed)
+)
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 @pytest.fixture(scope="module")

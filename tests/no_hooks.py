@@ -1,4 +1,5 @@
 """assert_no_hooks(model): after tracing or intervening nothing is left behind, of ours or of PyTorch's."""
+
 from __future__ import annotations
 
 from torch import nn

@@ -1,4 +1,5 @@
 """The app's page in browser tests: moving between its tabs, waiting for what it shows and reading its plots back."""
+
 from __future__ import annotations
 
 import os
@@ -17,15 +18,25 @@ except ImportError:  # no Playwright: the `browser` fixture skips every test tha
 # images in docs/screenshots/ are refreshed from the trained checkpoints with
 #   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots \
 #       ./scripts/test tests/test_app_browser.py tests/test_app_views.py tests/test_app_languages.py
-SCREENSHOTS = Path(os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")).resolve()
+SCREENSHOTS = Path(
+    os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")
+).resolve()
 SENTENCE = "I see the house."
 WAIT = 90_000  # ms: a translation and its dozen figures take ~10 s on a busy 2-core machine
 
 GROUP_OF_TAB = {
-    "cross": "attention", "dec-self": "attention", "enc-self": "attention", "overview": "attention",
-    "heads": "analysis", "rollout": "analysis", "beam": "analysis",
-    "whatif": "experiments", "bugs": "experiments",
-    "pe": "model", "masks": "model", "card": "model",
+    "cross": "attention",
+    "dec-self": "attention",
+    "enc-self": "attention",
+    "overview": "attention",
+    "heads": "analysis",
+    "rollout": "analysis",
+    "beam": "analysis",
+    "whatif": "experiments",
+    "bugs": "experiments",
+    "pe": "model",
+    "masks": "model",
+    "card": "model",
 }
 
 # The plot inside a gr.Plot block, once Plotly has drawn it: its title and the tick labels of every axis.
@@ -36,7 +47,11 @@ PLOT_INFO = """id => {
     return {title: (el.layout.title && el.layout.title.text) || '', traces: el.data.length,
             ticks: axes.map(k => el.layout[k].ticktext).filter(t => Array.isArray(t))};
 }"""
-TITLE_HAS = "([id, parts]) => { const info = (" + PLOT_INFO + ")(id); return !!info && parts.every(p => info.title.includes(p)); }"
+TITLE_HAS = (
+    "([id, parts]) => { const info = ("
+    + PLOT_INFO
+    + ")(id); return !!info && parts.every(p => info.title.includes(p)); }"
+)
 
 
 def open_tab(page, tab: str) -> None:
@@ -58,8 +73,10 @@ def wait_plot(page, elem_id: str, *title_parts: str) -> dict:
     try:
         page.wait_for_function(TITLE_HAS, arg=[elem_id, list(title_parts)], timeout=WAIT)
     except PageTimeout:
-        raise AssertionError(f"#{elem_id} never showed {title_parts}; it shows {plot_info(page, elem_id)}; "
-                             f"messages on the page: {toasts(page)}") from None
+        raise AssertionError(
+            f"#{elem_id} never showed {title_parts}; it shows {plot_info(page, elem_id)}; "
+            f"messages on the page: {toasts(page)}"
+        ) from None
     return plot_info(page, elem_id)
 
 
@@ -80,11 +97,16 @@ def toasts(page) -> list[str]:
 def wait_ticks(page, elem_id: str, ticks: list[str]) -> dict:
     """Wait until one axis of the plot is labelled exactly `ticks`."""
     try:
-        page.wait_for_function("([id, want]) => { const info = (" + PLOT_INFO + ")(id); "
-                               "return !!info && info.ticks.some(t => JSON.stringify(t) === JSON.stringify(want)); }",
-                               arg=[elem_id, ticks], timeout=WAIT)
+        page.wait_for_function(
+            "([id, want]) => { const info = (" + PLOT_INFO + ")(id); "
+            "return !!info && info.ticks.some(t => JSON.stringify(t) === JSON.stringify(want)); }",
+            arg=[elem_id, ticks],
+            timeout=WAIT,
+        )
     except PageTimeout:
-        raise AssertionError(f"#{elem_id} never had an axis labelled {ticks}; it shows {plot_info(page, elem_id)}") from None
+        raise AssertionError(
+            f"#{elem_id} never had an axis labelled {ticks}; it shows {plot_info(page, elem_id)}"
+        ) from None
     return plot_info(page, elem_id)
 
 
@@ -94,7 +116,9 @@ def translation(page) -> str:
 
 def wait_translation(page, text: str) -> None:
     try:
-        page.wait_for_function("t => document.querySelector('#translation textarea').value === t", arg=text, timeout=WAIT)
+        page.wait_for_function(
+            "t => document.querySelector('#translation textarea').value === t", arg=text, timeout=WAIT
+        )
     except PageTimeout:
         raise AssertionError(f"the translation never became {text!r}; it is {translation(page)!r}") from None
 
@@ -102,8 +126,9 @@ def wait_translation(page, text: str) -> None:
 def wait_step(page, step: int) -> None:
     """The step-dependent views show `step` (the slider, the label and the top-k chart agree)."""
     wait_plot(page, "plot-topk", f"Step {step}:")
-    page.wait_for_function("s => document.querySelector('#step-label').innerText.startsWith(s)",
-                           arg=f"Step {step} (token", timeout=WAIT)
+    page.wait_for_function(
+        "s => document.querySelector('#step-label').innerText.startsWith(s)", arg=f"Step {step} (token", timeout=WAIT
+    )
     assert page.input_value("#step-slider input[type=number]") == str(step)
 
 

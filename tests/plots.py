@@ -1,4 +1,5 @@
 """Reading figures back in figure tests: their heatmaps and axes, the hover Plotly.js draws, every string, validity."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,9 @@ def hover_at(fig, panel, row, col) -> str:
     label = panel.hovertemplate
     if panel.hovertext is not None:
         label = label.replace("%{hovertext}", np.asarray(panel.hovertext)[row, col])
-    return (label.replace("%{x}", x.ticktext[list(x.tickvals).index(col)])
-            .replace("%{y}", y.ticktext[list(y.tickvals).index(row)]))
+    return label.replace("%{x}", x.ticktext[list(x.tickvals).index(col)]).replace(
+        "%{y}", y.ticktext[list(y.tickvals).index(row)]
+    )
 
 
 def strings(obj):

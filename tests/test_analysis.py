@@ -1,4 +1,5 @@
 """Head detectors, rollout, word merging and beam paths, on patterns whose right answer is known by construction."""
+
 from __future__ import annotations
 
 import math
@@ -21,26 +22,45 @@ def one_hot(keys: list[int], n_keys: int) -> np.ndarray:
 def synthetic_trace(source: list[str], target: list[str], attention: dict[str, np.ndarray]) -> Trace:
     """A Trace carrying only tokens and the given (L, H, Q, K) attention: what the analysis reads."""
     S, T = len(source), len(target)
-    return Trace(source_text="", source_tokens=source, source_ids=list(range(S)), target_text="",
-                 target_tokens=target, target_ids=list(range(T)), steps=[], attention=attention,
-                 masks={"encoder": np.ones((S, S), bool), "decoder": np.tril(np.ones((T, T), bool)),
-                        "cross": np.ones((T, S), bool)},
-                 positional_encoding=np.zeros((S, 4)), model={})
+    return Trace(
+        source_text="",
+        source_tokens=source,
+        source_ids=list(range(S)),
+        target_text="",
+        target_tokens=target,
+        target_ids=list(range(T)),
+        steps=[],
+        attention=attention,
+        masks={
+            "encoder": np.ones((S, S), bool),
+            "decoder": np.tril(np.ones((T, T), bool)),
+            "cross": np.ones((T, S), bool),
+        },
+        positional_encoding=np.zeros((S, 4)),
+        model={},
+    )
 
 
 S = 6  # source pieces, the last one </s>
-PREVIOUS = one_hot([0, 0, 1, 2, 3, 4], S)   # row 0 has no previous token: it looks at itself
-NEXT = one_hot([1, 2, 3, 4, 5, 5], S)       # the last row has no next token
+PREVIOUS = one_hot([0, 0, 1, 2, 3, 4], S)  # row 0 has no previous token: it looks at itself
+NEXT = one_hot([1, 2, 3, 4, 5, 5], S)  # the last row has no next token
 DIAGONAL = np.eye(S)
 ON_EOS = one_hot([S - 1] * S, S)
 ON_FIRST = one_hot([0] * S, S)
 UNIFORM = np.full((S, S), 1 / S)
 
 
-@pytest.mark.parametrize("pattern, label", [
-    (PREVIOUS, "previous"), (NEXT, "next"), (DIAGONAL, "self"), (ON_EOS, "sink"), (ON_FIRST, "sink"),
-    (UNIFORM, "mixed"),
-])
+@pytest.mark.parametrize(
+    "pattern, label",
+    [
+        (PREVIOUS, "previous"),
+        (NEXT, "next"),
+        (DIAGONAL, "self"),
+        (ON_EOS, "sink"),
+        (ON_FIRST, "sink"),
+        (UNIFORM, "mixed"),
+    ],
+)
 def test_encoder_detectors_label_pure_patterns(pattern, label):
     scores = A.detector_scores(pattern, "encoder_self")
     assert set(scores) == {"self", "previous", "next", "sink"}
@@ -91,11 +111,14 @@ def test_exact_ties_go_to_the_detector_listed_first():
 T = 5  # decoder queries; keys are the inputs <s>, y1 … y4
 
 
-@pytest.mark.parametrize("keys, label", [
-    ([0, 1, 2, 3, 4], "self"),       # key t: the token just fed in
-    ([0, 0, 1, 2, 3], "previous"),   # key t - 1 (row 0 sees only <s>)
-    ([0, 0, 0, 0, 0], "sink"),       # everything on <s>
-])
+@pytest.mark.parametrize(
+    "keys, label",
+    [
+        ([0, 1, 2, 3, 4], "self"),  # key t: the token just fed in
+        ([0, 0, 1, 2, 3], "previous"),  # key t - 1 (row 0 sees only <s>)
+        ([0, 0, 0, 0, 0], "sink"),  # everything on <s>
+    ],
+)
 def test_decoder_self_detectors_follow_the_causal_keys(keys, label):
     scores = A.detector_scores(one_hot(keys, T), "decoder_self")
     assert set(scores) == {"self", "previous", "sink"}  # "next" is masked in the decoder
@@ -108,10 +131,15 @@ def test_a_decoder_head_spread_evenly_is_mixed_however_short_the_translation(T_)
     A head spread evenly over the visible keys is mixed; a diagonal, previous-token or <s> head keeps its label."""
     causal = np.tril(np.ones((T_, T_)))
     even = causal / causal.sum(axis=-1, keepdims=True)
-    heads = np.stack([even, one_hot(list(range(T_)), T_), one_hot([0] + list(range(T_ - 1)), T_), one_hot([0] * T_, T_)])
+    heads = np.stack(
+        [even, one_hot(list(range(T_)), T_), one_hot([0] + list(range(T_ - 1)), T_), one_hot([0] * T_, T_)]
+    )
     tokens = ["▁w"] * (T_ - 1) + ["</s>"]
-    trace = synthetic_trace(["▁a", "</s>"], tokens, {"decoder_self": heads[None], "cross": np.full((1, 1, T_, 2), 0.5),
-                                                     "encoder_self": np.full((1, 1, 2, 2), 0.5)})
+    trace = synthetic_trace(
+        ["▁a", "</s>"],
+        tokens,
+        {"decoder_self": heads[None], "cross": np.full((1, 1, T_, 2), 0.5), "encoder_self": np.full((1, 1, 2, 2), 0.5)},
+    )
     summary = A.head_summary(trace, "decoder_self")
     assert summary.labels == [["mixed", "self", "previous", "sink"]]
     visible = np.arange(2, T_ + 1)  # keys seen by queries 1 … T-1
@@ -134,8 +162,11 @@ def test_cross_alignment_and_sink_heads():
     assert A.argmax_alignment(cross).tolist() == aligned
     scores = A.detector_scores(heads, "cross", reference=np.array(aligned))
     assert scores["alignment"].tolist() == pytest.approx([1.0, 0.0, 0.2])
-    trace = synthetic_trace(source, ["▁w", "▁x", "▁y", "</s>"], {
-        "cross": cross, "encoder_self": np.eye(5)[None, None], "decoder_self": np.eye(4)[None, None]})
+    trace = synthetic_trace(
+        source,
+        ["▁w", "▁x", "▁y", "</s>"],
+        {"cross": cross, "encoder_self": np.eye(5)[None, None], "decoder_self": np.eye(4)[None, None]},
+    )
     summary = A.head_summary(trace, "cross")
     assert summary.labels == [["alignment", "sink", "mixed"]]
     assert summary.confidence[0].tolist() == pytest.approx([1.0, 0.0, 0.2])  # </s> left out
@@ -164,8 +195,9 @@ def test_rollout_of_two_layers_by_hand():
     # Layer 1: heads [[1,0],[1,0]] and [[1,0],[0,1]] → mean [[1,0],[.5,.5]] → ½A + ½I = [[1,0],[.25,.75]]
     # Layer 2: heads [[0,1],[0,1]] and [[0,1],[1,0]] → mean [[0,1],[.5,.5]] → ½A + ½I = [[.5,.5],[.25,.75]]
     # R = Ã2 Ã1 = [[.5·1 + .5·.25, .5·0 + .5·.75], [.25·1 + .75·.25, .25·0 + .75·.75]]
-    weights = np.array([[[[1, 0], [1, 0]], [[1, 0], [0, 1]]],
-                        [[[0, 1], [0, 1]], [[0, 1], [1, 0]]]], dtype=float)  # (L=2, H=2, S=2, S=2)
+    weights = np.array(
+        [[[[1, 0], [1, 0]], [[1, 0], [0, 1]]], [[[0, 1], [0, 1]], [[0, 1], [1, 0]]]], dtype=float
+    )  # (L=2, H=2, S=2, S=2)
     rollout = A.attention_rollout(weights)
     assert rollout.shape == (2, 2, 2)
     np.testing.assert_allclose(rollout[0], [[1.0, 0.0], [0.25, 0.75]])
@@ -199,9 +231,7 @@ def test_word_spans_merge_pieces():
 
 def test_merge_words_sums_keys_and_averages_queries():
     pieces = ["▁a", "b", "▁c"]  # words: "ab" = pieces 0, 1 and "c" = piece 2
-    w = np.array([[0.2, 0.3, 0.5],
-                  [0.6, 0.1, 0.3],
-                  [0.1, 0.1, 0.8]])
+    w = np.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3], [0.1, 0.1, 0.8]])
     # keys summed: [[.5, .5], [.7, .3], [.2, .8]]; query word "ab" = mean of rows 0 and 1 = [.6, .4]
     merged, queries, keys = A.word_level(w, pieces, pieces)
     np.testing.assert_allclose(merged, [[0.6, 0.4], [0.2, 0.8]])
@@ -213,18 +243,19 @@ def test_merge_words_sums_keys_and_averages_queries():
 
 
 TREE = [  # a hand-built beam tree: node i is TREE[i]
-    dict(step=0, parent=-1, id=10, log_prob=-0.1, finished=False, kept=True),   # 0
-    dict(step=0, parent=-1, id=11, log_prob=-0.5, finished=False, kept=True),   # 1
+    dict(step=0, parent=-1, id=10, log_prob=-0.1, finished=False, kept=True),  # 0
+    dict(step=0, parent=-1, id=11, log_prob=-0.5, finished=False, kept=True),  # 1
     dict(step=0, parent=-1, id=12, log_prob=-2.0, finished=False, kept=False),  # 2 pruned
-    dict(step=1, parent=1, id=20, log_prob=-0.7, finished=False, kept=True),    # 3
-    dict(step=1, parent=0, id=21, log_prob=-0.9, finished=False, kept=True),    # 4
-    dict(step=1, parent=1, id=3, log_prob=-1.5, finished=True, kept=False),     # 5 pruned </s>
-    dict(step=2, parent=4, id=30, log_prob=-1.0, finished=False, kept=True),    # 6
+    dict(step=1, parent=1, id=20, log_prob=-0.7, finished=False, kept=True),  # 3
+    dict(step=1, parent=0, id=21, log_prob=-0.9, finished=False, kept=True),  # 4
+    dict(step=1, parent=1, id=3, log_prob=-1.5, finished=True, kept=False),  # 5 pruned </s>
+    dict(step=2, parent=4, id=30, log_prob=-1.0, finished=False, kept=True),  # 6
 ]
 
 
-@pytest.mark.parametrize("node, prefix, step", [(6, [10, 21, 30], 2), (3, [11, 20], 1), (5, [11, 3], 1),
-                                                (2, [12], 0), (0, [10], 0)])
+@pytest.mark.parametrize(
+    "node, prefix, step", [(6, [10, 21, 30], 2), (3, [11, 20], 1), (5, [11, 3], 1), (2, [12], 0), (0, [10], 0)]
+)
 def test_beam_node_prefix_walks_back_to_the_root(node, prefix, step):
     assert A.beam_node_prefix(TREE, node) == (prefix, step)
 

@@ -1,4 +1,5 @@
 """The named API endpoint /translate, called as a user's script would: through gradio_client."""
+
 from __future__ import annotations
 
 import pytest

@@ -7,6 +7,7 @@ from the library itself (load_model + Translator), so the page must show exactly
 Screenshots of every view are written to $TRANSFORMER_VIZ_SCREENSHOTS (docs/screenshots/ for the README; how to
 refresh them is in tests/pages.py, with the helpers that wait for and read back what the page shows).
 """
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,22 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.pages import (SCREENSHOTS, SENTENCE, WAIT, choose, escaped, expected_trace, open_tab, plot_info, screenshot,
-                         translation, wait_plot, wait_step, wait_ticks, wait_translation)
+from tests.pages import (
+    SCREENSHOTS,
+    SENTENCE,
+    WAIT,
+    choose,
+    escaped,
+    expected_trace,
+    open_tab,
+    plot_info,
+    screenshot,
+    translation,
+    wait_plot,
+    wait_step,
+    wait_ticks,
+    wait_translation,
+)
 from transformer_viz.app import handlers as h
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.translator import load_model
@@ -123,7 +138,11 @@ VIEWS = {  # tab → (plots in it, screenshot)
 def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
     _, models = server
     trace = expected_trace(models["seed000"])
-    source, target, dec_in = escaped(trace.source_tokens), escaped(trace.target_tokens), escaped(trace.decoder_input_tokens)
+    source, target, dec_in = (
+        escaped(trace.source_tokens),
+        escaped(trace.target_tokens),
+        escaped(trace.decoder_input_tokens),
+    )
     open_tab(page, tab)
     plots, png = VIEWS[tab]
     info = {elem_id: wait_plot(page, elem_id) for elem_id in plots}
@@ -140,7 +159,9 @@ def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
         assert info["plot-dec-self"]["ticks"].count(dec_in) == info["plot-dec-self"]["ticks"].count(target) == panels
         assert dec_in[0] == "&lt;s&gt;" and "Layer 1" in info["plot-dec-self"]["title"]
     elif tab == "enc-self":
-        assert info["plot-enc-self"]["ticks"].count(source) == 2 * panels and "Layer 1" in info["plot-enc-self"]["title"]
+        assert (
+            info["plot-enc-self"]["ticks"].count(source) == 2 * panels and "Layer 1" in info["plot-enc-self"]["title"]
+        )
     elif tab == "overview":
         assert info["plot-overview"]["traces"] >= trace.n_layers * trace.n_heads
         assert "Cross" in info["plot-overview"]["title"] and "park on </s> when" in page.inner_text("#tab-overview")
@@ -163,7 +184,10 @@ def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
         wait_plot(page, "plot-pe-sinusoidal", "Sinusoidal positions of seed000")
     elif tab == "masks":
         assert dec_in in info["plot-masks"]["ticks"] and target in info["plot-masks"]["ticks"]
-        assert source in info["plot-cross-mask"]["ticks"] and source + ["&lt;pad&gt;"] * 3 in info["plot-enc-mask"]["ticks"]
+        assert (
+            source in info["plot-cross-mask"]["ticks"]
+            and source + ["&lt;pad&gt;"] * 3 in info["plot-enc-mask"]["ticks"]
+        )
     screenshot(page, f"#tab-{tab}", png)
 
 
@@ -174,14 +198,22 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
                                     el._context.toImageButtonOptions.scale] : null; }"""
     screen = page.evaluate(look, "plot-cross")
     page.get_by_role("radio", name="slides (SVG download)").check()
-    page.wait_for_function("([id, size]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); "
-                           "return el && el.layout.font.size > size; }", arg=["plot-cross", screen[0]], timeout=WAIT)
+    page.wait_for_function(
+        "([id, size]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); "
+        "return el && el.layout.font.size > size; }",
+        arg=["plot-cross", screen[0]],
+        timeout=WAIT,
+    )
     slides = page.evaluate(look, "plot-cross")
     assert screen[2] == "png" and screen[3] >= 3
     assert slides[0] > screen[0] and slides[1] in ("white", "#ffffff", "#fff") and slides[2] == "svg"
     page.get_by_role("radio", name="screen", exact=True).check()
-    page.wait_for_function("([id, size]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); "
-                           "return el && el.layout.font.size == size; }", arg=["plot-cross", screen[0]], timeout=WAIT)
+    page.wait_for_function(
+        "([id, size]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); "
+        "return el && el.layout.font.size == size; }",
+        arg=["plot-cross", screen[0]],
+        timeout=WAIT,
+    )
 
 
 def test_model_card_lists_hook_shapes(page):
@@ -204,12 +236,14 @@ def test_branch_forces_a_token_and_unbranch_goes_back(page, server):
     page.click("#branch")
     branched = tr.trace(SENTENCE, options=DecodeOptions(), forced_prefix=trace.target_ids[:t] + [forced])
     wait_translation(page, branched.target_text)
-    assert branched.target_ids[:t + 1] == trace.target_ids[:t] + [forced]
+    assert branched.target_ids[: t + 1] == trace.target_ids[:t] + [forced]
     assert tr.tokenizer.decode(trace.target_ids[:t] + [forced]).strip() in translation(page)
     page.wait_for_function("() => document.querySelector('#branch-info').innerText.includes('Branch')", timeout=WAIT)
     assert f"step {t}:" in page.inner_text("#branch-info")
     page.get_by_label("한국어").check()  # the branch line follows the page's language
-    page.wait_for_function("s => document.querySelector('#branch-info').innerText.includes(s)", arg=f"{t}단계", timeout=WAIT)
+    page.wait_for_function(
+        "s => document.querySelector('#branch-info').innerText.includes(s)", arg=f"{t}단계", timeout=WAIT
+    )
     page.get_by_label("English").check()
     page.wait_for_function("() => document.querySelector('#branch-info').innerText.includes('Branch')", timeout=WAIT)
     wait_step(page, len(branched.target_ids) - 1)
@@ -234,8 +268,11 @@ def test_download_trace_is_schema_json(page, server):
 def test_switching_model_translates_with_it(page, server):
     """Choosing seed004 retranslates the sentence with it: one the two models translate differently, so it shows."""
     _, models = server
-    sentence = next(s for s in (SENTENCE, "I am hungry.", "It is raining.", "How old are you?", "She reads a book.")
-                    if models["seed004"].translate(s) != models["seed000"].translate(s))
+    sentence = next(
+        s
+        for s in (SENTENCE, "I am hungry.", "It is raining.", "How old are you?", "She reads a book.")
+        if models["seed004"].translate(s) != models["seed000"].translate(s)
+    )
     if sentence != SENTENCE:  # the trained checkpoints agree on "I see the house."
         page.fill("#sentence textarea", sentence)
         page.click("#translate")
@@ -253,8 +290,9 @@ def test_switching_model_translates_with_it(page, server):
     wait_plot(page, "plot-alignment", f"Layer {layer}", f"Head {head}")
     assert (int(page.input_value("#layer input[type=number]")), page.input_value("#head input")) == (layer, head)
     wait_plot(page, "plot-topk", f"Step {len(trace.target_ids) - 1}:")
-    page.wait_for_function("() => document.querySelector('#share-link textarea').value.includes('model=seed004')",
-                           timeout=WAIT)
+    page.wait_for_function(
+        "() => document.querySelector('#share-link textarea').value.includes('model=seed004')", timeout=WAIT
+    )
     page.fill("#step-slider input[type=number]", "0")  # the page still answers: the head menu's value is a choice
     page.press("#step-slider input[type=number]", "Enter")
     wait_plot(page, "plot-alignment", f"Layer {layer}", f"Head {head}", "step 0: producing")
@@ -266,7 +304,9 @@ def test_html_in_the_sentence_is_shown_as_text(page, visit, server):
     page.click("#translate")
     wait_translation(page, models["seed004"].translate(EVIL))
     wait_ticks(page, "plot-cross", escaped(expected_trace(models["seed004"], EVIL).source_tokens))
-    page.wait_for_function("() => document.querySelector('#share-link textarea').value.includes('%3Cimg')", timeout=WAIT)
+    page.wait_for_function(
+        "() => document.querySelector('#share-link textarea').value.includes('%3Cimg')", timeout=WAIT
+    )
     assert page.input_value("#sentence textarea") == EVIL
     assert page.locator("img[src='x']").count() == 0 and page.locator("img[onerror]").count() == 0
     page.wait_for_timeout(500)  # an onerror handler would have fired by now
@@ -294,8 +334,10 @@ def test_no_request_leaves_the_machine(page, visit, server):
     url, _ = server
     requests = visit.requests
     assert requests, "no request was recorded"
-    outside = [r for r in requests if not r.startswith(("data:", "blob:"))
-               and urlparse(r).hostname not in ("127.0.0.1", "localhost")]
+    outside = [
+        r
+        for r in requests
+        if not r.startswith(("data:", "blob:")) and urlparse(r).hostname not in ("127.0.0.1", "localhost")
+    ]
     assert outside == [], f"the page asked the outside world for {outside[:5]}"
     assert visit.dialogs == []
-

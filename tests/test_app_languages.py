@@ -3,6 +3,7 @@
 Uses the same server as test_app_browser.py (two tiny checkpoints) with fresh browser contexts whose locale
 sets the Accept-Language header, as a visitor's browser would.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,8 +41,11 @@ def open_app(browser, app_server):
 def wait_text(page, selector: str, text: str) -> None:
     """Wait until the element's visible text contains `text`."""
     try:
-        page.wait_for_function("([s, t]) => { const el = document.querySelector(s); return !!el && el.innerText.includes(t); }",
-                               arg=[selector, text], timeout=WAIT)
+        page.wait_for_function(
+            "([s, t]) => { const el = document.querySelector(s); return !!el && el.innerText.includes(t); }",
+            arg=[selector, text],
+            timeout=WAIT,
+        )
     except Exception:
         shown = page.locator(selector).inner_text() if page.locator(selector).count() else None
         raise AssertionError(f"{selector} never showed {text!r}; it shows {shown!r}") from None
@@ -82,12 +86,18 @@ def test_switching_language_relabels_everything_and_the_step(open_app, app_serve
     expect_language(page, "ko")
     wait_text(page, "#step-label", f"{last}단계")
     # The token is bold in Korean too, where a particle follows it directly ("**.**을" would show its asterisks).
-    page.wait_for_function("t => { const b = document.querySelector('#step-label strong'); return !!b && b.innerText === t; }",
-                           arg=trace.steps[last]["token"], timeout=WAIT)
+    page.wait_for_function(
+        "t => { const b = document.querySelector('#step-label strong'); return !!b && b.innerText === t; }",
+        arg=trace.steps[last]["token"],
+        timeout=WAIT,
+    )
     # The figures follow: the top-k chart's title is Korean too.
-    page.wait_for_function("t => { const el = document.querySelector('#plot-topk .js-plotly-plot');"
-                           " return !!el && !!el.layout && el.layout.title.text.startsWith(t); }",
-                           arg=f"{last}단계: 다음 토큰의 확률", timeout=WAIT)
+    page.wait_for_function(
+        "t => { const el = document.querySelector('#plot-topk .js-plotly-plot');"
+        " return !!el && !!el.layout && el.layout.title.text.startsWith(t); }",
+        arg=f"{last}단계: 다음 토큰의 확률",
+        timeout=WAIT,
+    )
     # The download button is relabelled, not refilled: it still hands over this translation's trace.
     wait_text(page, "#download-trace", i18n.text("download", "ko"))
     with page.expect_download(timeout=WAIT) as download:
@@ -109,7 +119,10 @@ def test_errors_arrive_in_the_chosen_language(open_app):
     page.fill("#sentence textarea", SENTENCE)  # and the page recovers: a real sentence translates, in Japanese
     page.click("#translate")
     wait_text(page, "#step-label", "ステップ")
-    page.wait_for_function("() => { const el = document.querySelector('#plot-cross .js-plotly-plot');"
-                           " return !!el && !!el.layout && el.layout.title.text.includes('層'); }", timeout=WAIT)
+    page.wait_for_function(
+        "() => { const el = document.querySelector('#plot-cross .js-plotly-plot');"
+        " return !!el && !!el.layout && el.layout.title.text.includes('層'); }",
+        timeout=WAIT,
+    )
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "ui-ja.png"), full_page=False)

@@ -2,6 +2,7 @@
 
 Same server as test_app_browser.py (two tiny random checkpoints); expected values come from the library.
 """
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -9,10 +10,10 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.pages import RECORD_TOASTS, SCREENSHOTS, SENTENCE, WAIT, open_tab, wait_plot, wait_translation
-from transformer_viz.lab import analysis
 from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
+from transformer_viz.lab import analysis
 from transformer_viz.translator import load_model
 
 pytestmark = pytest.mark.browser
@@ -69,7 +70,11 @@ def test_head_summary_cells_open_their_head(open_app, library):
     trace = library.trace(SENTENCE, options=DecodeOptions())
     page = open_app()
     open_tab(page, "heads")
-    for elem_id, kind in (("plot-heads-cross", "cross"), ("plot-heads-dec-self", "decoder_self"), ("plot-heads-enc-self", "encoder_self")):
+    for elem_id, kind in (
+        ("plot-heads-cross", "cross"),
+        ("plot-heads-dec-self", "decoder_self"),
+        ("plot-heads-enc-self", "encoder_self"),
+    ):
         wait_plot(page, elem_id)
         labels = page.evaluate("id => document.querySelector('#' + id + ' .js-plotly-plot').data[0].text", elem_id)
         summary = analysis.head_summary(trace, kind)
@@ -110,8 +115,11 @@ def test_beam_tree_node_click_opens_its_attention(open_app, library):
     node = max(points, key=lambda p: (trace.beam_tree[p["data"]]["step"], not trace.beam_tree[p["data"]]["kept"]))
     click_point(page, "plot-beam", node)
     step = trace.beam_tree[node["data"]]["step"]
-    page.wait_for_function("t => document.querySelector('#beam-node-info').innerText.includes(t)",
-                           arg=f"Node {node['data']}, step {step}", timeout=WAIT)
+    page.wait_for_function(
+        "t => document.querySelector('#beam-node-info').innerText.includes(t)",
+        arg=f"Node {node['data']}, step {step}",
+        timeout=WAIT,
+    )
     wait_plot(page, "plot-beam-node", f"step {step}", "Layer 0")
     page.locator("#tab-beam").screenshot(path=str(SCREENSHOTS / "beam.png"))
     # The opened view follows the layer slider (it kept layer 0 until a language switch redrew it).
@@ -123,14 +131,20 @@ def test_beam_tree_node_click_opens_its_attention(open_app, library):
     page.fill("#sentence textarea", other)
     page.click("#translate")
     wait_translation(page, library.translate(other, strategy="beam", beam_size=4))
-    page.wait_for_function("() => document.querySelector('#beam-node-info').innerText.trim() === '' && "
-                           "!document.querySelector('#plot-beam-node .js-plotly-plot')", timeout=WAIT)
+    page.wait_for_function(
+        "() => document.querySelector('#beam-node-info').innerText.trim() === '' && "
+        "!document.querySelector('#plot-beam-node .js-plotly-plot')",
+        timeout=WAIT,
+    )
 
 
 def wait_value(page, selector: str, value: str) -> None:
     try:
-        page.wait_for_function("([s, v]) => { const el = document.querySelector(s); return !!el && el.value === v; }",
-                               arg=[selector, value], timeout=WAIT)
+        page.wait_for_function(
+            "([s, v]) => { const el = document.querySelector(s); return !!el && el.value === v; }",
+            arg=[selector, value],
+            timeout=WAIT,
+        )
     except Exception:
         raise AssertionError(f"{selector} never became {value!r}; it is {page.input_value(selector)!r}") from None
 
@@ -151,26 +165,35 @@ def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library
     page.click("#whatif-run")
     wait_value(page, "#whatif-changed textarea", expected.changed.target_text)
     assert page.input_value("#whatif-original textarea") == expected.original.target_text
-    page.wait_for_function("t => document.querySelector('#whatif-summary').innerText.includes(t)",
-                           arg="Remove the positional encodings.", timeout=WAIT)
+    page.wait_for_function(
+        "t => document.querySelector('#whatif-summary').innerText.includes(t)",
+        arg="Remove the positional encodings.",
+        timeout=WAIT,
+    )
     wait_plot(page, "plot-whatif-probs", "probability of the original token")
     maps = wait_plot(page, "plot-whatif-maps", "Decoder self-attention", "Layer 0")
     assert [esc(t) for t in expected.forced_original.decoder_input_tokens] in maps["ticks"]
     page.locator("#tab-whatif").screenshot(path=str(SCREENSHOTS / "whatif.png"))
     page.get_by_label("日本語").check()  # the summary and both figures follow the language switch
-    page.wait_for_function("t => document.querySelector('#whatif-summary').innerText.includes(t)",
-                           arg=i18n.text("iv-explain-no_positions", "ja")[:20], timeout=WAIT)
+    page.wait_for_function(
+        "t => document.querySelector('#whatif-summary').innerText.includes(t)",
+        arg=i18n.text("iv-explain-no_positions", "ja")[:20],
+        timeout=WAIT,
+    )
     wait_plot(page, "plot-whatif-maps", "層 0")
     # A new sentence empties the lab: its results belonged to the old one (they stayed, and no longer redrew).
     other = "We like coffee."
     page.fill("#sentence textarea", other)
     page.click("#translate")
     wait_translation(page, library.translate(other))
-    page.wait_for_function("() => document.querySelector('#whatif-changed textarea').value === '' && "
-                           "document.querySelector('#whatif-original textarea').value === '' && "
-                           "document.querySelector('#whatif-summary').innerText.trim() === '' && "
-                           "!document.querySelector('#plot-whatif-maps .js-plotly-plot') && "
-                           "!document.querySelector('#plot-whatif-probs .js-plotly-plot')", timeout=WAIT)
+    page.wait_for_function(
+        "() => document.querySelector('#whatif-changed textarea').value === '' && "
+        "document.querySelector('#whatif-original textarea').value === '' && "
+        "document.querySelector('#whatif-summary').innerText.trim() === '' && "
+        "!document.querySelector('#plot-whatif-maps .js-plotly-plot') && "
+        "!document.querySelector('#plot-whatif-probs .js-plotly-plot')",
+        timeout=WAIT,
+    )
 
 
 def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
@@ -178,22 +201,31 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     from transformer_viz.lab.interventions import LABELS, Intervention
 
     # A short translation leaves room within the tiny models' max_len for the pads in front.
-    expected = compare(library, SENTENCE, Intervention(bug="target_padding_unmasked"), options=DecodeOptions(max_new_tokens=8))
+    expected = compare(
+        library, SENTENCE, Intervention(bug="target_padding_unmasked"), options=DecodeOptions(max_new_tokens=8)
+    )
     assert expected.left_pad > 0
     page = open_app(max_len=8)
     wait_translation(page, library.translate(SENTENCE, max_new_tokens=8))  # the lab needs the page's translation
     open_tab(page, "bugs")
-    page.locator("#bug label", has_text=LABELS["target_padding_unmasked"]).locator("input").check()  # checked before Run
+    page.locator("#bug label", has_text=LABELS["target_padding_unmasked"]).locator(
+        "input"
+    ).check()  # checked before Run
     page.click("#bug-run")
     maps = wait_plot(page, "plot-bug-maps", f"{expected.left_pad} pad tokens in front")
     assert [esc(t) for t in expected.padded_keys] in maps["ticks"]
-    page.wait_for_function("t => document.querySelector('#bug-summary').innerText.includes(t)",
-                           arg="Seed 004 masks the target only causally", timeout=WAIT)
+    page.wait_for_function(
+        "t => document.querySelector('#bug-summary').innerText.includes(t)",
+        arg="Seed 004 masks the target only causally",
+        timeout=WAIT,
+    )
     page.locator("#tab-bugs").screenshot(path=str(SCREENSHOTS / "bugs.png"))
     # Picking another bug without running it, then redrawing (here: the language), keeps the map of the bug that ran.
     page.locator("#bug label", has_text=LABELS["mask_ignored"]).locator("input").check()
     page.click("#bug-run")
     wait_plot(page, "plot-bug-maps", i18n.text("fig-kind-decoder_self", "en"))
-    page.locator("#bug label", has_text=LABELS["scale_multiplied"]).locator("input").check()  # a bug whose maps are cross-attention
+    page.locator("#bug label", has_text=LABELS["scale_multiplied"]).locator(
+        "input"
+    ).check()  # a bug whose maps are cross-attention
     page.get_by_label("日本語").check()
     wait_plot(page, "plot-bug-maps", i18n.text("fig-kind-decoder_self", "ja"))

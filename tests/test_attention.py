@@ -3,6 +3,7 @@
 Seed 000: scores multiplied by √Dh (bug 1), the mask had no effect (bug 2).
 Seed 004: one Dh×Dh projection shared by all heads (bug 1), scaled by √D instead of √Dh (bug 2).
 """
+
 from __future__ import annotations
 
 import math
@@ -273,5 +274,7 @@ def test_a_decoder_cache_reserves_max_len_for_self_attention_and_the_source_for_
     for layer, before in zip(cache.layers, buffers):
         assert layer["self"].k.shape[2] == 12 and layer["self"].keys().shape[2] == 4
         assert layer["cross"].k.shape[2] == 5 and layer["cross"].keys().shape[2] == 5
-        assert layer["cross"].keys() is layer["cross"].k and layer["cross"].values() is layer["cross"].v  # no view per step
+        assert (
+            layer["cross"].keys() is layer["cross"].k and layer["cross"].values() is layer["cross"].v
+        )  # no view per step
         assert (layer["self"].k.data_ptr(), layer["cross"].k.data_ptr()) == before

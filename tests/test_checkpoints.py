@@ -1,14 +1,15 @@
 """The shipped checkpoints: they load offline, reproduce the outputs recorded at evaluation, and score above a floor."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
 
+from transformer_viz.decoding import DecodeOptions
+from transformer_viz.hub.hub import CHECKPOINT_FILES, CHECKPOINTS_DIR
 from transformer_viz.training import evaluate
 from transformer_viz.training.evaluate import EVALUATION_NAME, SUBSET, score
-from transformer_viz.decoding import DecodeOptions
-from transformer_viz.hub.hub import CHECKPOINTS_DIR, CHECKPOINT_FILES
 from transformer_viz.training.train import STATE_NAME
 from transformer_viz.translator import load_model
 
@@ -25,7 +26,9 @@ def test_checkpoint_is_complete_and_small(name):
     folder = CHECKPOINTS_DIR / name
     for file in CHECKPOINT_FILES + ("README.md", EVALUATION_NAME, "training.json", "metrics.jsonl"):
         assert (folder / file).is_file(), f"{name} lacks {file}"
-    size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file() and p.name != STATE_NAME)  # resume state is not shipped
+    size = sum(
+        p.stat().st_size for p in folder.iterdir() if p.is_file() and p.name != STATE_NAME
+    )  # resume state is not shipped
     assert size < 25 * 2**20, f"{name} is {size / 2**20:.1f} MiB"
 
 
@@ -46,6 +49,11 @@ def test_golden_translations(name):
 def test_test_split_chrf_stays_above_floor(name):
     translator = load_model(name)
     test = evaluate.test_split(CHECKPOINTS_DIR / name, limit=SUBSET)
-    result = score(translator, [p.src for p in test], [p.tgt for p in test], DecodeOptions(max_new_tokens=translator.config.max_len))
+    result = score(
+        translator,
+        [p.src for p in test],
+        [p.tgt for p in test],
+        DecodeOptions(max_new_tokens=translator.config.max_len),
+    )
     assert result["chrf"] >= CHRF_FLOOR
     assert result["chrf"] == pytest.approx(evaluation(name)["subset"]["chrf"], abs=0.01)

@@ -3,6 +3,7 @@
 Each subprocess pays for importing torch, so they all start at once (module fixture) and the
 tests read their results; cheaper checks call `main([...])` in this process.
 """
+
 from __future__ import annotations
 
 import io
@@ -29,14 +30,21 @@ MAX_NEW = "8"
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory) -> Path:
-    return save_checkpoint(tmp_path_factory.mktemp("cli") / "tiny", tiny_translator("seed000").model, tiny_tokenizer_file())
+    return save_checkpoint(
+        tmp_path_factory.mktemp("cli") / "tiny", tiny_translator("seed000").model, tiny_tokenizer_file()
+    )
 
 
 @pytest.fixture(scope="module")
 def runs(model_dir) -> dict[str, subprocess.CompletedProcess]:
     """Start every CLI process in parallel, then wait for all of them."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT),
-           "TRANSFORMER_VIZ_MODEL": ""}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": str(ROOT),
+        "TRANSFORMER_VIZ_MODEL": "",
+    }
     model = ["--model", str(model_dir), "--max-new-tokens", MAX_NEW]
     out = model_dir.parent / "trace.json"
     commands = {
@@ -46,8 +54,18 @@ def runs(model_dir) -> dict[str, subprocess.CompletedProcess]:
         "version": (["--version"], None),
     }
     procs = {
-        name: (subprocess.Popen([sys.executable, "-m", "transformer_viz", *args], cwd=model_dir.parent, env=env,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), stdin)
+        name: (
+            subprocess.Popen(
+                [sys.executable, "-m", "transformer_viz", *args],
+                cwd=model_dir.parent,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+            stdin,
+        )
         for name, (args, stdin) in commands.items()
     }
     results = {}
@@ -120,15 +138,21 @@ def test_trace_to_stdout(model_dir, capsys):
     assert data["schema"] == SCHEMA and len(data["steps"]) == len(data["target"]["ids"]) <= 4
 
 
-@pytest.mark.parametrize("args, message", [
-    (["translate", "   "], "empty"),
-    (["translate", "hello", "--strategy", "beam", "--beam-size", "0"], "beam_size"),
-    (["translate", "hello", "--temperature", "-1", "--strategy", "sample"], "temperature"),
-    (["trace", "hello", "--top-p", "0"], "top_p"),
-    (["translate", "hello", "--device", "gpu0"], "unknown device 'gpu0'"),
-    pytest.param(["translate", "hello", "--device", "cuda"], "no usable CUDA GPU",
-                 marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["translate", "   "], "empty"),
+        (["translate", "hello", "--strategy", "beam", "--beam-size", "0"], "beam_size"),
+        (["translate", "hello", "--temperature", "-1", "--strategy", "sample"], "temperature"),
+        (["trace", "hello", "--top-p", "0"], "top_p"),
+        (["translate", "hello", "--device", "gpu0"], "unknown device 'gpu0'"),
+        pytest.param(
+            ["translate", "hello", "--device", "cuda"],
+            "no usable CUDA GPU",
+            marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA"),
+        ),
+    ],
+)
 def test_user_errors_exit_non_zero_with_one_line(model_dir, capsys, args, message):
     assert main([*args, "--model", str(model_dir)]) == 2
     err = capsys.readouterr().err.strip().splitlines()

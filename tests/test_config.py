@@ -1,4 +1,5 @@
 """TransformerConfig: validation messages that name the fix, JSON round trip, the two presets."""
+
 from __future__ import annotations
 
 import json
@@ -66,8 +67,12 @@ def test_from_dict_refuses_unknown_keys_naming_the_known_ones():
 @pytest.mark.parametrize(
     ("key", "value"),
     [
-        ("d_model", "256"), ("d_model", 256.0), ("n_heads", True),
-        ("norm_first", "yes"), ("dropout", "0.1"), ("positional", 1),
+        ("d_model", "256"),
+        ("d_model", 256.0),
+        ("n_heads", True),
+        ("norm_first", "yes"),
+        ("dropout", "0.1"),
+        ("positional", 1),
     ],
 )
 def test_from_dict_refuses_wrong_types(key, value):

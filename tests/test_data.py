@@ -1,4 +1,5 @@
 """Ding parsing, filters, the leak-free split, TSV input and token batching, on hand-written lines."""
+
 from __future__ import annotations
 
 import random
@@ -240,8 +241,9 @@ def test_split_does_not_depend_on_the_hash_seed():
         "print(hashlib.sha256(repr(s.test + s.valid).encode()).hexdigest())\n"
     )
     digests = {
-        subprocess.run([sys.executable, "-c", script], env={"PYTHONHASHSEED": seed},
-                       capture_output=True, text=True, check=True).stdout
+        subprocess.run(
+            [sys.executable, "-c", script], env={"PYTHONHASHSEED": seed}, capture_output=True, text=True, check=True
+        ).stdout
         for seed in ("1", "2")
     }
     assert len(digests) == 1

@@ -4,6 +4,7 @@ The reference for every number a Step records is one teacher-forced pass
 `model(src, <s> y1..y(T-1))`: the same logits the cached, incremental decoder must
 produce, with <pad> and <s> removed (they can never be generated).
 """
+
 from __future__ import annotations
 
 import math
@@ -13,9 +14,15 @@ import torch
 
 from tests.tiny import SENTENCES, tiny_translator
 from transformer_viz import Transformer, TransformerConfig, intervene
+from transformer_viz.decoding import (
+    MIN_TEMPERATURE,
+    DecodeOptions,
+    ban_never_generated,
+    filter_logits,
+    generate,
+    length_penalty,
+)
 from transformer_viz.model.config import PRESETS
-from transformer_viz.decoding import (MIN_TEMPERATURE, DecodeOptions, ban_never_generated, filter_logits, generate,
-                                      length_penalty)
 
 PRESET_NAMES = sorted(PRESETS)
 TEXTS = [en for en, _ in SENTENCES[::13]]  # 7 varied sentences of the toy grammar
@@ -66,7 +73,9 @@ def test_every_step_matches_the_teacher_forced_distribution(translator, strategy
     model = translator.model
     for text in TEXTS[:2]:
         src = source(translator, text)
-        options = DecodeOptions(strategy=strategy, beam_size=3, temperature=1.5, seed=1, n_alternatives=6, max_new_tokens=16)
+        options = DecodeOptions(
+            strategy=strategy, beam_size=3, temperature=1.5, seed=1, n_alternatives=6, max_new_tokens=16
+        )
         hyp = generate(model, src, options)[0]
         assert len(hyp.steps) == len(hyp.ids) > 0
         log_p = teacher_forced_log_probs(model, src, hyp.ids)  # (T, V)
@@ -250,7 +259,9 @@ def test_forced_prefix_ending_with_eos_stops_there(translator):
         assert hyp.finished
 
 
-@pytest.mark.parametrize("bad", [[0], [5, 2], [10_000], [-1], [5, 3, 6]], ids=["pad", "bos", "too-big", "negative", "eos-inside"])
+@pytest.mark.parametrize(
+    "bad", [[0], [5, 2], [10_000], [-1], [5, 3, 6]], ids=["pad", "bos", "too-big", "negative", "eos-inside"]
+)
 def test_invalid_forced_prefix_is_refused(translator, bad):
     if bad == [10_000]:
         bad = [translator.config.tgt_vocab_size]
@@ -261,10 +272,22 @@ def test_invalid_forced_prefix_is_refused(translator, bad):
 # ---------------------------------------------------------------------------- options
 @pytest.mark.parametrize(
     "field, value",
-    [("temperature", -1.0), ("temperature", 0.0), ("temperature", math.nan), ("temperature", 1e-300),
-     ("temperature", 0.0009), ("beam_size", 0), ("beam_size", 1000),
-     ("max_new_tokens", 0), ("top_p", 0.0), ("top_p", 1.5), ("top_k", -1), ("strategy", "nucleus"),
-     ("length_penalty", -1.0), ("n_alternatives", 0)],
+    [
+        ("temperature", -1.0),
+        ("temperature", 0.0),
+        ("temperature", math.nan),
+        ("temperature", 1e-300),
+        ("temperature", 0.0009),
+        ("beam_size", 0),
+        ("beam_size", 1000),
+        ("max_new_tokens", 0),
+        ("top_p", 0.0),
+        ("top_p", 1.5),
+        ("top_k", -1),
+        ("strategy", "nucleus"),
+        ("length_penalty", -1.0),
+        ("n_alternatives", 0),
+    ],
 )
 def test_validate_names_the_bad_field(field, value):
     with pytest.raises(ValueError, match=field):
@@ -283,10 +306,21 @@ def test_the_smallest_temperature_samples_without_overflow(translator):
 
 def test_beam_search_never_keeps_a_banned_token():
     """With a vocabulary barely larger than the beam, the 2k best scores include <pad> and <s> (−inf): none is kept."""
-    cfg = TransformerConfig.preset("seed000", src_vocab_size=6, tgt_vocab_size=6, d_model=32, n_heads=4, n_layers=2,
-                                   d_ff=64, dropout=0.0, max_len=16)
+    cfg = TransformerConfig.preset(
+        "seed000",
+        src_vocab_size=6,
+        tgt_vocab_size=6,
+        d_model=32,
+        n_heads=4,
+        n_layers=2,
+        d_ff=64,
+        dropout=0.0,
+        max_len=16,
+    )
     model = Transformer(cfg).eval()
-    hyp = generate(model, torch.tensor([[4, 5, 4, 3]]), DecodeOptions(strategy="beam", beam_size=4, max_new_tokens=3))[0]
+    hyp = generate(model, torch.tensor([[4, 5, 4, 3]]), DecodeOptions(strategy="beam", beam_size=4, max_new_tokens=3))[
+        0
+    ]
     kept = [node["id"] for node in hyp.beam_tree if node["kept"]]
     assert kept and cfg.pad_id not in kept and cfg.bos_id not in kept
     assert all(node["log_prob"] > float("-inf") for node in hyp.beam_tree)

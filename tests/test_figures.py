@@ -1,4 +1,5 @@
 """Figures draw exactly the trace's numbers and label every axis with the tokens, duplicates apart."""
+
 from __future__ import annotations
 
 import math
@@ -28,15 +29,20 @@ def test_grid_panels_are_the_heads_and_their_mean(trace, kind, layer):
     assert fig.layout.coloraxis.colorscale is not None
     assert not any(p.showscale for p in panels) and all(p.colorscale is None for p in panels)
     titles = [a.text for a in fig.layout.annotations]
-    assert [t for t in titles if t.startswith("Head")] == [f"Head {h}" for h in range(trace.n_heads)] + ["Head mean (average of 4)"]
+    assert [t for t in titles if t.startswith("Head")] == [f"Head {h}" for h in range(trace.n_heads)] + [
+        "Head mean (average of 4)"
+    ]
     assert f"Layer {layer}" in fig.layout.title.text and "Head" in fig.layout.title.text
 
 
 @pytest.mark.parametrize("kind", ["cross", "decoder_self", "encoder_self"])
 def test_ticks_are_the_tokens_in_order_duplicates_included(trace, kind):
     queries = trace.source_tokens if kind == "encoder_self" else trace.target_tokens
-    keys = {"cross": trace.source_tokens, "encoder_self": trace.source_tokens,
-            "decoder_self": trace.decoder_input_tokens}[kind]
+    keys = {
+        "cross": trace.source_tokens,
+        "encoder_self": trace.source_tokens,
+        "decoder_self": trace.decoder_input_tokens,
+    }[kind]
     assert len(set(trace.source_tokens)) < len(trace.source_tokens)  # the sentence repeats pieces
     for fig in (F.attention_grid(trace, kind, 0), F.attention_head(trace, kind, 0, 1)):
         for panel in heatmaps(fig):
@@ -63,10 +69,13 @@ def test_axis_titles_say_what_rows_and_columns_are(trace):
 
 def test_decoder_self_at_a_step_hides_later_rows_and_outlines_the_current_one(trace):
     t = 2
-    for fig in (F.attention_grid(trace, "decoder_self", 1, step=t), F.attention_head(trace, "decoder_self", 1, 3, step=t)):
+    for fig in (
+        F.attention_grid(trace, "decoder_self", 1, step=t),
+        F.attention_head(trace, "decoder_self", 1, 3, step=t),
+    ):
         for panel in heatmaps(fig):
             z = np.asarray(panel.z, dtype=float)
-            assert np.isfinite(z[: t + 1]).all() and np.isnan(z[t + 1:]).all()
+            assert np.isfinite(z[: t + 1]).all() and np.isnan(z[t + 1 :]).all()
         outlines = [s for s in fig.layout.shapes if s.line.width and s.y0 == t - 0.5 and s.y1 == t + 0.5]
         assert len(outlines) == len(heatmaps(fig))
     np.testing.assert_allclose(heatmaps(fig)[0].z[: t + 1], trace.attention["decoder_self"][1, 3, : t + 1])
@@ -74,7 +83,7 @@ def test_decoder_self_at_a_step_hides_later_rows_and_outlines_the_current_one(tr
     cross = heatmaps(F.attention_grid(trace, "cross", 0, step=t))[0]
     assert np.isfinite(np.asarray(cross.z, dtype=float)).all()  # cross rows stay unless asked
     hidden = heatmaps(F.attention_grid(trace, "cross", 0, step=t, hide_future=True))[0]
-    assert np.isnan(np.asarray(hidden.z, dtype=float)[t + 1:]).all()
+    assert np.isnan(np.asarray(hidden.z, dtype=float)[t + 1 :]).all()
 
 
 def test_attention_head_mean_and_title(trace):
@@ -86,18 +95,21 @@ def test_attention_head_mean_and_title(trace):
     assert "Layer 0" in single.layout.title.text and "Head 2" in single.layout.title.text
 
 
-@pytest.mark.parametrize("call", [
-    lambda t: F.attention_grid(t, "self", 0),
-    lambda t: F.attention_grid(t, "cross", 2),
-    lambda t: F.attention_head(t, "cross", 0, 4),
-    lambda t: F.attention_head(t, "cross", 0, 0, step=len(t.target_tokens)),
-    lambda t: F.topk_bar(t, -1),
-    lambda t: F.score_pipeline(t, 0, "mean"),
-    lambda t: F.positional_curves(t.positional_encoding, dims=[999]),
-    lambda t: F.positional_heatmap(np.zeros(5)),
-    lambda t: F.mask_matrix(np.ones((2, 3)), ["a"], ["b"], "m"),
-    lambda t: F.plot_config("gif"),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t: F.attention_grid(t, "self", 0),
+        lambda t: F.attention_grid(t, "cross", 2),
+        lambda t: F.attention_head(t, "cross", 0, 4),
+        lambda t: F.attention_head(t, "cross", 0, 0, step=len(t.target_tokens)),
+        lambda t: F.topk_bar(t, -1),
+        lambda t: F.score_pipeline(t, 0, "mean"),
+        lambda t: F.positional_curves(t.positional_encoding, dims=[999]),
+        lambda t: F.positional_heatmap(np.zeros(5)),
+        lambda t: F.mask_matrix(np.ones((2, 3)), ["a"], ["b"], "m"),
+        lambda t: F.plot_config("gif"),
+    ],
+)
 def test_bad_arguments_raise_a_clear_value_error(trace, call):
     with pytest.raises(ValueError):
         call(trace)
@@ -176,8 +188,10 @@ def test_positional_figures_accept_any_table(trace):
 
 
 def test_mask_figures_show_exactly_the_masks(trace):
-    for fig, mask in ((F.decoder_causal_mask(trace, step=1), trace.masks["decoder"]),
-                      (F.cross_mask(trace), trace.masks["cross"])):
+    for fig, mask in (
+        (F.decoder_causal_mask(trace, step=1), trace.masks["decoder"]),
+        (F.cross_mask(trace), trace.masks["cross"]),
+    ):
         z = np.asarray(fig.data[0].z)
         np.testing.assert_array_equal(z, mask.astype(int))
         assert set(np.unique(z)) <= {0, 1}
@@ -190,7 +204,9 @@ def test_mask_figures_show_exactly_the_masks(trace):
     assert z.shape == (width, width) and (z[:, :n] == 1).all() and (z[:, n:] == 0).all()
     assert list(pad.layout.xaxis.ticktext[n:]) == ["&lt;pad&gt;"] * 3
     assert "<br>" in pad.layout.title.text and "&lt;br&gt;" not in pad.layout.title.text  # breaks, not literal tags
-    assert "&lt;b&gt;" in F.mask_matrix(np.ones((1, 1), bool), ["a"], ["b"], "<b>x</b>").layout.title.text  # titles stay escaped
+    assert (
+        "&lt;b&gt;" in F.mask_matrix(np.ones((1, 1), bool), ["a"], ["b"], "<b>x</b>").layout.title.text
+    )  # titles stay escaped
     assert np.asarray(F.encoder_padding_mask(trace, 2).data[0].z).all()  # a shorter partner pads nothing
     custom = F.mask_matrix(np.array([[1, 0], [1, 1]], bool), ["a", "a"], ["b", "c"], "tiny")
     np.testing.assert_array_equal(custom.data[0].z, [[1, 0], [1, 1]])

@@ -1,4 +1,5 @@
 """Comparison figures draw exactly the comparison's numbers, label tokens on both sides and show user text literally."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -9,9 +10,9 @@ import pytest
 import transformer_viz.figures as F
 from tests.plots import assert_valid_plotly, axes_of, heatmaps, strings
 from tests.tiny import EVIL, EVIL_ESCAPED, with_evil_tokens
-from transformer_viz.lab.compare import compare
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.style import esc
+from transformer_viz.lab.compare import compare
 from transformer_viz.lab.interventions import Intervention
 
 SENTENCE = "the dog sees the dog."
@@ -24,8 +25,9 @@ def comparison(translator):
 
 @pytest.fixture(scope="module")
 def ablated(translator):
-    return compare(translator, SENTENCE, Intervention(ablate=[("cross", 0, h) for h in range(4)]),
-                   DecodeOptions(max_new_tokens=6))
+    return compare(
+        translator, SENTENCE, Intervention(ablate=[("cross", 0, h) for h in range(4)]), DecodeOptions(max_new_tokens=6)
+    )
 
 
 def test_probability_change_bars_are_the_steps_probabilities(ablated):
@@ -48,8 +50,10 @@ def test_probability_change_bars_are_the_steps_probabilities(ablated):
 
 def test_probability_change_needs_the_same_target(ablated):
     with pytest.raises(ValueError, match="same target"):
-        F.probability_change(ablated.forced_original, dataclasses.replace(ablated.forced_changed,
-                                                                          target_ids=ablated.forced_changed.target_ids[:-1]))
+        F.probability_change(
+            ablated.forced_original,
+            dataclasses.replace(ablated.forced_changed, target_ids=ablated.forced_changed.target_ids[:-1]),
+        )
 
 
 def test_side_by_side_panels_are_the_two_heads_on_one_scale(translator, ablated):
@@ -76,17 +80,23 @@ def test_side_by_side_panels_are_the_two_heads_on_one_scale(translator, ablated)
 
 
 def test_side_by_side_of_the_head_mean(ablated):
-    fig = F.attention_side_by_side(ablated.forced_original, ablated.forced_changed, "cross", 1, "mean", presentation=True)
+    fig = F.attention_side_by_side(
+        ablated.forced_original, ablated.forced_changed, "cross", 1, "mean", presentation=True
+    )
     left, right = heatmaps(fig)
     np.testing.assert_allclose(right.z, ablated.forced_changed.attention["cross"][1].mean(axis=0), atol=1e-6)
     assert not np.allclose(left.z, right.z, atol=1e-4)  # zeroing layer 0's cross heads moves layer 1's queries
-    assert fig.layout.font.size > F.attention_side_by_side(ablated.original, ablated.changed, "cross", 0, 0).layout.font.size
+    assert (
+        fig.layout.font.size
+        > F.attention_side_by_side(ablated.original, ablated.changed, "cross", 0, 0).layout.font.size
+    )
 
 
 def test_padding_figure_shows_the_pad_keys(comparison):
     c = comparison
-    fig = F.padding_side_by_side(c.padded_original, c.padded_changed, c.original.target_tokens, c.padded_keys,
-                                 c.left_pad, 1, 3)
+    fig = F.padding_side_by_side(
+        c.padded_original, c.padded_changed, c.original.target_tokens, c.padded_keys, c.left_pad, 1, 3
+    )
     left, right = heatmaps(fig)
     np.testing.assert_allclose(left.z, c.padded_original[1, 3])
     np.testing.assert_allclose(right.z, c.padded_changed[1, 3])
@@ -112,9 +122,11 @@ def test_attention_pair_refuses_mismatched_labels():
 
 def test_user_text_is_escaped(ablated):
     original, changed = with_evil_tokens(ablated.forced_original), with_evil_tokens(ablated.forced_changed)
-    figs = [F.probability_change(original, changed, labels=(EVIL, "b")),
-            F.attention_side_by_side(original, changed, "cross", 0, 0, labels=(EVIL, "b")),
-            F.attention_pair([(np.eye(2), [EVIL, "x"], ["y", EVIL], EVIL)], "encoder_self", "t")]
+    figs = [
+        F.probability_change(original, changed, labels=(EVIL, "b")),
+        F.attention_side_by_side(original, changed, "cross", 0, 0, labels=(EVIL, "b")),
+        F.attention_pair([(np.eye(2), [EVIL, "x"], ["y", EVIL], EVIL)], "encoder_self", "t"),
+    ]
     for fig in figs:
         found = list(strings(fig.to_plotly_json()))
         assert not any("<img" in s for s in found)

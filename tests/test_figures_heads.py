@@ -1,4 +1,5 @@
 """Head summary, rollout, word-level and beam tree figures: the analysis's numbers, labelled, escaped, clickable."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -9,8 +10,8 @@ import pytest
 import transformer_viz.figures as F
 from tests.plots import assert_valid_plotly, strings
 from tests.tiny import EVIL, EVIL_ESCAPED
-from transformer_viz.lab import analysis as A
 from transformer_viz.figures.style import HIGHLIGHT, MASKED_GREY, esc
+from transformer_viz.lab import analysis as A
 
 
 def test_head_summary_figure_shows_labels_and_clicks_map_to_heads(trace):
@@ -101,9 +102,13 @@ def test_user_text_is_escaped_in_the_figure_json(evil_trace, beam_trace):
     evil_sink[0, 0] = 0
     evil_sink[0, 0, :, 1] = 1  # head 0 stares at the payload: its hover names the sink key
     sunk = dataclasses.replace(evil_trace, attention=dict(evil_trace.attention, encoder_self=evil_sink))
-    figs = [F.head_summary_figure(sunk, "encoder_self"), F.rollout_figure(evil_trace),
-            F.rollout_figure(evil_trace, words=True), F.word_attention_figure(evil_trace, "cross", 0, "mean"),
-            F.beam_tree_figure(beam_trace, id_to_token={beam_trace.target_ids[0]: EVIL})]
+    figs = [
+        F.head_summary_figure(sunk, "encoder_self"),
+        F.rollout_figure(evil_trace),
+        F.rollout_figure(evil_trace, words=True),
+        F.word_attention_figure(evil_trace, "cross", 0, "mean"),
+        F.beam_tree_figure(beam_trace, id_to_token={beam_trace.target_ids[0]: EVIL}),
+    ]
     for fig in figs:
         assert not any("<img" in s for s in strings(fig.to_plotly_json()))
         assert EVIL_ESCAPED in F.figure_json(fig)
@@ -139,12 +144,15 @@ def test_beam_tree_greys_pruned_highlights_the_chosen_path_and_carries_node_ids(
     assert_valid_plotly(fig)
 
 
-@pytest.mark.parametrize("build", [
-    lambda t, b, p: F.head_summary_figure(t, "cross", presentation=p),
-    lambda t, b, p: F.rollout_figure(t, presentation=p),
-    lambda t, b, p: F.word_attention_figure(t, "decoder_self", 1, "mean", presentation=p),
-    lambda t, b, p: F.beam_tree_figure(b, presentation=p),
-])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda t, b, p: F.head_summary_figure(t, "cross", presentation=p),
+        lambda t, b, p: F.rollout_figure(t, presentation=p),
+        lambda t, b, p: F.word_attention_figure(t, "decoder_self", 1, "mean", presentation=p),
+        lambda t, b, p: F.beam_tree_figure(b, presentation=p),
+    ],
+)
 def test_presentation_mode(trace, beam_trace, build):
     light, slides = build(trace, beam_trace, False), build(trace, beam_trace, True)
     assert light.layout.font.size == 12 and slides.layout.font.size == 20

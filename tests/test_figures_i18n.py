@@ -2,6 +2,7 @@
 
 figures.language(lang) is a context: it must not leak out of its block, nor into another thread.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,14 +13,14 @@ import pytest
 
 import transformer_viz.figures as F
 from tests.tiny import tiny_tokenizer_file, tiny_translator
-from transformer_viz.lab import analysis
 from transformer_viz import i18n
 from transformer_viz.app import handlers as h
 from transformer_viz.app import handlers_lab as lab
-from transformer_viz.lab.compare import compare
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.style import esc
 from transformer_viz.hub.hub import save_checkpoint
+from transformer_viz.lab import analysis
+from transformer_viz.lab.compare import compare
 from transformer_viz.lab.interventions import Intervention
 
 SENTENCE = "the dog sees the dog."
@@ -51,26 +52,35 @@ def builders(traces) -> dict:
         out[f"summary {kind}"] = lambda kind=kind: F.head_summary_figure(t, kind)
         out[f"words {kind}"] = lambda kind=kind: F.word_attention_figure(t, kind, 1, 2)
         out[f"side by side {kind}"] = lambda kind=kind: F.attention_side_by_side(
-            ablated.forced_original, ablated.forced_changed, kind, 0, 1)
-    out.update({
-        "alignment": lambda: F.alignment(t, 1, head=0, step=1),
-        "topk": lambda: F.topk_bar(t, 1),
-        "beam tree": lambda: F.beam_tree_figure(beam),
-        "no beam tree": lambda: F.beam_tree_figure(t),
-        "encoder padding mask": lambda: F.encoder_padding_mask(t, partner_len=len(t.source_ids) + 2),
-        "causal mask": lambda: F.decoder_causal_mask(t, 1),
-        "cross mask": lambda: F.cross_mask(t, 1),
-        "pipeline": lambda: F.score_pipeline(t, 1, 1, step=1),
-        "pe heatmap": lambda: F.positional_heatmap(pe, tokens=t.source_tokens),
-        "pe curves": lambda: F.positional_curves(pe),
-        "pe similarity": lambda: F.position_similarity(pe),
-        "rollout": lambda: F.rollout_figure(t, layer=1),
-        "rollout words": lambda: F.rollout_figure(t, layer=0, words=True),
-        "probability change": lambda: F.probability_change(ablated.forced_original, ablated.forced_changed),
-        "padding": lambda: F.padding_side_by_side(padded.padded_original, padded.padded_changed,
-                                                  padded.forced_original.target_tokens, padded.padded_keys,
-                                                  padded.left_pad, 1, 0),
-    })
+            ablated.forced_original, ablated.forced_changed, kind, 0, 1
+        )
+    out.update(
+        {
+            "alignment": lambda: F.alignment(t, 1, head=0, step=1),
+            "topk": lambda: F.topk_bar(t, 1),
+            "beam tree": lambda: F.beam_tree_figure(beam),
+            "no beam tree": lambda: F.beam_tree_figure(t),
+            "encoder padding mask": lambda: F.encoder_padding_mask(t, partner_len=len(t.source_ids) + 2),
+            "causal mask": lambda: F.decoder_causal_mask(t, 1),
+            "cross mask": lambda: F.cross_mask(t, 1),
+            "pipeline": lambda: F.score_pipeline(t, 1, 1, step=1),
+            "pe heatmap": lambda: F.positional_heatmap(pe, tokens=t.source_tokens),
+            "pe curves": lambda: F.positional_curves(pe),
+            "pe similarity": lambda: F.position_similarity(pe),
+            "rollout": lambda: F.rollout_figure(t, layer=1),
+            "rollout words": lambda: F.rollout_figure(t, layer=0, words=True),
+            "probability change": lambda: F.probability_change(ablated.forced_original, ablated.forced_changed),
+            "padding": lambda: F.padding_side_by_side(
+                padded.padded_original,
+                padded.padded_changed,
+                padded.forced_original.target_tokens,
+                padded.padded_keys,
+                padded.left_pad,
+                1,
+                0,
+            ),
+        }
+    )
     return out
 
 
@@ -219,9 +229,13 @@ def test_the_handlers_build_every_view_in_the_visitors_language(registered, tran
     monkeypatch.setattr(h, "CHECKPOINTS_DIR", tmp_path)
     monkeypatch.setattr(h, "available_models", lambda folder=tmp_path: ["seed004"])
     h.register_translator("seed004", tiny_translator("seed004"))
-    views = {**h.step_figures(trace, 1, 1, "2", False, lang=lang), **h.static_figures(trace, 1, "cross", False, lang=lang),
-             **h.comparison_figures(False, lang=lang), **h.analysis_figures(trace, 1, False, lang=lang),
-             **lab.lab_figures(comparison, "cross", 1, "mean", False, lang=lang)}
+    views = {
+        **h.step_figures(trace, 1, 1, "2", False, lang=lang),
+        **h.static_figures(trace, 1, "cross", False, lang=lang),
+        **h.comparison_figures(False, lang=lang),
+        **h.analysis_figures(trace, 1, False, lang=lang),
+        **lab.lab_figures(comparison, "cross", 1, "mean", False, lang=lang),
+    }
     for key, fig in views.items():
         assert SCRIPTS[lang].search(fig.layout.title.text), (key, fig.layout.title.text)
     assert "seed004" in views["plot-pe-learned"].layout.title.text

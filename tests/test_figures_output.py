@@ -1,4 +1,5 @@
 """Every figure alike: user text shown literally, a presentation look, small valid Plotly JSON, no torch or gradio."""
+
 from __future__ import annotations
 
 import ast
@@ -37,10 +38,14 @@ def builders(trace, beam_trace) -> dict:
 
 def test_user_text_is_escaped_everywhere(evil_trace, trace):
     figs = [
-        F.attention_grid(evil_trace, "cross", 0, step=0), F.attention_head(evil_trace, "encoder_self", 0, 0),
-        F.alignment(evil_trace, 0, step=0), F.topk_bar(evil_trace, 0),
-        F.decoder_causal_mask(evil_trace), F.encoder_padding_mask(evil_trace, 20),
-        F.score_pipeline(evil_trace, 0, 0), F.positional_heatmap(evil_trace.positional_encoding, evil_trace.source_tokens),
+        F.attention_grid(evil_trace, "cross", 0, step=0),
+        F.attention_head(evil_trace, "encoder_self", 0, 0),
+        F.alignment(evil_trace, 0, step=0),
+        F.topk_bar(evil_trace, 0),
+        F.decoder_causal_mask(evil_trace),
+        F.encoder_padding_mask(evil_trace, 20),
+        F.score_pipeline(evil_trace, 0, 0),
+        F.positional_heatmap(evil_trace.positional_encoding, evil_trace.source_tokens),
         F.positional_heatmap(trace.positional_encoding, title=EVIL),
     ]
     for fig in figs:
@@ -54,8 +59,24 @@ def test_user_text_is_escaped_everywhere(evil_trace, trace):
     assert esc("a & b $x$") == "a &amp; b &#36;x&#36;"
 
 
-@pytest.mark.parametrize("name", ["grid", "head", "alignment", "overview", "topk", "pe", "curves", "similarity",
-                                  "padding", "causal", "cross_mask", "pipeline", "beam"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "grid",
+        "head",
+        "alignment",
+        "overview",
+        "topk",
+        "pe",
+        "curves",
+        "similarity",
+        "padding",
+        "causal",
+        "cross_mask",
+        "pipeline",
+        "beam",
+    ],
+)
 def test_presentation_mode_is_large_on_white_and_json_is_small(trace, beam_trace, name):
     build = builders(trace, beam_trace)[name]
     light, slides = build(False), build(True)
@@ -91,12 +112,15 @@ def test_figures_import_neither_torch_nor_gradio():
 def every_figure(trace, beam_trace):
     """Every builder in its light and presentation looks, with the options that add shapes or text."""
     light = {name: build(False) for name, build in builders(trace, beam_trace).items()}
-    figs = {**light, "greedy beam": F.beam_tree_figure(trace),
-            "grid hidden": F.attention_grid(trace, "decoder_self", 1, step=2),
-            "head values": F.attention_head(trace, "cross", 0, "mean", step=1, hide_future=True, show_values=True),
-            "alignment no step": F.alignment(trace, 0, head=2),
-            "mask": F.mask_matrix(np.array([[1, 0], [1, 1]], bool), ["a", "a"], ["b", "c"], "tiny", step=1),
-            "similarity tokens": F.position_similarity(trace.positional_encoding, tokens=trace.source_tokens)}
+    figs = {
+        **light,
+        "greedy beam": F.beam_tree_figure(trace),
+        "grid hidden": F.attention_grid(trace, "decoder_self", 1, step=2),
+        "head values": F.attention_head(trace, "cross", 0, "mean", step=1, hide_future=True, show_values=True),
+        "alignment no step": F.alignment(trace, 0, head=2),
+        "mask": F.mask_matrix(np.array([[1, 0], [1, 1]], bool), ["a", "a"], ["b", "c"], "tiny", step=1),
+        "similarity tokens": F.position_similarity(trace.positional_encoding, tokens=trace.source_tokens),
+    }
     slides = {
         "grid": F.attention_grid(trace, "decoder_self", 0, step=1, presentation=True),
         "alignment": F.alignment(trace, 1, step=1, presentation=True),
@@ -118,8 +142,12 @@ def test_every_figure_is_valid_plotly_and_its_json_is_plotlys(every_figure):
 
 def test_figure_json_of_any_figure_reads_as_plotlys():
     """figure_json writes a figure's properties itself: for any figure it must read back as fig.to_json() does."""
-    points = go.Scatter(x=np.arange(4), y=[1.0, float("nan"), None, 2.5], text=np.array(["<b>", "a/b", "▁c", "d"]),
-                        marker=dict(size=np.array([3.5, 4, 5, 6])))
+    points = go.Scatter(
+        x=np.arange(4),
+        y=[1.0, float("nan"), None, 2.5],
+        text=np.array(["<b>", "a/b", "▁c", "d"]),
+        marker=dict(size=np.array([3.5, 4, 5, 6])),
+    )
     fig = go.Figure(points, layout=dict(title=dict(text="</script>")))
     text = F.figure_json(fig)
     ours = json.loads(text)

@@ -5,6 +5,7 @@ sentence or an absurd option, each naming what to fix. Every trace must be valid
 JSON (no NaN or ∞), and every attention row and every step's distribution a
 probability distribution.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,34 +29,62 @@ FUZZ = settings(max_examples=60, deadline=None, derandomize=True, suppress_healt
 sentences = st.one_of(
     st.text(alphabet=st.characters(codec=None), max_size=40),
     st.text(alphabet=st.characters(categories=["Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "So", "Cs"]), max_size=10),
-    st.lists(st.sampled_from(["I", "see", "the", "house", ".", "😀", "שלום", "<img src=x onerror=alert(1)>", "\u200b",
-                              "\x00", "&amp;", "$x$", "\n", "\ud800", "\u202e", "\ufdfa", "e\u0301"]), max_size=12).map(" ".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "I",
+                "see",
+                "the",
+                "house",
+                ".",
+                "😀",
+                "שלום",
+                "<img src=x onerror=alert(1)>",
+                "\u200b",
+                "\x00",
+                "&amp;",
+                "$x$",
+                "\n",
+                "\ud800",
+                "\u202e",
+                "\ufdfa",
+                "e\u0301",
+            ]
+        ),
+        max_size=12,
+    ).map(" ".join),
     st.text(alphabet="ab ", min_size=2100, max_size=2500),
 )
 ints = st.one_of(st.integers(-3, 40), st.sampled_from([10**6, -(10**6), 2**64]))
 floats = st.one_of(st.floats(-2, 3), st.sampled_from([math.nan, math.inf, -math.inf, 0.0, 1e-9]))
-sensible = st.fixed_dictionaries({}, optional={
-    "strategy": st.sampled_from(["greedy", "beam", "sample"]),
-    "max_new_tokens": st.integers(1, 40),
-    "beam_size": st.integers(1, 4),
-    "temperature": st.floats(0.05, 3),
-    "top_k": st.integers(0, 60),
-    "top_p": st.floats(0.01, 1),
-    "seed": st.one_of(st.integers(-(2**62), 2**62), st.none()),
-    "use_cache": st.booleans(),
-})
-absurd = st.fixed_dictionaries({}, optional={
-    "strategy": st.sampled_from(["greedy", "beam", "sample", "nucleus", ""]),
-    "max_new_tokens": st.one_of(ints, st.just(None)),
-    "beam_size": ints,
-    "temperature": floats,
-    "top_k": ints,
-    "top_p": floats,
-    "seed": st.one_of(ints, st.none()),
-    "length_penalty": floats,
-    "n_alternatives": ints,
-    "use_cache": st.one_of(st.booleans(), st.just("yes")),
-})
+sensible = st.fixed_dictionaries(
+    {},
+    optional={
+        "strategy": st.sampled_from(["greedy", "beam", "sample"]),
+        "max_new_tokens": st.integers(1, 40),
+        "beam_size": st.integers(1, 4),
+        "temperature": st.floats(0.05, 3),
+        "top_k": st.integers(0, 60),
+        "top_p": st.floats(0.01, 1),
+        "seed": st.one_of(st.integers(-(2**62), 2**62), st.none()),
+        "use_cache": st.booleans(),
+    },
+)
+absurd = st.fixed_dictionaries(
+    {},
+    optional={
+        "strategy": st.sampled_from(["greedy", "beam", "sample", "nucleus", ""]),
+        "max_new_tokens": st.one_of(ints, st.just(None)),
+        "beam_size": ints,
+        "temperature": floats,
+        "top_k": ints,
+        "top_p": floats,
+        "seed": st.one_of(ints, st.none()),
+        "length_penalty": floats,
+        "n_alternatives": ints,
+        "use_cache": st.one_of(st.booleans(), st.just("yes")),
+    },
+)
 options = st.one_of(sensible, sensible, absurd)  # mostly options that give a trace to check
 
 
@@ -83,7 +112,7 @@ def check_trace(data: dict) -> None:
 @FUZZ
 @given(text=sentences, opts=options)
 @example(text="I see \ud800 the house", opts={})  # a lone surrogate (sentencepiece cannot take one)
-@example(text="\u200b\u200d\ufeff", opts={})     # only zero-width characters: nothing left to translate
+@example(text="\u200b\u200d\ufeff", opts={})  # only zero-width characters: nothing left to translate
 @example(text="<img src=x onerror=alert(1)> שלום 😀", opts={"strategy": "beam", "beam_size": 3})
 @example(text="I see " * 500, opts={"use_cache": False})
 def test_trace_never_fails_unexpectedly(text, opts):

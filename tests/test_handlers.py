@@ -1,4 +1,5 @@
 """The app's handlers as plain functions: no browser, no gradio, tiny random models."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,8 +18,8 @@ from tests.tiny import EVIL, MARKUP, shown, tiny_tokenizer_file, tiny_translator
 from transformer_viz.app import handlers as h
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
-from transformer_viz.model.hooks import hook_names
 from transformer_viz.hub.hub import save_checkpoint
+from transformer_viz.model.hooks import hook_names
 from transformer_viz.translator import Translator
 
 SENTENCE = "I see the house."
@@ -43,8 +44,11 @@ def session(translators):
 def axis_ticks(fig) -> list[list[str]]:
     """The tick labels of every axis of a figure (x before y, subplots in order)."""
     layout = fig.layout.to_plotly_json()
-    return [list(layout[key]["ticktext"]) for key in sorted(layout) if key.startswith(("xaxis", "yaxis"))
-            and layout[key].get("ticktext") is not None]
+    return [
+        list(layout[key]["ticktext"])
+        for key in sorted(layout)
+        if key.startswith(("xaxis", "yaxis")) and layout[key].get("ticktext") is not None
+    ]
 
 
 def escaped(tokens) -> list[str]:
@@ -65,8 +69,9 @@ def test_translate_records_the_translators_trace(session, translators):
 
 def test_decode_options_casts_slider_floats():
     options = h.decode_options("beam", 3.0, 0.5, 10.0, 0.9, 7.0, 20.0)
-    assert options == DecodeOptions(strategy="beam", beam_size=3, temperature=0.5, top_k=10, top_p=0.9, seed=7,
-                                    max_new_tokens=20)
+    assert options == DecodeOptions(
+        strategy="beam", beam_size=3, temperature=0.5, top_k=10, top_p=0.9, seed=7, max_new_tokens=20
+    )
     assert isinstance(options.beam_size, int) and isinstance(options.max_new_tokens, int)
 
 
@@ -88,10 +93,18 @@ def test_trace_files_are_swept_after_an_hour(trace, monkeypatch, tmp_path):
     assert sorted(tmp_path.iterdir()) == sorted([second, third])
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("temperature", -0.5, "temperature"), ("temperature", 0.0, "temperature"), ("beam_size", 0, "beam_size"),
-    ("top_p", 0.0, "top_p"), ("top_k", -1, "top_k"), ("max_new_tokens", 0, "max_new_tokens"), ("strategy", "magic", "strategy"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("temperature", -0.5, "temperature"),
+        ("temperature", 0.0, "temperature"),
+        ("beam_size", 0, "beam_size"),
+        ("top_p", 0.0, "top_p"),
+        ("top_k", -1, "top_k"),
+        ("max_new_tokens", 0, "max_new_tokens"),
+        ("strategy", "magic", "strategy"),
+    ],
+)
 def test_decode_options_rejects_bad_values(field, value, message):
     with pytest.raises(ValueError, match=message):
         h.decode_options(**{**UI_DEFAULTS, field: value})
@@ -114,7 +127,9 @@ def test_branch_forces_the_token_and_lets_the_model_continue(session, translator
     piece = translators["tiny-a"].tokenizer.id_to_piece(forced)
     assert new.branches == [(t, trace.target_tokens[t], piece)]
     assert shown(h.branch_info(new, "en"))[1] == f"Branch: step {t}: {trace.target_tokens[t]} → {piece}"
-    assert f"{t}단계" in h.branch_info(new, "ko") and "step" not in h.branch_info(new, "ko")  # all in the visitor's language
+    assert f"{t}단계" in h.branch_info(new, "ko") and "step" not in h.branch_info(
+        new, "ko"
+    )  # all in the visitor's language
     assert h.branch_info(session, "en") == ""
     # A branch at an earlier step decodes the later steps afresh: only the earlier branches stay listed.
     later = h.branch(new, t + 2, forced)
@@ -132,7 +147,7 @@ def test_branch_forces_the_token_and_lets_the_model_continue(session, translator
     src = torch.tensor([new.trace.source_ids])
     with torch.no_grad():
         logits = model(src, torch.tensor([[cfg.bos_id] + ids[:-1]]))[0]  # (T, V)
-    assert logits[t + 1:].argmax(-1).tolist() == ids[t + 1:]
+    assert logits[t + 1 :].argmax(-1).tolist() == ids[t + 1 :]
     assert len(ids) > t + 1
 
 
@@ -155,7 +170,15 @@ def test_branch_outside_the_translation_is_an_error(session, step):
 # ---------------------------------------------------------------- stepping and figures
 def test_clamp_step(session):
     last = len(session.trace.target_ids) - 1
-    assert [h.clamp_step(session.trace, s) for s in (-3, 0, 2, 2.0, None, last, last + 5)] == [0, 0, 2, 2, 0, last, last]
+    assert [h.clamp_step(session.trace, s) for s in (-3, 0, 2, 2.0, None, last, last + 5)] == [
+        0,
+        0,
+        2,
+        2,
+        0,
+        last,
+        last,
+    ]
 
 
 def test_notices_are_a_list_in_the_visitors_language(session):
@@ -183,9 +206,14 @@ def test_step_label_counts_from_zero_and_escapes_html(session):
     rendered, text = shown(h.step_label(evil, 1))
     assert text.startswith(f"Step 1 (token 2 of {len(trace.steps)}): the model produced {EVIL} with p = ")
     assert "<img" not in rendered
-    assert f"produced <strong>{html.escape(trace.steps[0]['token'], quote=False)}</strong>" in shown(h.step_label(trace, 0))[0]
-    for lang, words in (("ja", f"ステップ 1 ({len(trace.steps)} トークン中 2 番目): モデルは {EVIL} を"),
-                        ("ko", f"1단계 (전체 {len(trace.steps)}개 중 2번째 토큰): 모델이 {EVIL}을(를)")):
+    assert (
+        f"produced <strong>{html.escape(trace.steps[0]['token'], quote=False)}</strong>"
+        in shown(h.step_label(trace, 0))[0]
+    )
+    for lang, words in (
+        ("ja", f"ステップ 1 ({len(trace.steps)} トークン中 2 番目): モデルは {EVIL} を"),
+        ("ko", f"1단계 (전체 {len(trace.steps)}개 중 2번째 토큰): 모델이 {EVIL}을(를)"),
+    ):
         rendered, text = shown(h.step_label(evil, 1, lang))
         assert text.startswith(words) and "<img" not in rendered
 
@@ -197,7 +225,9 @@ def test_tokens_and_names_in_markdown_read_as_typed(session, translators, piece)
     steps[0] = {**steps[0], "token": piece}
     rendered, text = shown(h.step_label(dataclasses.replace(session.trace, steps=steps), 0))
     assert f"the model produced {piece} with" in text
-    assert rendered.count("<strong>") == 1 and "<em>" not in rendered and "<a " not in rendered and "<img" not in rendered
+    assert (
+        rendered.count("<strong>") == 1 and "<em>" not in rendered and "<a " not in rendered and "<img" not in rendered
+    )
     branched = dataclasses.replace(session, branches=[(0, piece, piece)])
     assert shown(h.branch_info(branched))[1] == f"Branch: step 0: {piece} → {piece}"
     card = h.model_card(Translator(translators["tiny-a"].model, translators["tiny-a"].tokenizer, name=piece))
@@ -216,12 +246,19 @@ def test_step_figures_label_their_axes_with_the_tokens(session):
     trace, t = session.trace, 3
     figs = h.step_figures(trace, t, 1, "2", False)
     assert set(figs) == {"plot-topk", "plot-cross", "plot-alignment", "plot-dec-self", "plot-masks", "plot-pipeline"}
-    source, target, dec_in = escaped(trace.source_tokens), escaped(trace.target_tokens), escaped(trace.decoder_input_tokens)
+    source, target, dec_in = (
+        escaped(trace.source_tokens),
+        escaped(trace.target_tokens),
+        escaped(trace.decoder_input_tokens),
+    )
     assert escaped(alt["token"] for alt in trace.steps[t]["top_k"]) in axis_ticks(figs["plot-topk"])
     assert figs["plot-topk"].layout.title.text.startswith(f"Step {t}:")
     cross = axis_ticks(figs["plot-cross"])
     assert len(cross) == 2 * (trace.n_heads + 1) and cross.count(source) == cross.count(target) == trace.n_heads + 1
-    assert [list(d.text) for d in figs["plot-alignment"].data if d.name in ("source tokens", "target tokens")] == [source, target]
+    assert [list(d.text) for d in figs["plot-alignment"].data if d.name in ("source tokens", "target tokens")] == [
+        source,
+        target,
+    ]
     for key in ("plot-cross", "plot-alignment", "plot-dec-self"):
         assert "Layer 1" in figs[key].layout.title.text and f"step {t}: producing" in figs[key].layout.title.text, key
     assert "Head 2" in figs["plot-alignment"].layout.title.text
@@ -257,20 +294,50 @@ def test_tokens_table_lists_both_sides(session):
 
 # ---------------------------------------------------------------- share links
 def test_share_query_round_trips():
-    options = DecodeOptions(strategy="sample", beam_size=2, temperature=0.7, top_k=5, top_p=0.9, seed=3, max_new_tokens=30)
+    options = DecodeOptions(
+        strategy="sample", beam_size=2, temperature=0.7, top_k=5, top_p=0.9, seed=3, max_new_tokens=30
+    )
     sentence = "Where is the station? <b>&</b> 100% #1"
     query = h.share_query(sentence, "seed004", options)
     assert query.startswith("?")
     values = h.parse_query(dict(parse_qsl(query[1:])))
-    assert values == dict(sentence=sentence, model="seed004", strategy="sample", beam=2, temperature=0.7, top_k=5,
-                          top_p=0.9, seed=3, max_len=30)
-    assert h.decode_options(values["strategy"], values["beam"], values["temperature"], values["top_k"], values["top_p"],
-                            values["seed"], values["max_len"]) == options
+    assert values == dict(
+        sentence=sentence,
+        model="seed004",
+        strategy="sample",
+        beam=2,
+        temperature=0.7,
+        top_k=5,
+        top_p=0.9,
+        seed=3,
+        max_len=30,
+    )
+    assert (
+        h.decode_options(
+            values["strategy"],
+            values["beam"],
+            values["temperature"],
+            values["top_k"],
+            values["top_p"],
+            values["seed"],
+            values["max_len"],
+        )
+        == options
+    )
 
 
 def test_parse_query_ignores_malformed_and_unknown_values():
-    values = h.parse_query({"beam": "four", "temperature": "hot", "seed": "1e9x", "top_k": "", "evil": "<script>",
-                            "max_len": "12", "sentence": "x" * 5000})
+    values = h.parse_query(
+        {
+            "beam": "four",
+            "temperature": "hot",
+            "seed": "1e9x",
+            "top_k": "",
+            "evil": "<script>",
+            "max_len": "12",
+            "sentence": "x" * 5000,
+        }
+    )
     assert values == {"max_len": 12, "sentence": "x" * 2000}
     assert h.parse_query({}) == {}
 
@@ -284,13 +351,18 @@ def test_parse_query_keeps_only_a_strategy_the_radio_offers():
 
 def test_parse_query_holds_numbers_to_the_sliders_ranges():
     """A hand-edited link cannot set a slider beyond its range (Gradio would refuse the whole page load)."""
-    values = h.parse_query({"beam": "100", "temperature": "9", "top_k": "-5", "top_p": "0", "max_len": "100000",
-                            "seed": "12345678901"})
+    values = h.parse_query(
+        {"beam": "100", "temperature": "9", "top_k": "-5", "top_p": "0", "max_len": "100000", "seed": "12345678901"}
+    )
     assert values == dict(beam=8, temperature=2.0, top_k=0, top_p=0.05, max_len=128, seed=12345678901)
     assert h.parse_query({"temperature": "nan", "top_p": "inf"}) == {}
     for key, (low, high) in h.SLIDER_RANGES.items():  # every value in range is a valid decoding option
-        h.decode_options("sample", *(dict(beam=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=64) | {key: low}).values())
-        h.decode_options("sample", *(dict(beam=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=64) | {key: high}).values())
+        h.decode_options(
+            "sample", *(dict(beam=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=64) | {key: low}).values()
+        )
+        h.decode_options(
+            "sample", *(dict(beam=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=64) | {key: high}).values()
+        )
 
 
 # ---------------------------------------------------------------- models
@@ -349,5 +421,9 @@ def test_positional_comparison_shows_the_learned_table_beside_the_sinusoidal_one
     pos, i = 7, 3  # PE(pos, 2i+1) = cos(pos / 10000^(2i/d))
     assert tables["sinusoidal"][1][pos, 2 * i + 1] == pytest.approx(math.cos(pos / 10000 ** (2 * i / d)), abs=1e-6)
     figs = h.comparison_figures(presentation=False)
-    np.testing.assert_allclose(np.asarray(figs["plot-pe-learned"].data[0].z), learned.model.encoder.pos.table.weight[:64].detach().numpy(), atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(figs["plot-pe-learned"].data[0].z),
+        learned.model.encoder.pos.table.weight[:64].detach().numpy(),
+        atol=1e-6,
+    )
     assert "Learned positions of seed004" in figs["plot-pe-learned"].layout.title.text

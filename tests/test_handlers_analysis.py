@@ -1,4 +1,5 @@
 """Handlers behind the head-summary, rollout and beam-search views: plain functions on tiny random models."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -9,9 +10,9 @@ import numpy as np
 import pytest
 
 from tests.tiny import MARKUP, shown, tiny_translator
-from transformer_viz.lab import analysis
 from transformer_viz.app import handlers as h
 from transformer_viz.figures import esc
+from transformer_viz.lab import analysis
 
 SENTENCE = "I see the house."
 BEAM = dict(strategy="beam", beam_size=3, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_new_tokens=6)
@@ -31,16 +32,28 @@ def beam_session():
 def test_analysis_figures_label_every_head_and_token(beam_session):
     trace = beam_session.trace
     figs = h.analysis_figures(trace, layer=1, presentation=False)
-    assert set(figs) == {"plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self", "plot-rollout",
-                         "plot-rollout-words", "plot-words-cross", "plot-beam"}
-    for key, kind in (("plot-heads-cross", "cross"), ("plot-heads-dec-self", "decoder_self"), ("plot-heads-enc-self", "encoder_self")):
+    assert set(figs) == {
+        "plot-heads-cross",
+        "plot-heads-dec-self",
+        "plot-heads-enc-self",
+        "plot-rollout",
+        "plot-rollout-words",
+        "plot-words-cross",
+        "plot-beam",
+    }
+    for key, kind in (
+        ("plot-heads-cross", "cross"),
+        ("plot-heads-dec-self", "decoder_self"),
+        ("plot-heads-enc-self", "encoder_self"),
+    ):
         cells = figs[key].data[0]
         summary = analysis.head_summary(trace, kind)
         assert np.asarray(cells.z).shape == (trace.n_layers, trace.n_heads)
         np.testing.assert_allclose(np.asarray(cells.z, dtype=float), summary.confidence, atol=1e-6)
     rollout = figs["plot-rollout"].layout.to_plotly_json()
-    assert [esc(t) for t in trace.source_tokens] in [list(rollout[k]["ticktext"]) for k in rollout
-                                                    if k.startswith(("xaxis", "yaxis")) and rollout[k].get("ticktext")]
+    assert [esc(t) for t in trace.source_tokens] in [
+        list(rollout[k]["ticktext"]) for k in rollout if k.startswith(("xaxis", "yaxis")) and rollout[k].get("ticktext")
+    ]
 
 
 def test_every_beam_node_reopens_with_its_own_tokens_and_probability(beam_session):
@@ -65,8 +78,10 @@ def test_beam_node_info_shows_the_tokens_as_written_in_bold(beam_session, lang):
     node = max(range(len(tree)), key=lambda n: tree[n]["step"])
     trace, step = h.beam_node_trace(beam_session, node)
     assert step >= 2
-    tokens = MARKUP[-step - 1:]  # pieces that read as markup; the last ends in punctuation, which Korean's bold must survive
-    trace = dataclasses.replace(trace, target_tokens=tokens + trace.target_tokens[step + 1:])
+    tokens = MARKUP[
+        -step - 1 :
+    ]  # pieces that read as markup; the last ends in punctuation, which Korean's bold must survive
+    trace = dataclasses.replace(trace, target_tokens=tokens + trace.target_tokens[step + 1 :])
     rendered, text = shown(h.beam_node_info(trace, node, step, lang))
     assert f"<strong>{html.escape(' '.join(tokens), quote=False)}</strong>" in rendered
     assert " ".join(tokens) in text and "<em>" not in rendered and "<img" not in rendered
@@ -77,10 +92,13 @@ def test_beam_node_rejects_nodes_outside_the_tree(beam_session):
         h.beam_node_trace(beam_session, len(beam_session.trace.beam_tree))
 
 
-@pytest.mark.parametrize("value, fields, expected", [
-    ("cross 1 2 (1732000)", 3, ["cross", "1", "2"]),
-    ("7 (1732000)", 1, ["7"]),
-])
+@pytest.mark.parametrize(
+    "value, fields, expected",
+    [
+        ("cross 1 2 (1732000)", 3, ["cross", "1", "2"]),
+        ("7 (1732000)", 1, ["7"]),
+    ],
+)
 def test_parse_click(value, fields, expected):
     assert h.parse_click(value, fields) == expected
 

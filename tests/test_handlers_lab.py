@@ -1,13 +1,14 @@
 """Handlers behind "What if?" and the seed-bug lab: UI values → Intervention → Comparison → text and figures."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from tests.tiny import tiny_translator
+from transformer_viz import i18n
 from transformer_viz.app import handlers as h
 from transformer_viz.app import handlers_lab as lab
-from transformer_viz import i18n
 from transformer_viz.lab.compare import compare
 from transformer_viz.lab.interventions import SEED_BUGS, Intervention
 from transformer_viz.training.train import weights_digest
@@ -36,7 +37,9 @@ def test_head_choices_cover_every_head_and_parse_back(translator):
     assert len(choices) == cfg.n_layers * cfg.n_heads
     intervention = lab.intervention_from_ui([value for _, value in choices[-2:]], "mean")
     last = (cfg.n_layers - 1, cfg.n_heads - 1)
-    assert intervention.ablate == (("cross", last[0], last[1] - 1), ("cross", *last)) and intervention.ablation == "mean"
+    assert (
+        intervention.ablate == (("cross", last[0], last[1] - 1), ("cross", *last)) and intervention.ablation == "mean"
+    )
     assert lab.intervention_from_ui([], bug="scale_d_model") == Intervention(bug="scale_d_model")
 
 
@@ -73,7 +76,9 @@ def test_every_seed_bug_runs_and_leaves_the_shared_model_unchanged(session, tran
         assert "pad tokens in front" in title and comp.left_pad > 0
         correct, buggy = comp.pad_weight()
         assert float(correct.max()) == 0.0 and float(buggy.max()) > 0.0  # only the bug lets real tokens see pads
-        assert i18n.text("pad-weight", "en", buggy=f"{float(buggy.max()):.0%}", k=comp.left_pad, correct="0%") in lab.comparison_summary(comp)
+        assert i18n.text(
+            "pad-weight", "en", buggy=f"{float(buggy.max()):.0%}", k=comp.left_pad, correct="0%"
+        ) in lab.comparison_summary(comp)
     else:
         assert "Head 1" in title
 

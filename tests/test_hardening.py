@@ -4,6 +4,7 @@ Every odd sentence gets a translation or one clear ValueError; every absurd opti
 ValueError naming it; and a burst of concurrent calls on one shared model gives each
 caller exactly its own result and leaves the weights bit-for-bit unchanged.
 """
+
 from __future__ import annotations
 
 import json
@@ -76,8 +77,10 @@ def test_characters_the_tokenizer_does_not_know_are_unknown_pieces(translator, n
 
 
 def test_control_and_zero_width_characters_do_not_reach_the_model(translator):
-    assert translator.trace(ODD["control"], max_new_tokens=4).source_ids == translator.trace(
-        "I see the house.", max_new_tokens=4).source_ids
+    assert (
+        translator.trace(ODD["control"], max_new_tokens=4).source_ids
+        == translator.trace("I see the house.", max_new_tokens=4).source_ids
+    )
 
 
 @pytest.mark.parametrize("text", ["", " ", "\n\t ", "\u200b\u200d\ufeff", "\x00\x01", "\ud800"])
@@ -103,12 +106,30 @@ def test_sentences_that_are_not_text_are_a_type_error(translator, bad):
 
 # ---------------------------------------------------------------------------- absurd options
 ABSURD = [
-    ("temperature", -1.0), ("temperature", 0.0), ("temperature", math.inf), ("temperature", "hot"),
-    ("beam_size", 0), ("beam_size", 1000), ("beam_size", 2.5), ("beam_size", True), ("beam_size", "4"),
-    ("max_new_tokens", 0), ("max_new_tokens", -5), ("max_new_tokens", None),
-    ("top_k", -1), ("top_k", None), ("top_p", 0.0), ("top_p", math.nan), ("length_penalty", math.inf),
-    ("seed", 2**70), ("seed", 1.5), ("seed", "0"), ("n_alternatives", 10**6), ("use_cache", "yes"),
-    ("strategy", None), ("strategy", ["beam"]),
+    ("temperature", -1.0),
+    ("temperature", 0.0),
+    ("temperature", math.inf),
+    ("temperature", "hot"),
+    ("beam_size", 0),
+    ("beam_size", 1000),
+    ("beam_size", 2.5),
+    ("beam_size", True),
+    ("beam_size", "4"),
+    ("max_new_tokens", 0),
+    ("max_new_tokens", -5),
+    ("max_new_tokens", None),
+    ("top_k", -1),
+    ("top_k", None),
+    ("top_p", 0.0),
+    ("top_p", math.nan),
+    ("length_penalty", math.inf),
+    ("seed", 2**70),
+    ("seed", 1.5),
+    ("seed", "0"),
+    ("n_alternatives", 10**6),
+    ("use_cache", "yes"),
+    ("strategy", None),
+    ("strategy", ["beam"]),
 ]
 
 
@@ -121,12 +142,26 @@ def test_absurd_options_are_a_value_error_naming_the_field(translator, field, va
     assert isinstance(translator.translate(TEXTS[0], max_new_tokens=4), str)  # and nothing is left broken
 
 
-@pytest.mark.parametrize("field, value", [("beam_size", 1), ("beam_size", 16), ("max_new_tokens", 10**6),
-                                          ("seed", -1), ("seed", None), ("top_k", 10**6), ("temperature", 1e-3)])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("beam_size", 1),
+        ("beam_size", 16),
+        ("max_new_tokens", 10**6),
+        ("seed", -1),
+        ("seed", None),
+        ("top_k", 10**6),
+        ("temperature", 1e-3),
+    ],
+)
 def test_extreme_but_meaningful_options_give_a_result(translator, field, value):
     strategy = "beam" if field == "beam_size" else "sample"
-    trace = translator.trace(TEXTS[0], options=DecodeOptions(strategy=strategy, **{field: value}), strategy=strategy,
-                             max_new_tokens=min(value, 10**6) if field == "max_new_tokens" else 6)
+    trace = translator.trace(
+        TEXTS[0],
+        options=DecodeOptions(strategy=strategy, **{field: value}),
+        strategy=strategy,
+        max_new_tokens=min(value, 10**6) if field == "max_new_tokens" else 6,
+    )
     assert 1 <= len(trace.target_ids) <= translator.config.max_len
 
 
@@ -137,7 +172,7 @@ def test_recomputing_the_prefix_gives_exactly_the_cached_tokens(translator, stra
     src, _ = translator.encode_sources(TEXTS)
     options = DecodeOptions(strategy=strategy, beam_size=3, max_new_tokens=16, seed=7)
     uncached = DecodeOptions(**{**options.__dict__, "use_cache": False})
-    rows = [src[i: i + 1] for i in range(2)] if strategy == "beam" else [src]
+    rows = [src[i : i + 1] for i in range(2)] if strategy == "beam" else [src]
     with no_eos(model):  # long outputs: 16 tokens each
         for batch in rows:
             for prefix in (None, [7, 9]):
@@ -145,7 +180,9 @@ def test_recomputing_the_prefix_gives_exactly_the_cached_tokens(translator, stra
                 for a, b in zip(cached, recomputed):
                     assert a.ids == b.ids and len(a.ids) == 16
                     assert [s.top_ids for s in a.steps] == [s.top_ids for s in b.steps]
-                    assert all(math.isclose(x.prob, y.prob, rel_tol=1e-4, abs_tol=1e-6) for x, y in zip(a.steps, b.steps))
+                    assert all(
+                        math.isclose(x.prob, y.prob, rel_tol=1e-4, abs_tol=1e-6) for x, y in zip(a.steps, b.steps)
+                    )
 
 
 @pytest.mark.parametrize("use_cache, fed", [(True, [1, 1, 1, 1, 1]), (False, [1, 2, 3, 4, 5])])
@@ -172,6 +209,7 @@ def ablate_head(head: int):
         z = z.clone()
         z[:, head] = 0
         return z
+
     return fn
 
 

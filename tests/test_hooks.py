@@ -1,4 +1,5 @@
 """Tracer and intervene: detached captures, selection, no leftover hooks, per-context isolation."""
+
 from __future__ import annotations
 
 import asyncio
@@ -104,7 +105,9 @@ def test_nested_tracers_both_capture(model, batch):
 def test_history_has_one_entry_per_decoding_step(model, make_ids):
     src, tgt = make_ids([6, 4]), make_ids([5, 5], bos=True)
     names = [
-        "encoder.layers.0.self_attn.hook_pattern", "decoder.layers.1.self_attn.hook_pattern", "decoder.hook_logits"
+        "encoder.layers.0.self_attn.hook_pattern",
+        "decoder.layers.1.self_attn.hook_pattern",
+        "decoder.hook_logits",
     ]
     with torch.no_grad(), Tracer(model, names=names) as tracer:
         memory, cache = model.encode(src), model.new_cache()
@@ -167,9 +170,16 @@ def test_tracing_and_intervening_never_change_the_model(model, batch):
 
 
 # Hook points whose input is also held elsewhere: the positional table, the mask every layer shares, the K/V cache.
-SHARED_INPUTS = ["encoder.hook_pos", "decoder.hook_pos", "encoder.layers.0.self_attn.hook_mask",
-                 "decoder.layers.0.self_attn.hook_mask", "decoder.layers.1.cross_attn.hook_mask",
-                 "decoder.layers.0.self_attn.hook_k", "decoder.layers.0.self_attn.hook_v", "decoder.layers.1.cross_attn.hook_k"]
+SHARED_INPUTS = [
+    "encoder.hook_pos",
+    "decoder.hook_pos",
+    "encoder.layers.0.self_attn.hook_mask",
+    "decoder.layers.0.self_attn.hook_mask",
+    "decoder.layers.1.cross_attn.hook_mask",
+    "decoder.layers.0.self_attn.hook_k",
+    "decoder.layers.0.self_attn.hook_v",
+    "decoder.layers.1.cross_attn.hook_k",
+]
 
 
 def edit_in_place(x, hook):

@@ -2,6 +2,7 @@
 
 None of it may change what PyTorch's own hooks, inference mode or a caller's list of names see.
 """
+
 from __future__ import annotations
 
 import copy
@@ -36,7 +37,9 @@ def test_pytorch_hooks_on_hook_points_and_dropout_still_run(model, batch):
     ]
     try:
         changed = model(*batch)
-        every_module = nn.modules.module.register_module_forward_hook(lambda m, args, out: seen.append(type(m).__name__))
+        every_module = nn.modules.module.register_module_forward_hook(
+            lambda m, args, out: seen.append(type(m).__name__)
+        )
         try:
             model(*batch)
         finally:
@@ -45,7 +48,9 @@ def test_pytorch_hooks_on_hook_points_and_dropout_still_run(model, batch):
         for handle in local:
             handle.remove()
     assert not torch.allclose(changed, plain)
-    assert {"dropout", "linear", "norm", "HookPoint", "Dropout", "Linear", "LayerNorm", "MultiHeadAttention"} <= set(seen)
+    assert {"dropout", "linear", "norm", "HookPoint", "Dropout", "Linear", "LayerNorm", "MultiHeadAttention"} <= set(
+        seen
+    )
     assert torch.equal(model(*batch), plain)
     assert_no_hooks(model)
     grads: list[torch.Tensor] = []  # a full backward hook on a hook point sees the gradient flowing through it
@@ -61,6 +66,7 @@ def test_eval_calls_skip_the_call_machinery_and_training_calls_do_not(model, bat
     """Without PyTorch hooks an eval-mode call is forward() itself; in training every module goes through nn.Module."""
     calls: list[str] = []
     call_impl = nn.Module._call_impl
+
     def counted(self, *args, **kwargs):
         calls.append(type(self).__name__)
         return call_impl(self, *args, **kwargs)
@@ -109,7 +115,10 @@ def test_a_remembered_selection_is_handed_out_as_a_copy(model):
     first = select_hooks(model, ["*.cross_attn.hook_pattern", "encoder.hook_pos"])
     first.clear()  # a caller's list is its own
     assert select_hooks(model, ["*.cross_attn.hook_pattern", "encoder.hook_pos"]) == [
-        "encoder.hook_pos", "decoder.layers.0.cross_attn.hook_pattern", "decoder.layers.1.cross_attn.hook_pattern"]
+        "encoder.hook_pos",
+        "decoder.layers.0.cross_attn.hook_pattern",
+        "decoder.layers.1.cross_attn.hook_pattern",
+    ]
     for _ in range(2):  # an unknown pattern is refused every time, not remembered
         with pytest.raises(KeyError, match="no_such"):
             select_hooks(model, ["encoder.hook_pos", "no_such_hook"])
@@ -117,8 +126,12 @@ def test_a_remembered_selection_is_handed_out_as_a_copy(model):
 
 def children_in_step(module: nn.Module) -> bool:
     """Whether every child of every `Module` is the very object its plain attribute lookup finds."""
-    return all(m.__dict__.get(name, "missing") is child
-               for m in module.modules() if isinstance(m, Module) for name, child in m._modules.items())
+    return all(
+        m.__dict__.get(name, "missing") is child
+        for m in module.modules()
+        if isinstance(m, Module)
+        for name, child in m._modules.items()
+    )
 
 
 @pytest.mark.parametrize("preset", ["seed000", "seed004"])
@@ -172,7 +185,10 @@ def test_registered_parameters_are_what_the_module_holds_now(model, batch):
     assert norm.bias is None
     table = model.encoder.pos.table
     model.double()
-    assert model.encoder.pos.table.dtype == torch.float64 and model.encoder.pos.table is model.encoder.pos._buffers["table"]
+    assert (
+        model.encoder.pos.table.dtype == torch.float64
+        and model.encoder.pos.table is model.encoder.pos._buffers["table"]
+    )
     assert torch.equal(model.encoder.pos.table, table.double())
 
 

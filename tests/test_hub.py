@@ -1,4 +1,5 @@
 """Checkpoints: save/load round trips, refusal of broken or unsafe folders, the offline Hub cache, push."""
+
 from __future__ import annotations
 
 import fnmatch
@@ -15,11 +16,19 @@ import torch
 import transformer_viz.hub.hub as hub
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz import Transformer
-from transformer_viz.model.config import PRESETS
 from transformer_viz.hub.hub import (
-    CARD_NAME, CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, CheckpointError, is_repo_id, load_transformer, push_to_hub,
-    resolve_checkpoint, save_checkpoint,
+    CARD_NAME,
+    CONFIG_NAME,
+    TOKENIZER_NAME,
+    WEIGHTS_NAME,
+    CheckpointError,
+    is_repo_id,
+    load_transformer,
+    push_to_hub,
+    resolve_checkpoint,
+    save_checkpoint,
 )
+from transformer_viz.model.config import PRESETS
 from transformer_viz.translator import load_model
 
 PRESET_NAMES = sorted(PRESETS)
@@ -87,8 +96,11 @@ def test_saved_files_are_readable_like_any_new_file_and_keep_chosen_permissions(
 
 # ---------------------------------------------------------------------------- round trips
 @pytest.mark.parametrize("preset", PRESET_NAMES)
-@pytest.mark.parametrize("sharing", [{}, {"tie_embeddings": True}, {"tie_embeddings": True, "share_embeddings": True}],
-                         ids=["separate", "tied", "shared+tied"])
+@pytest.mark.parametrize(
+    "sharing",
+    [{}, {"tie_embeddings": True}, {"tie_embeddings": True, "share_embeddings": True}],
+    ids=["separate", "tied", "shared+tied"],
+)
 def test_save_then_load_is_bit_for_bit(tmp_path, preset, sharing):
     model = tiny_translator(preset, **sharing).model
     with torch.no_grad():  # make every parameter distinct from a fresh init, biases and norms included
@@ -114,7 +126,9 @@ def test_load_model_uses_the_tokenizer_in_the_folder(isolated):
     tr = load_model(folder, device="cpu")
     assert tr.name == "my-model" and tr.tokenizer.vocab_size == original.tokenizer.vocab_size
     assert tr.translate(SENTENCE, max_new_tokens=8) == original.translate(SENTENCE, max_new_tokens=8)
-    assert load_model(str(folder), device="cpu").translate(SENTENCE, max_new_tokens=8) == tr.translate(SENTENCE, max_new_tokens=8)
+    assert load_model(str(folder), device="cpu").translate(SENTENCE, max_new_tokens=8) == tr.translate(
+        SENTENCE, max_new_tokens=8
+    )
 
 
 def test_load_model_without_tokenizer_is_refused(isolated):
@@ -150,13 +164,16 @@ def test_missing_weights_are_refused(isolated):
         load_model(folder)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "JSON object"),
-    ('{"d_model": 32, "flash": true}', r"unknown config fields \['flash'\]"),
-    ('{"d_model": "32"}', "d_model"),
-    ('{"d_model": 30, "n_heads": 4}', "divisible"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        ('{"d_model": 32, "flash": true}', r"unknown config fields \['flash'\]"),
+        ('{"d_model": "32"}', "d_model"),
+        ('{"d_model": 30, "n_heads": 4}', "divisible"),
+    ],
+)
 def test_bad_config_is_refused_before_the_weights(isolated, text, message):
     folder = checkpoint(isolated / "c")
     (folder / CONFIG_NAME).write_text(text)
@@ -210,7 +227,9 @@ def test_model_environment_variable_chooses_the_default(isolated, monkeypatch):
     assert resolve_checkpoint(None) == folder
 
 
-@pytest.mark.parametrize("name", ["a/b/c", "../x", "", "   ", "/nonexistent", "owner/", "/name", "owner/name.git", "a/.."])
+@pytest.mark.parametrize(
+    "name", ["a/b/c", "../x", "", "   ", "/nonexistent", "owner/", "/name", "owner/name.git", "a/.."]
+)
 def test_invalid_names_are_refused(isolated, name):
     with pytest.raises(CheckpointError):
         load_model(name)
@@ -295,7 +314,9 @@ def test_an_incomplete_cached_snapshot_is_not_a_checkpoint(offline_cache):
     folder = checkpoint(cache.parent / "source")
     snapshot = write_hub_cache(cache, "owner/name", folder)
     (snapshot / WEIGHTS_NAME).unlink()
-    with pytest.raises(CheckpointError, match=rf"owner/name lacks \['{WEIGHTS_NAME}'\] in the local Hugging Face cache"):
+    with pytest.raises(
+        CheckpointError, match=rf"owner/name lacks \['{WEIGHTS_NAME}'\] in the local Hugging Face cache"
+    ):
         resolve_checkpoint("owner/name")
     assert len(calls) == 1  # and, offline, no download was tried
 
@@ -303,7 +324,9 @@ def test_an_incomplete_cached_snapshot_is_not_a_checkpoint(offline_cache):
 def test_a_misspelt_local_folder_is_named_as_such(offline_cache):
     """'checkpoints/seed001' looks like a repo id; when 'checkpoints' is a folder here, the error says it lacks the name."""
     checkpoint(Path("checkpoints") / "seed000")
-    with pytest.raises(CheckpointError, match=r"no checkpoint folder checkpoints/seed001 \(checkpoints has no 'seed001'\)"):
+    with pytest.raises(
+        CheckpointError, match=r"no checkpoint folder checkpoints/seed001 \(checkpoints has no 'seed001'\)"
+    ):
         resolve_checkpoint("checkpoints/seed001")
 
 
@@ -316,14 +339,18 @@ def test_evaluating_a_hub_model_leaves_the_cache_alone(offline_cache, monkeypatc
     cache, _ = offline_cache
     folder = checkpoint(cache.parent / "local")
     snapshot = write_hub_cache(cache, "owner/name", folder)
-    pairs = [Pair("I see the house.", "Ich sehe das Haus.", "sentence"), Pair("We like coffee.", "Wir mögen Kaffee.", "sentence")]
+    pairs = [
+        Pair("I see the house.", "Ich sehe das Haus.", "sentence"),
+        Pair("We like coffee.", "Wir mögen Kaffee.", "sentence"),
+    ]
     monkeypatch.setattr(evaluate, "test_split", lambda folder, limit=0: pairs)
     before = sorted(p.name for p in snapshot.iterdir())
     report = evaluate.evaluate_checkpoint("owner/name", beam_size=2, write_card=False)
     assert report["test_pairs"] == 2 and sorted(p.name for p in snapshot.iterdir()) == before
     evaluate.evaluate_checkpoint(str(folder), beam_size=2, write_card=False)
     assert json.loads((folder / evaluate.EVALUATION_NAME).read_text())["greedy"] == report["greedy"] | {
-        "seconds": json.loads((folder / evaluate.EVALUATION_NAME).read_text())["greedy"]["seconds"]}
+        "seconds": json.loads((folder / evaluate.EVALUATION_NAME).read_text())["greedy"]["seconds"]
+    }
 
 
 def test_local_folder_wins_over_a_repo_id(offline_cache):
@@ -357,13 +384,29 @@ def test_push_uploads_the_checkpoint_and_what_its_card_links(isolated, monkeypat
             pass
 
         def upload_folder(self, folder_path, repo_id, allow_patterns):
-            uploaded.extend(sorted(f.name for f in Path(folder_path).iterdir()
-                                   if any(fnmatch.fnmatch(f.name, p) for p in allow_patterns)))
+            uploaded.extend(
+                sorted(
+                    f.name
+                    for f in Path(folder_path).iterdir()
+                    if any(fnmatch.fnmatch(f.name, p) for p in allow_patterns)
+                )
+            )
 
     monkeypatch.setattr(huggingface_hub, "HfApi", RecordingApi)
     assert push_to_hub(folder, "owner/name") == "https://huggingface.co/owner/name"
-    assert uploaded == sorted([CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME, CARD_NAME, CURVE_NAME, EVALUATION_NAME,
-                               METRICS_NAME, TRAINING_NAME, "extra.png"])
+    assert uploaded == sorted(
+        [
+            CONFIG_NAME,
+            WEIGHTS_NAME,
+            TOKENIZER_NAME,
+            CARD_NAME,
+            CURVE_NAME,
+            EVALUATION_NAME,
+            METRICS_NAME,
+            TRAINING_NAME,
+            "extra.png",
+        ]
+    )
 
 
 def test_push_offline_fails_clearly_without_touching_the_network(isolated, monkeypatch):

@@ -1,4 +1,5 @@
 """The three UI languages: complete tables, the browser's choice, and library messages put into each language."""
+
 from __future__ import annotations
 
 import re
@@ -37,16 +38,19 @@ def test_japanese_and_korean_are_written_in_their_scripts():
         assert hangul.search(entry["ko"]), key
 
 
-@pytest.mark.parametrize("header, expected", [
-    ("ja-JP,ja;q=0.9,en-US;q=0.8", "ja"),
-    ("ko-KR,ko;q=0.9", "ko"),
-    ("de-DE,de;q=0.9,ko;q=0.5,ja;q=0.4", "ko"),   # the best-ranked language we have
-    ("en;q=0.2,ja;q=0.8", "ja"),                  # q-values, not order, decide
-    ("fr-FR,de;q=0.9", "en"),                     # nothing supported: English
-    ("ja;q=0", "en"),                             # q=0 means "not this one"
-    ("", "en"),
-    (None, "en"),
-])
+@pytest.mark.parametrize(
+    "header, expected",
+    [
+        ("ja-JP,ja;q=0.9,en-US;q=0.8", "ja"),
+        ("ko-KR,ko;q=0.9", "ko"),
+        ("de-DE,de;q=0.9,ko;q=0.5,ja;q=0.4", "ko"),  # the best-ranked language we have
+        ("en;q=0.2,ja;q=0.8", "ja"),  # q-values, not order, decide
+        ("fr-FR,de;q=0.9", "en"),  # nothing supported: English
+        ("ja;q=0", "en"),  # q=0 means "not this one"
+        ("", "en"),
+        (None, "en"),
+    ],
+)
 def test_language_from_the_browser(header, expected):
     assert i18n.from_accept_language(header) == expected
 
@@ -64,8 +68,14 @@ def library_errors() -> list[str]:
     with pytest.raises(ValueError) as empty:
         translator.trace("   \u200b ")
     messages.append(str(empty.value))
-    for bad in (dict(temperature=-1.0), dict(beam_size=0), dict(beam_size=1000), dict(max_new_tokens=0), dict(top_p=2.0),
-                dict(seed=2**64)):
+    for bad in (
+        dict(temperature=-1.0),
+        dict(beam_size=0),
+        dict(beam_size=1000),
+        dict(max_new_tokens=0),
+        dict(top_p=2.0),
+        dict(seed=2**64),
+    ):
         with pytest.raises(ValueError) as err:
             DecodeOptions(**bad).validate()
         messages.append(str(err.value))

@@ -1,4 +1,5 @@
 """Interventions change one call and nothing else: heads, positions, masks and the seed bugs, checked on the hooks."""
+
 from __future__ import annotations
 
 import math
@@ -9,11 +10,18 @@ import torch
 
 from tests.tiny import tiny_translator
 from transformer_viz import Tracer, intervene
-from transformer_viz.lab.compare import compare, teacher_forced, teacher_forced_trace
 from transformer_viz.decoding import DecodeOptions
+from transformer_viz.lab.compare import compare, teacher_forced, teacher_forced_trace
+from transformer_viz.lab.interventions import (
+    EXPLANATIONS,
+    LABELS,
+    SEED_BUGS,
+    Intervention,
+    head_means,
+    hooks,
+    input_hooks,
+)
 from transformer_viz.model.hooks import active_hooks
-from transformer_viz.lab.interventions import (EXPLANATIONS, LABELS, SEED_BUGS, Intervention, head_means, hooks,
-                                           input_hooks)
 from transformer_viz.training.train import weights_digest
 
 SENTENCE = "the dog sees a cat."
@@ -49,6 +57,7 @@ def run(model, src, tgt_in, names, extra=()):
 
 # ---- the shared model is never changed -------------------------------------------------------------------------
 
+
 def test_every_intervention_leaves_the_model_unchanged(translator):
     model = translator.model
     before = weights_digest(model.state_dict())
@@ -72,9 +81,15 @@ def test_an_intervention_that_raises_leaves_no_hooks(translator):
 
 # ---- head ablation ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind, module", [("encoder_self", "encoder.layers.1.self_attn"),
-                                          ("decoder_self", "decoder.layers.1.self_attn"),
-                                          ("cross", "decoder.layers.1.cross_attn")])
+
+@pytest.mark.parametrize(
+    "kind, module",
+    [
+        ("encoder_self", "encoder.layers.1.self_attn"),
+        ("decoder_self", "decoder.layers.1.self_attn"),
+        ("cross", "decoder.layers.1.cross_attn"),
+    ],
+)
 def test_zero_ablation_changes_exactly_the_ablated_head(translator, kind, module):
     model, head = translator.model, 2
     src, _, tgt_in = source_and_target(translator)
@@ -123,11 +138,15 @@ def test_mean_ablation_after_a_branch_measures_the_branched_translation(translat
     steps' distributions agree."""
     intervention = Intervention(ablate=(("decoder_self", 0, 1), ("cross", 1, 2)), ablation="mean")
     greedy = translator.trace(SENTENCE, max_new_tokens=8).target_ids
-    prefix = [next(t for t in range(4, translator.config.tgt_vocab_size) if t not in greedy[:3])] * 3  # not the model's own
+    prefix = [
+        next(t for t in range(4, translator.config.tgt_vocab_size) if t not in greedy[:3])
+    ] * 3  # not the model's own
     c = compare(translator, SENTENCE, intervention, options=DecodeOptions(max_new_tokens=8), forced_prefix=prefix)
     assert c.original.target_ids[:3] == c.changed.target_ids[:3] == prefix
-    shared = next((t for t, (a, b) in enumerate(zip(c.changed.target_ids, c.original.target_ids)) if a != b),
-                  min(len(c.changed.target_ids), len(c.original.target_ids)))
+    shared = next(
+        (t for t, (a, b) in enumerate(zip(c.changed.target_ids, c.original.target_ids)) if a != b),
+        min(len(c.changed.target_ids), len(c.original.target_ids)),
+    )
     assert shared >= 3
     for t in range(shared + 1 if shared < len(c.changed.steps) else shared):  # step `shared` still saw the same tokens
         free, forced = c.changed.steps[t], c.forced_changed.steps[t]
@@ -148,6 +167,7 @@ def test_head_means_shape(translator):
 
 
 # ---- positions -------------------------------------------------------------------------------------------------
+
 
 def test_without_positions_the_encoder_is_permutation_equivariant(translator):
     """Attention treats its input as a set: permuting the source only permutes the encoder's output rows."""
@@ -173,6 +193,7 @@ def test_no_positions_zeroes_both_position_hooks(translator):
 
 # ---- masks ------------------------------------------------------------------------------------------------------
 
+
 def above_diagonal(pattern: np.ndarray) -> np.ndarray:
     """Weights on later target positions: the strict upper triangle of (…, T, T)."""
     return pattern * np.triu(np.ones(pattern.shape[-2:]), k=1)
@@ -194,7 +215,9 @@ def test_lifting_the_causal_mask_shows_when_teacher_forced_but_not_in_cached_dec
     np.testing.assert_allclose(changed.attention["decoder_self"], clean.attention["decoder_self"], atol=1e-6)
 
 
-@pytest.mark.parametrize("intervention", [None, Intervention(ablate=(("encoder_self", 0, 1),)), Intervention(no_positions=True)])
+@pytest.mark.parametrize(
+    "intervention", [None, Intervention(ablate=(("encoder_self", 0, 1),)), Intervention(no_positions=True)]
+)
 def test_teacher_forcing_the_models_own_translation_gives_its_trace(translator, intervention):
     """One teacher-forced pass makes the whole trace: the same maps, masks and probabilities as the free run's."""
     free = translator.trace(SENTENCE, max_new_tokens=6, intervention=intervention)
@@ -240,8 +263,10 @@ def test_mask_ignored_attends_to_source_padding(translator):
     assert torch.all(buggy[names[0]][0][..., pad] > 0)
 
 
-@pytest.mark.parametrize("bug, factor", [("scale_multiplied", lambda dh, d: math.sqrt(dh)),
-                                         ("scale_d_model", lambda dh, d: 1 / math.sqrt(d))])
+@pytest.mark.parametrize(
+    "bug, factor",
+    [("scale_multiplied", lambda dh, d: math.sqrt(dh)), ("scale_d_model", lambda dh, d: 1 / math.sqrt(d))],
+)
 def test_scale_bugs_give_the_softmax_of_the_rescaled_scores(translator, bug, factor):
     """softmax(Q Kᵀ · √Dh) and softmax(Q Kᵀ / √D), computed here from hook_q and hook_k with the causal mask."""
     model, cfg = translator.model, translator.config
@@ -262,10 +287,12 @@ def test_scale_bugs_give_the_softmax_of_the_rescaled_scores(translator, bug, fac
 def test_scale_multiplied_sharpens_and_scale_d_model_flattens(translator):
     """× Dh makes the weights peakier (lower entropy); × 1/√H makes them flatter (higher entropy)."""
     src, ids, _ = source_and_target(translator)
+
     def entropy(intervention):
         trace = teacher_forced_trace(translator, SENTENCE, ids, intervention)
         w = trace.attention["encoder_self"]
         return float(-(w * np.log(np.clip(w, 1e-12, None))).sum(-1).mean())
+
     clean = entropy(None)
     assert entropy(Intervention(bug="scale_multiplied")) < clean < entropy(Intervention(bug="scale_d_model"))
 
@@ -276,7 +303,9 @@ def test_scale_bugs_keep_masked_entries_at_the_minimum_and_finite(translator, bu
     src, _ = translator.encode_sources(["I see.", "my brother wants the garden and a cat."])
     pad = (src[0] == translator.config.pad_id).numpy()
     names = ["encoder.layers.0.self_attn.hook_scores", "encoder.layers.0.self_attn.hook_pattern"]
-    _, traced = run(model, src, torch.full((2, 1), translator.config.bos_id), names, hooks(model, Intervention(bug=bug)))
+    _, traced = run(
+        model, src, torch.full((2, 1), translator.config.bos_id), names, hooks(model, Intervention(bug=bug))
+    )
     scores, pattern = traced[names[0]], traced[names[1]]
     assert torch.isfinite(scores).all() and torch.isfinite(pattern).all()
     assert torch.all(scores[0][..., pad] == torch.finfo(scores.dtype).min)
@@ -291,8 +320,8 @@ def test_target_padding_unmasked_shows_only_with_padding_in_front(translator):
     buggy, padded_buggy = teacher_forced(translator, text, ids, bug, left_pad=n_pad)
     T = len(ids)
     assert padded_correct.shape[-2:] == (T, n_pad + T)
-    assert np.all(padded_correct[..., :n_pad] == 0)           # the correct mask: exactly no weight on pads
-    assert np.all(padded_buggy[..., :n_pad].sum(-1) > 0)       # the bug: every real token attends to the pads
+    assert np.all(padded_correct[..., :n_pad] == 0)  # the correct mask: exactly no weight on pads
+    assert np.all(padded_buggy[..., :n_pad].sum(-1) > 0)  # the bug: every real token attends to the pads
     # With the pads masked, left padding changes nothing: the real tokens keep their positions.
     unpadded = teacher_forced_trace(translator, text, ids)
     np.testing.assert_allclose([s["prob"] for s in correct.steps], [s["prob"] for s in unpadded.steps], atol=1e-5)
@@ -305,6 +334,7 @@ def test_target_padding_unmasked_shows_only_with_padding_in_front(translator):
 
 # ---- compare() -----------------------------------------------------------------------------------------------
 
+
 def test_compare_holds_both_runs_and_the_probability_change(translator):
     intervention = Intervention(ablate=[("cross", 1, h) for h in range(4)])
     c = compare(translator, SENTENCE, intervention, DecodeOptions(max_new_tokens=6))
@@ -314,8 +344,9 @@ def test_compare_holds_both_runs_and_the_probability_change(translator):
     np.testing.assert_allclose(c.prob_change, expected)
     assert c.prob_change.shape == (len(ids),) and np.abs(c.prob_change).max() > 0
     # teacher-forcing the unmodified model over its own greedy output reproduces the greedy probabilities
-    np.testing.assert_allclose([s["prob"] for s in c.forced_original.steps], [s["prob"] for s in c.original.steps],
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        [s["prob"] for s in c.forced_original.steps], [s["prob"] for s in c.original.steps], atol=1e-5
+    )
     assert c.left_pad == 0 and c.padded_original is None and c.pad_weight() is None
     assert set(c.explanations) == {"ablate_zero"}
     assert (c.first_difference is None) == (not c.translation_changed)
@@ -332,22 +363,31 @@ def test_compare_left_pads_for_the_padding_bug(translator):
 
 # ---- the Intervention value ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fields, message", [
-    (dict(ablate=[("decoder", 0, 0)]), "kind must be one of"),
-    (dict(ablate=[("cross", 0)]), r"\(kind, layer, head\)"),
-    (dict(ablate=[("cross", -1, 0)]), "non-negative integer"),
-    (dict(ablate=[("cross", 0, 1.5)]), "non-negative integer"),
-    (dict(ablation="half"), "ablation must be one of"),
-    (dict(bug="softmax_twice"), "bug must be None or one of"),
-    (dict(no_positions="yes"), "True or False"),
-])
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        (dict(ablate=[("decoder", 0, 0)]), "kind must be one of"),
+        (dict(ablate=[("cross", 0)]), r"\(kind, layer, head\)"),
+        (dict(ablate=[("cross", -1, 0)]), "non-negative integer"),
+        (dict(ablate=[("cross", 0, 1.5)]), "non-negative integer"),
+        (dict(ablation="half"), "ablation must be one of"),
+        (dict(bug="softmax_twice"), "bug must be None or one of"),
+        (dict(no_positions="yes"), "True or False"),
+    ],
+)
 def test_invalid_interventions_are_refused_clearly(fields, message):
     with pytest.raises(ValueError, match=message):
         Intervention(**fields)
 
 
-@pytest.mark.parametrize("entry, message", [(("encoder_self", 2, 0), "layer 2 does not exist: the model has layers 0..1"),
-                                            (("cross", 0, 4), "head 4 does not exist: the model has heads 0..3")])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        (("encoder_self", 2, 0), "layer 2 does not exist: the model has layers 0..1"),
+        (("cross", 0, 4), "head 4 does not exist: the model has heads 0..3"),
+    ],
+)
 def test_layers_and_heads_are_checked_against_the_model(translator, entry, message):
     intervention = Intervention(ablate=[entry])  # fine on its own: it does not know the model yet
     with pytest.raises(ValueError, match=message):
@@ -360,7 +400,9 @@ def test_identity_description_and_explanations():
     assert Intervention().is_identity and Intervention().describe() == "no intervention"
     lists = Intervention(ablate=[["cross", 1, 0]], no_positions=True)
     assert Intervention(ablate=[("cross", np.int64(1), np.int32(0))]).ablate == (("cross", 1, 0),)
-    assert lists.ablate == (("cross", 1, 0),) and hash(lists) == hash(Intervention(ablate=[("cross", 1, 0)], no_positions=True))
+    assert lists.ablate == (("cross", 1, 0),) and hash(lists) == hash(
+        Intervention(ablate=[("cross", 1, 0)], no_positions=True)
+    )
     assert not lists.is_identity
     assert lists.describe() == "zero heads cross L1 H0; no positional encodings"
     assert lists.to_dict()["ablate"] == [["cross", 1, 0]]

@@ -3,6 +3,7 @@
 Every bad sentence must come back as the app's clear error, nothing else may fail, and every
 visitor must get exactly the answer a lone visitor gets for the same sentence.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,7 +46,9 @@ def test_concurrent_visitors_get_their_own_answers_and_clear_errors(app_server):
                 client.predict(text, "seed000", api_name="/translate")
     client.close()
 
-    report = run_load(url, clients=4, seconds=3, model="seed000", inputs=inputs, min_each=len(inputs))  # every input, by all four
+    report = run_load(
+        url, clients=4, seconds=3, model="seed000", inputs=inputs, min_each=len(inputs)
+    )  # every input, by all four
     assert report["unexpected_errors"] == 0, report["problems"]
     assert report["served"] >= 4 * len(inputs)
     assert report["expected_errors"] >= 4 * sum(error is not None for _, _, error in inputs)

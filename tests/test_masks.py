@@ -1,4 +1,5 @@
 """Masks are pure boolean functions, True = may attend, with a head axis of size 1."""
+
 from __future__ import annotations
 
 import torch

@@ -1,4 +1,5 @@
 """The Transformer's forward pass: equal to torch.nn.Transformer, masked, padding-proof, cached, every hook's shape."""
+
 from __future__ import annotations
 
 import warnings
@@ -41,8 +42,15 @@ def torch_reference(model: Transformer) -> nn.Transformer:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "enable_nested_tensor is True, but ... norm_first was True"
         ref = nn.Transformer(
-            c.d_model, c.n_heads, c.n_layers, c.n_layers, c.d_ff, dropout=0.0,
-            batch_first=True, norm_first=c.norm_first, layer_norm_eps=c.layer_norm_eps,
+            c.d_model,
+            c.n_heads,
+            c.n_layers,
+            c.n_layers,
+            c.d_ff,
+            dropout=0.0,
+            batch_first=True,
+            norm_first=c.norm_first,
+            layer_norm_eps=c.layer_norm_eps,
         )
     with torch.no_grad():
         for ours, theirs in zip(model.encoder.layers, ref.encoder.layers, strict=True):

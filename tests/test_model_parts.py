@@ -3,6 +3,7 @@
 Seed 000: layers in a plain list (bug 3), PE table rebuilt per call (bug 4), a `training` argument (bug 5).
 Seed 004: dropout after LayerNorm (bug 4), device hard-coded to "mps" (bug 5).
 """
+
 from __future__ import annotations
 
 import inspect

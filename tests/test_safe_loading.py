@@ -2,6 +2,7 @@
 
 (Round trips, missing files and the Hub cache are in test_hub.py.)
 """
+
 from __future__ import annotations
 
 import json
@@ -72,12 +73,15 @@ def test_a_pickle_renamed_to_safetensors_is_refused(folder, tmp_path):
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("src_vocab_size", 10**9, f"{WEIGHTS_NAME} does not fit {CONFIG_NAME}"),
-    ("d_model", 2**16, f"{WEIGHTS_NAME} does not fit {CONFIG_NAME}"),
-    ("n_layers", 10**4, "n_layers=10000 but the file has 2 layers per stack"),
-    ("max_len", 10**8, "max_len=100,000,000 is more positions"),  # a built table, not a weight the file could check
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("src_vocab_size", 10**9, f"{WEIGHTS_NAME} does not fit {CONFIG_NAME}"),
+        ("d_model", 2**16, f"{WEIGHTS_NAME} does not fit {CONFIG_NAME}"),
+        ("n_layers", 10**4, "n_layers=10000 but the file has 2 layers per stack"),
+        ("max_len", 10**8, "max_len=100,000,000 is more positions"),  # a built table, not a weight the file could check
+    ],
+)
 def test_a_config_claiming_a_huge_model_is_refused_before_allocating_it(folder, no_model_built, field, value, message):
     config = json.loads((folder / CONFIG_NAME).read_text())
     (folder / CONFIG_NAME).write_text(json.dumps({**config, field: value}))

@@ -1,4 +1,5 @@
 """SentencePiece wrapper: special ids, encode/decode, unknown characters, save/load, determinism."""
+
 from __future__ import annotations
 
 import io
@@ -11,11 +12,29 @@ import sentencepiece as spm
 from transformer_viz.tokenizer import Tokenizer
 
 VOCAB = 64
-SUBJECTS = ["the cat", "a dog", "my sister", "our teacher", "the old man",
-            "die Katze", "ein Hund", "meine Schwester", "unser Lehrer", "der alte Mann"]
+SUBJECTS = [
+    "the cat",
+    "a dog",
+    "my sister",
+    "our teacher",
+    "the old man",
+    "die Katze",
+    "ein Hund",
+    "meine Schwester",
+    "unser Lehrer",
+    "der alte Mann",
+]
 VERBS = ["sees", "likes", "finds", "watched", "helped", "sieht", "mag", "findet", "fragte", "kaufte"]
-OBJECTS = ["the red ball.", "a green house.", "every small fish.", "the quick brown fox!",
-           "das rote Haus.", "einen grünen Ball.", "jeden kleinen Vogel.", "über die Straße?"]
+OBJECTS = [
+    "the red ball.",
+    "a green house.",
+    "every small fish.",
+    "the quick brown fox!",
+    "das rote Haus.",
+    "einen grünen Ball.",
+    "jeden kleinen Vogel.",
+    "über die Straße?",
+]
 # 800 short English and German lines: enough for a 64-piece model, trained in well under a second.
 TEXTS = [f"{s} {v} {o}" for s, v, o in itertools.product(SUBJECTS, VERBS, OBJECTS)]
 
@@ -124,8 +143,7 @@ def test_load_missing_file_names_the_fix(tmp_path):
 
 def test_load_rejects_a_model_with_other_special_ids(tmp_path):
     model = io.BytesIO()  # SentencePiece's defaults: unk 0, bos 1, eos 2, no pad
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(TEXTS), model_writer=model,
-                                   vocab_size=VOCAB, minloglevel=2)
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(TEXTS), model_writer=model, vocab_size=VOCAB, minloglevel=2)
     (tmp_path / "foreign.model").write_bytes(model.getvalue())
     with pytest.raises(ValueError, match="retrain"):
         Tokenizer.load(tmp_path / "foreign.model")

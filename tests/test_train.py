@@ -4,6 +4,7 @@ The corpus is a fake Ding file written here: ~1,900 combinatorial sentences, bec
 default split holds out 1,000 test + 500 validation sentences (TrainOptions has no way to
 ask for fewer), plus the single words, so that training sees every word.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -20,21 +21,55 @@ import pytest
 import torch
 
 from transformer_viz.hub.card import write_model_card
-from transformer_viz.training.data import Pair, load_corpus, token_batches
 from transformer_viz.hub.hub import WEIGHTS_NAME, load_transformer
+from transformer_viz.training.data import Pair, load_corpus, token_batches
 from transformer_viz.training.train import (
-    METRICS_NAME, STATE_NAME, TrainOptions, average_weights, collate, learning_rate, mix_kinds, noam_lr,
-    encode_pairs, source_word_dropout, train, validation_loss, weights_digest,
+    METRICS_NAME,
+    STATE_NAME,
+    TrainOptions,
+    average_weights,
+    collate,
+    encode_pairs,
+    learning_rate,
+    mix_kinds,
+    noam_lr,
+    source_word_dropout,
+    train,
+    validation_loss,
+    weights_digest,
 )
 from transformer_viz.translator import load_model
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBJECTS = [("I", "Ich"), ("You", "Du"), ("We", "Wir"), ("They", "Sie"), ("My brother", "Mein Bruder")]
-VERBS = [("see", "sehen"), ("like", "mögen"), ("have", "haben"), ("want", "wollen"), ("buy", "kaufen"), ("paint", "malen")]
-OBJECTS = [("the house", "das Haus"), ("a cat", "eine Katze"), ("the garden", "den Garten"), ("coffee", "Kaffee"),
-           ("the dog", "den Hund"), ("a book", "ein Buch"), ("the car", "das Auto"), ("bread", "Brot")]
-TIMES = [("today", "heute"), ("tomorrow", "morgen"), ("now", "jetzt"), ("often", "oft"), ("again", "wieder"),
-         ("at home", "zu Hause"), ("every day", "jeden Tag"), ("in the morning", "am Morgen")]
+VERBS = [
+    ("see", "sehen"),
+    ("like", "mögen"),
+    ("have", "haben"),
+    ("want", "wollen"),
+    ("buy", "kaufen"),
+    ("paint", "malen"),
+]
+OBJECTS = [
+    ("the house", "das Haus"),
+    ("a cat", "eine Katze"),
+    ("the garden", "den Garten"),
+    ("coffee", "Kaffee"),
+    ("the dog", "den Hund"),
+    ("a book", "ein Buch"),
+    ("the car", "das Auto"),
+    ("bread", "Brot"),
+]
+TIMES = [
+    ("today", "heute"),
+    ("tomorrow", "morgen"),
+    ("now", "jetzt"),
+    ("often", "oft"),
+    ("again", "wieder"),
+    ("at home", "zu Hause"),
+    ("every day", "jeden Tag"),
+    ("in the morning", "am Morgen"),
+]
 
 
 # ---------------------------------------------------------------------------- schedule and batches
@@ -55,9 +90,13 @@ def test_noam_lr_is_equation_3():
 def test_cooldown_scales_noam_linearly_to_its_last_step():
     opts = TrainOptions(warmup=100, max_steps=1000, cooldown_steps=400)
     assert [learning_rate(s, opts, 256) for s in (1, 100, 600)] == [noam_lr(s, 256, 100) for s in (1, 100, 600)]
-    assert learning_rate(601, opts, 256) == pytest.approx(noam_lr(601, 256, 100))  # the first cooled step is at full rate
+    assert learning_rate(601, opts, 256) == pytest.approx(
+        noam_lr(601, 256, 100)
+    )  # the first cooled step is at full rate
     assert learning_rate(800, opts, 256) == pytest.approx(noam_lr(800, 256, 100) * 201 / 400)
-    assert learning_rate(1000, opts, 256) == pytest.approx(noam_lr(1000, 256, 100) / 400)  # small, not 0: no wasted step
+    assert learning_rate(1000, opts, 256) == pytest.approx(
+        noam_lr(1000, 256, 100) / 400
+    )  # small, not 0: no wasted step
     cooled = [learning_rate(s, opts, 256) for s in range(601, 1001)]
     assert all(a > b for a, b in zip(cooled, cooled[1:]))
     assert learning_rate(1001, opts, 256) == 0.0  # past max_steps nothing moves
@@ -94,12 +133,17 @@ def test_source_word_dropout_replaces_real_pieces_by_unk_only():
     assert not torch.equal(source_word_dropout(big, 0.25, unk, pad), source_word_dropout(big, 0.25, unk, pad))
 
 
-@pytest.mark.parametrize("bad, message", [(dict(word_dropout=1.0), "word_dropout must be a probability"),
-                                          (dict(word_dropout=-0.1), "word_dropout must be a probability"),
-                                          (dict(average=-1), "average must be a number of validations"),
-                                          (dict(valid_every=0), "valid_every must be at least 1"),
-                                          (dict(warmup=0), "warmup must be at least 1"),
-                                          (dict(max_tokens=0), "max_tokens must be at least 1")])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (dict(word_dropout=1.0), "word_dropout must be a probability"),
+        (dict(word_dropout=-0.1), "word_dropout must be a probability"),
+        (dict(average=-1), "average must be a number of validations"),
+        (dict(valid_every=0), "valid_every must be at least 1"),
+        (dict(warmup=0), "warmup must be at least 1"),
+        (dict(max_tokens=0), "max_tokens must be at least 1"),
+    ],
+)
 def test_bad_regularisation_options_are_refused_before_any_work(tmp_path, bad, message):
     with pytest.raises(ValueError, match=message):
         train(TrainOptions(out=str(tmp_path / "never"), corpus=str(tmp_path / "missing"), **bad))
@@ -107,18 +151,22 @@ def test_bad_regularisation_options_are_refused_before_any_work(tmp_path, bad, m
 
 
 def test_average_weights_is_the_elementwise_mean():
-    states = [{"w": torch.tensor([1.0, 2.0]), "n": torch.tensor([2, 4])},
-              {"w": torch.tensor([3.0, 6.0]), "n": torch.tensor([4, 8])},
-              {"w": torch.tensor([5.0, 1.0]), "n": torch.tensor([6, 6])}]
+    states = [
+        {"w": torch.tensor([1.0, 2.0]), "n": torch.tensor([2, 4])},
+        {"w": torch.tensor([3.0, 6.0]), "n": torch.tensor([4, 8])},
+        {"w": torch.tensor([5.0, 1.0]), "n": torch.tensor([6, 6])},
+    ]
     mean = average_weights(states)
     assert torch.equal(mean["w"], torch.tensor([3.0, 3.0]))
     assert torch.equal(mean["n"], torch.tensor([4, 6])) and mean["n"].dtype == torch.long
 
 
 def test_mix_kinds_keeps_the_chosen_kinds_and_a_sample_of_words():
-    pairs = ([Pair(f"Sentence {i}.", f"Satz {i}.", "sentence") for i in range(5)]
-             + [Pair(f"a phrase {i}", f"eine Wendung {i}", "phrase") for i in range(4)]
-             + [Pair(f"word{i}", f"Wort{i}", "word") for i in range(10)])
+    pairs = (
+        [Pair(f"Sentence {i}.", f"Satz {i}.", "sentence") for i in range(5)]
+        + [Pair(f"a phrase {i}", f"eine Wendung {i}", "phrase") for i in range(4)]
+        + [Pair(f"word{i}", f"Wort{i}", "word") for i in range(10)]
+    )
     mixed = mix_kinds(pairs, word_pairs=3, seed=0)
     assert sorted(p.kind for p in mixed) == ["phrase"] * 4 + ["sentence"] * 5 + ["word"] * 3
     assert mixed == mix_kinds(pairs, word_pairs=3, seed=0)  # seeded
@@ -149,9 +197,25 @@ def corpus(tmp_path_factory) -> Path:
 
 def options(corpus: Path, out: Path, **overrides) -> TrainOptions:
     """A model of a few thousand parameters; dropout stays on so that resume must restore the RNG."""
-    fields = dict(out=str(out), corpus=str(corpus), vocab_size=80, d_model=16, n_heads=2, n_layers=1, d_ff=32,
-                  dropout=0.1, max_len=32, max_tokens=512, max_steps=30, warmup=10, valid_every=10, threads=1,
-                  device="cpu", word_pairs=-1, seed=0)
+    fields = dict(
+        out=str(out),
+        corpus=str(corpus),
+        vocab_size=80,
+        d_model=16,
+        n_heads=2,
+        n_layers=1,
+        d_ff=32,
+        dropout=0.1,
+        max_len=32,
+        max_tokens=512,
+        max_steps=30,
+        warmup=10,
+        valid_every=10,
+        threads=1,
+        device="cpu",
+        word_pairs=-1,
+        seed=0,
+    )
     return TrainOptions(**{**fields, **overrides})
 
 
@@ -214,7 +278,10 @@ def test_resume_continues_exactly(trained, corpus, tmp_path):
     assert [r["step"] for r in runs] == [15, 30] and runs[0]["started"] != runs[1]["started"]
     card = write_model_card(out).read_text()
     assert "run 1: `" in card and "→ step 15," in card and "run 2: `" in card and "→ step 30," in card
-    assert card.count("(this run on 1 process(es), device cpu)") == 2 and "minutes of training in all; the last run on 1" in card
+    assert (
+        card.count("(this run on 1 process(es), device cpu)") == 2
+        and "minutes of training in all; the last run on 1" in card
+    )
 
 
 def test_a_row_logged_after_the_saved_state_is_not_logged_twice(trained, corpus, tmp_path):
@@ -249,8 +316,10 @@ def test_resume_keeps_the_snapshots_to_average(corpus, tmp_path):
     train(options(corpus, out, max_steps=38, **opts))
     train(options(corpus, out, max_steps=40, resume=True, **opts))
     last = [json.loads(line) for line in (out / METRICS_NAME).read_text().splitlines()][-1]
-    assert last == {**[json.loads(line) for line in (whole / METRICS_NAME).read_text().splitlines()][-1],
-                    "minutes": last["minutes"]}
+    assert last == {
+        **[json.loads(line) for line in (whole / METRICS_NAME).read_text().splitlines()][-1],
+        "minutes": last["minutes"],
+    }
     assert last["averaged"] == 3
     assert (out / WEIGHTS_NAME).read_bytes() == (whole / WEIGHTS_NAME).read_bytes()
 
@@ -329,7 +398,10 @@ def test_checkpoint_averaging_keeps_the_mean_only_when_it_validates_better(corpu
     out = train(options(corpus, tmp_path / "averaged", average=3, **opts))
     rows = [json.loads(line) for line in (out / METRICS_NAME).read_text().splitlines()]
     assert rows[-1]["averaged"] == 3 and not any("averaged" in r for r in rows[:-1])  # scored once, at the end
-    assert json.loads((out / "training.json").read_text())["last"]["averaged_valid_loss"] == rows[-1]["averaged_valid_loss"]
+    assert (
+        json.loads((out / "training.json").read_text())["last"]["averaged_valid_loss"]
+        == rows[-1]["averaged_valid_loss"]
+    )
 
     # The weights at the last three validations, from runs stopped there (training is deterministic).
     steps = [r["step"] for r in rows[-3:]]
@@ -340,7 +412,9 @@ def test_checkpoint_averaging_keeps_the_mean_only_when_it_validates_better(corpu
     batches = token_batches([(len(s), len(t)) for s, t in examples], 512, shuffle=False)
     model = load_transformer(out)
     model.load_state_dict(mean)
-    assert validation_loss(model, examples, batches, 0, 2, "cpu") == pytest.approx(rows[-1]["averaged_valid_loss"], abs=1e-4)
+    assert validation_loss(model, examples, batches, 0, 2, "cpu") == pytest.approx(
+        rows[-1]["averaged_valid_loss"], abs=1e-4
+    )
 
     kept = load_transformer(out).state_dict()
     best_single = min(r["valid_loss"] for r in rows)
@@ -349,7 +423,10 @@ def test_checkpoint_averaging_keeps_the_mean_only_when_it_validates_better(corpu
     assert rows[-1]["valid_loss"] == best_single or noisy
     for name, tensor in kept.items():
         assert torch.allclose(tensor, expected[name], atol=1e-6), name
-    assert f"the mean of the last 3 validations' weights scored {rows[-1]['averaged_valid_loss']}" in write_model_card(out).read_text()
+    assert (
+        f"the mean of the last 3 validations' weights scored {rows[-1]['averaged_valid_loss']}"
+        in write_model_card(out).read_text()
+    )
 
 
 # ---------------------------------------------------------------------------- torchrun, 2 CPU processes
@@ -385,7 +462,21 @@ def torchrun(corpus, cwd: Path, opts: TrainOptions, *extra: str) -> subprocess.C
     args = [f"--{k.replace('_', '-')}={v}" for k, v in vars(opts).items() if k not in ("resume",)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-         "-m", "transformer_viz", "train", *args, *extra],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node=2",
+            "-m",
+            "transformer_viz",
+            "train",
+            *args,
+            *extra,
+        ],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )

@@ -1,4 +1,5 @@
 """Translator.translate() and Translator.trace(): input cleaning, batching, the Trace and its JSON schema."""
+
 from __future__ import annotations
 
 import copy
@@ -10,8 +11,8 @@ import torch
 
 from tests.tiny import SENTENCES, tiny_translator
 from transformer_viz import Tracer, intervene
-from transformer_viz.model.config import PRESETS
 from transformer_viz.decoding import DecodeOptions, generate
+from transformer_viz.model.config import PRESETS
 from transformer_viz.trace import SCHEMA, Trace
 from transformer_viz.translator import MAX_CHARS, clean_text
 
@@ -117,7 +118,9 @@ def test_overlong_text_is_cut_to_max_chars_with_a_notice(translator):
 def test_truncate_false_refuses_overlong_text_instead_of_cutting_it(translator):
     long_words = "house " * (translator.config.max_len + 5)
     for text, where in [(long_words, "the text"), ("a " * MAX_CHARS, "the text"), ([TEXT, long_words], "text 1")]:
-        with pytest.raises(ValueError, match=f"{where} is too long: the model reads at most {translator.config.max_len} tokens"):
+        with pytest.raises(
+            ValueError, match=f"{where} is too long: the model reads at most {translator.config.max_len} tokens"
+        ):
             translator.translate(text, truncate=False, max_new_tokens=4)
     assert translator.translate(TEXT, truncate=False, max_new_tokens=4) == translator.translate(TEXT, max_new_tokens=4)
     assert isinstance(translator.translate(long_words, max_new_tokens=4), str)  # cut, as before, by default
@@ -204,8 +207,11 @@ def test_trace_equals_what_cached_decoding_attended_to(translator, trace):
     T, S = len(hyp.ids), src.shape[1]
     assert hyp.ids == trace.target_ids
     for i in range(cfg.n_layers):
-        np.testing.assert_allclose(tracer[f"encoder.layers.{i}.self_attn.hook_pattern"][0].numpy(),
-                                   trace.attention["encoder_self"][i], atol=1e-5)
+        np.testing.assert_allclose(
+            tracer[f"encoder.layers.{i}.self_attn.hook_pattern"][0].numpy(),
+            trace.attention["encoder_self"][i],
+            atol=1e-5,
+        )
         self_steps = tracer.history[f"decoder.layers.{i}.self_attn.hook_pattern"]
         cross_steps = tracer.history[f"decoder.layers.{i}.cross_attn.hook_pattern"]
         assert len(self_steps) == len(cross_steps) == T  # one query per generated token
@@ -231,15 +237,19 @@ def test_a_trace_encodes_the_source_once(translator, strategy):
     with Tracer(translator.model, "encoder.layers.*.self_attn.hook_pattern") as tracer, torch.no_grad():
         assert torch.equal(translator.model.encode(src), memories[0])
     for i in range(translator.config.n_layers):
-        assert np.array_equal(tracer[f"encoder.layers.{i}.self_attn.hook_pattern"][0].numpy(), t.attention["encoder_self"][i])
+        assert np.array_equal(
+            tracer[f"encoder.layers.{i}.self_attn.hook_pattern"][0].numpy(), t.attention["encoder_self"][i]
+        )
 
 
 @pytest.mark.parametrize("strategy", ["greedy", "beam"])
 def test_the_recording_pass_skips_the_output_projection(translator, strategy):
     """Only decoding projects to the vocabulary: the teacher-forced recording pass stops at the last hidden state."""
     events = []
-    hooks = {"decoder.hook_output": lambda x, hook: events.append(("hidden", x.shape[1])),
-             "decoder.hook_logits": lambda x, hook: events.append(("logits", x.shape[1]))}
+    hooks = {
+        "decoder.hook_output": lambda x, hook: events.append(("hidden", x.shape[1])),
+        "decoder.hook_logits": lambda x, hook: events.append(("logits", x.shape[1])),
+    }
     with intervene(translator.model, hooks):
         t = translator.trace(TEXT, strategy=strategy, max_new_tokens=MAX_NEW)
     *decoding, recording = events
@@ -288,7 +298,10 @@ def test_a_bfloat16_model_is_traced_in_float32(translator):
     assert got.decoder_self_scores.dtype == got.positional_encoding.dtype == np.float32
     json.dumps(got.to_dict())
     padded = compare(half, TEXT, Intervention(bug="target_padding_unmasked"), options=DecodeOptions(max_new_tokens=4))
-    assert padded.left_pad > 0 and padded.padded_changed.dtype == padded.forced_changed.decoder_self_scores.dtype == np.float32
+    assert (
+        padded.left_pad > 0
+        and padded.padded_changed.dtype == padded.forced_changed.decoder_self_scores.dtype == np.float32
+    )
 
 
 def test_to_dict_follows_the_schema(translator, trace):
@@ -329,8 +342,20 @@ def test_to_dict_follows_the_schema(translator, trace):
 
 def test_from_dict_round_trip(trace):
     again = Trace.from_dict(json.loads(trace.to_json()))
-    for field in ("source_text", "source_tokens", "source_ids", "target_text", "target_tokens", "target_ids",
-                  "steps", "model", "options", "forced_prefix", "notices", "beam_tree"):
+    for field in (
+        "source_text",
+        "source_tokens",
+        "source_ids",
+        "target_text",
+        "target_tokens",
+        "target_ids",
+        "steps",
+        "model",
+        "options",
+        "forced_prefix",
+        "notices",
+        "beam_tree",
+    ):
         assert getattr(again, field) == getattr(trace, field), field
     for kind in trace.attention:
         np.testing.assert_allclose(again.attention[kind], trace.attention[kind], atol=1e-6, rtol=0)

@@ -4,6 +4,7 @@ Also EVIL, an HTML payload, and with_evil_tokens(trace), which puts it among a t
 must show it literally, never run it; MARKUP, pieces that Markdown would read as markup, and shown(markdown), what
 a CommonMark renderer makes of a text.
 """
+
 from __future__ import annotations
 
 import copy
@@ -26,10 +27,12 @@ from transformer_viz.translator import Translator
 SUBJECTS = [("I", "ich"), ("you", "du"), ("we", "wir"), ("the dog", "der Hund"), ("my brother", "mein Bruder")]
 VERBS = [("see", "sehe"), ("like", "mag"), ("have", "habe"), ("want", "will")]
 OBJECTS = [("the house", "das Haus"), ("a cat", "eine Katze"), ("the garden", "den Garten"), ("coffee", "Kaffee")]
-SENTENCES = [(f"{s} {v} {o}.", f"{sd} {vd} {od}.") for (s, sd), (v, vd), (o, od) in itertools.product(SUBJECTS, VERBS, OBJECTS)]
+SENTENCES = [
+    (f"{s} {v} {o}.", f"{sd} {vd} {od}.") for (s, sd), (v, vd), (o, od) in itertools.product(SUBJECTS, VERBS, OBJECTS)
+]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tiny_tokenizer_file() -> Path:
     """A 56-piece SentencePiece model trained on the toy sentences (cached per test session)."""
     folder = Path(tempfile.mkdtemp(prefix="tv-tok-"))
@@ -42,8 +45,16 @@ def tiny_translator(preset: str = "seed000", seed: int = 0, **overrides) -> Tran
     """A randomly initialised 2-layer model with the tiny tokenizer: fast, deterministic, nonsense output."""
     tokenizer = Tokenizer.load(tiny_tokenizer_file())
     torch.manual_seed(seed)
-    fields = dict(src_vocab_size=tokenizer.vocab_size, tgt_vocab_size=tokenizer.vocab_size, d_model=32, n_heads=4,
-                  n_layers=2, d_ff=64, dropout=0.0, max_len=48)
+    fields = dict(
+        src_vocab_size=tokenizer.vocab_size,
+        tgt_vocab_size=tokenizer.vocab_size,
+        d_model=32,
+        n_heads=4,
+        n_layers=2,
+        d_ff=64,
+        dropout=0.0,
+        max_len=48,
+    )
     config = TransformerConfig.preset(preset, **{**fields, **overrides})
     return Translator(Transformer(config).eval(), tokenizer, name=f"tiny-{preset}")
 

@@ -1,17 +1,33 @@
-"""transformer-viz: look inside a small encoder–decoder Transformer trained from scratch."""
-from .model.config import PRESETS, TransformerConfig
-from .model.hooks import HookPoint, Tracer, intervene
-from .model.transformer import Transformer
+"""transformer-viz: look inside a small encoder–decoder Transformer trained from scratch.
+
+The public API is imported on first use (PEP 562), so that `transformer_viz.figures`, which
+draws traces and arrays, can be imported without PyTorch.
+"""
+
+from importlib import import_module
 
 __version__ = "0.1.0"
 
-__all__ = ["TransformerConfig", "PRESETS", "Transformer", "HookPoint", "Tracer", "intervene", "load_model", "__version__"]
+_PUBLIC = {  # name -> the module that defines it
+    "TransformerConfig": "model.config",
+    "PRESETS": "model.config",
+    "Transformer": "model.transformer",
+    "HookPoint": "model.hooks",
+    "Tracer": "model.hooks",
+    "intervene": "model.hooks",
+    "Translator": "translator",
+    "load_model": "translator",
+    "Trace": "trace",
+}
+
+__all__ = [*_PUBLIC, "__version__"]
 
 
 def __getattr__(name: str):
-    # load_model pulls in the tokenizer and hub code; import it only when asked for.
-    if name in ("load_model", "Translator"):
-        from . import translator
-
-        return getattr(translator, name)
+    if name in _PUBLIC:
+        return getattr(import_module(f".{_PUBLIC[name]}", __name__), name)
     raise AttributeError(f"module 'transformer_viz' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_PUBLIC])

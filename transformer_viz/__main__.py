@@ -1,4 +1,5 @@
 """Command line: python -m transformer_viz {translate, trace, train, evaluate, push, serve}."""
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,15 @@ def add_decoding_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def decode_overrides(args: argparse.Namespace) -> dict:
-    return dict(strategy=args.strategy, beam_size=args.beam_size, temperature=args.temperature, top_k=args.top_k,
-                top_p=args.top_p, seed=args.seed, max_new_tokens=args.max_new_tokens)
+    return dict(
+        strategy=args.strategy,
+        beam_size=args.beam_size,
+        temperature=args.temperature,
+        top_k=args.top_k,
+        top_p=args.top_p,
+        seed=args.seed,
+        max_new_tokens=args.max_new_tokens,
+    )
 
 
 def cmd_translate(args) -> int:
@@ -44,7 +52,9 @@ def cmd_trace(args) -> int:
 
     tr = load_model(args.model, device=args.device)
     overrides = decode_overrides(args)
-    trace = tr.trace(args.sentence, strategy=overrides.pop("strategy"), max_new_tokens=overrides.pop("max_new_tokens"), **overrides)
+    trace = tr.trace(
+        args.sentence, strategy=overrides.pop("strategy"), max_new_tokens=overrides.pop("max_new_tokens"), **overrides
+    )
     text = trace.to_json(indent=None if args.compact else 1)
     if args.out == "-":
         print(text)
@@ -91,7 +101,9 @@ def cmd_serve(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from .training.train import TrainOptions
 
-    parser = argparse.ArgumentParser(prog="python -m transformer_viz", description="Look inside a small EN→DE Transformer.")
+    parser = argparse.ArgumentParser(
+        prog="python -m transformer_viz", description="Look inside a small EN→DE Transformer."
+    )
     parser.add_argument("--version", action="version", version=f"transformer-viz {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -138,8 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose or args.command == "train" else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose or args.command == "train" else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     try:
         return args.func(args)
     except (ValueError, FileNotFoundError, FileExistsError) as err:  # CheckpointError is a ValueError

@@ -11,6 +11,7 @@ way): the same tokens, O(T²) work instead of O(T), kept as the reference and ba
 (Not the same under an intervention that lifts the causal mask: recomputed, the earlier
 positions then see later tokens, which the cache never holds when they are computed.)
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,18 +34,18 @@ MIN_TEMPERATURE = 0.001  # logits / T must stay finite in float32; below this, s
 class DecodeOptions:
     """How to pick the next token; `validate()` explains any absurd value."""
 
-    strategy: str = "greedy"       # "greedy", "beam" or "sample"
-    max_new_tokens: int = 64       # stop after this many generated tokens (</s> included)
-    beam_size: int = 4             # hypotheses kept by beam search
-    length_penalty: float = 0.6    # beam: score = log p / ((5 + len) / 6) ** α (Wu et al. 2016)
-    temperature: float = 1.0       # sample: softmax(logits / temperature)
-    top_k: int = 0                 # sample: keep the k most likely tokens (0 = all)
-    top_p: float = 1.0             # sample: keep the smallest set with mass ≥ p (nucleus)
-    seed: int | None = 0           # sample: random seed (None = fresh randomness)
-    n_alternatives: int = 5        # alternatives recorded per step
-    use_cache: bool = True         # reuse earlier positions' keys/values (False: recompute the prefix each step)
+    strategy: str = "greedy"  # "greedy", "beam" or "sample"
+    max_new_tokens: int = 64  # stop after this many generated tokens (</s> included)
+    beam_size: int = 4  # hypotheses kept by beam search
+    length_penalty: float = 0.6  # beam: score = log p / ((5 + len) / 6) ** α (Wu et al. 2016)
+    temperature: float = 1.0  # sample: softmax(logits / temperature)
+    top_k: int = 0  # sample: keep the k most likely tokens (0 = all)
+    top_p: float = 1.0  # sample: keep the smallest set with mass ≥ p (nucleus)
+    seed: int | None = 0  # sample: random seed (None = fresh randomness)
+    n_alternatives: int = 5  # alternatives recorded per step
+    use_cache: bool = True  # reuse earlier positions' keys/values (False: recompute the prefix each step)
 
-    def validate(self) -> "DecodeOptions":
+    def validate(self) -> DecodeOptions:
         for name in ("max_new_tokens", "beam_size", "top_k", "n_alternatives"):
             if not is_int(getattr(self, name)):
                 raise ValueError(f"{name} must be a whole number, got {getattr(self, name)!r}")
@@ -62,8 +63,10 @@ class DecodeOptions:
         if not 1 <= self.beam_size <= MAX_BEAM_SIZE:
             raise ValueError(f"beam_size must be between 1 and {MAX_BEAM_SIZE}, got {self.beam_size!r}")
         if not (math.isfinite(self.temperature) and self.temperature >= MIN_TEMPERATURE):
-            raise ValueError(f"temperature must be a number of at least {MIN_TEMPERATURE}, got {self.temperature!r} "
-                             "(use greedy for 'no randomness')")
+            raise ValueError(
+                f"temperature must be a number of at least {MIN_TEMPERATURE}, got {self.temperature!r} "
+                "(use greedy for 'no randomness')"
+            )
         if self.top_k < 0:
             raise ValueError(f"top_k must be 0 (off) or positive, got {self.top_k!r}")
         if not 0.0 < self.top_p <= 1.0:
@@ -90,9 +93,9 @@ class Step:
     """One generated token and what the model thought at that moment."""
 
     id: int
-    prob: float                 # p(token | source, prefix)
-    entropy: float              # H(p) in nats
-    top_ids: list[int]          # the most likely tokens, best first
+    prob: float  # p(token | source, prefix)
+    entropy: float  # H(p) in nats
+    top_ids: list[int]  # the most likely tokens, best first
     top_probs: list[float]
 
 
@@ -115,8 +118,9 @@ def describe(log_probs: torch.Tensor, n_alternatives: int) -> tuple[torch.Tensor
     return entropy, top_probs, top_ids
 
 
-def read_steps(tokens: torch.Tensor, log_probs: torch.Tensor, entropy, top_probs, top_ids,
-               rows: torch.Tensor | None = None) -> tuple[list[Step], list[float]]:
+def read_steps(
+    tokens: torch.Tensor, log_probs: torch.Tensor, entropy, top_probs, top_ids, rows: torch.Tensor | None = None
+) -> tuple[list[Step], list[float]]:
     """A Step for each chosen token (N,) of row `rows` (default: token i of row i), and their log-probabilities.
 
     Five transfers for the whole batch; reading token by token would cost about a dozen small tensor
@@ -219,7 +223,9 @@ def generate(
     return sample_or_greedy(model, src_ids, memory, options, max_new, prefix)
 
 
-def sample_or_greedy(model, src_ids, memory, options: DecodeOptions, max_new: int, prefix: list[int]) -> list[Hypothesis]:
+def sample_or_greedy(
+    model, src_ids, memory, options: DecodeOptions, max_new: int, prefix: list[int]
+) -> list[Hypothesis]:
     """Greedy (argmax) or ancestral sampling, batched; finished rows are fed <pad>.
 
     Sampling gives every row a generator of its own, all seeded alike, so that a sentence's sample does not
@@ -244,7 +250,9 @@ def sample_or_greedy(model, src_ids, memory, options: DecodeOptions, max_new: in
             choice = logits.argmax(-1)  # (B,)
         else:
             probs = filter_logits(logits / options.temperature, options.top_k, options.top_p).softmax(-1)  # (B, V)
-            choice = torch.cat([torch.multinomial(probs[b : b + 1], 1, generator=g)[0] for b, g in enumerate(generators)])
+            choice = torch.cat(
+                [torch.multinomial(probs[b : b + 1], 1, generator=g)[0] for b, g in enumerate(generators)]
+            )
         entropy, top_probs, top_ids = describe(log_probs, options.n_alternatives)
         steps, step_log_probs = read_steps(choice, log_probs, entropy, top_probs, top_ids)
         for hyp, step, log_prob in zip(hyps, steps, step_log_probs):
@@ -291,8 +299,14 @@ def beam_search(model, src_ids, memory, options: DecodeOptions, max_new: int, pr
             # (a banned <pad> or <s> scores −inf: with a tiny vocabulary it could be among the 2k best)
             candidates = [(s, i // V, i % V) for s, i in zip(best.tolist(), flat.tolist()) if s != float("-inf")]
         as_tensor = functools.partial(torch.tensor, device=logits.device)
-        steps, _ = read_steps(as_tensor([tok for *_, tok in candidates]), log_probs, entropy, top_probs, top_ids,
-                              rows=as_tensor([row for _, row, _ in candidates]))
+        steps, _ = read_steps(
+            as_tensor([tok for *_, tok in candidates]),
+            log_probs,
+            entropy,
+            top_probs,
+            top_ids,
+            rows=as_tensor([row for _, row, _ in candidates]),
+        )
         new_beams, rows = [], []
         for (score, row, tok), step in zip(candidates, steps):
             parent = beams[row]

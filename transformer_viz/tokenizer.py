@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import sentencepiece as spm
 
@@ -33,8 +33,7 @@ class Tokenizer:
         found = {i: processor.id_to_piece(i) for i in SPECIAL_PIECES if i < size}
         if found != SPECIAL_PIECES or processor.pad_id() != PAD_ID:
             raise ValueError(
-                f"tokenizer's special pieces are {found}, expected {SPECIAL_PIECES}; "
-                "retrain it with Tokenizer.train()"
+                f"tokenizer's special pieces are {found}, expected {SPECIAL_PIECES}; retrain it with Tokenizer.train()"
             )
 
     # ------------------------------------------------------------------ creating
@@ -70,8 +69,13 @@ class Tokenizer:
             ) from error
         tokenizer = cls.from_proto(model.getvalue())
         tokenizer.save(model_path)
-        logger.info("trained %s tokenizer: %d pieces from %d texts -> %s",
-                    model_type, tokenizer.vocab_size, len(texts), model_path)
+        logger.info(
+            "trained %s tokenizer: %d pieces from %d texts -> %s",
+            model_type,
+            tokenizer.vocab_size,
+            len(texts),
+            model_path,
+        )
         return tokenizer
 
     @staticmethod
@@ -83,8 +87,14 @@ class Tokenizer:
             vocab_size=vocab_size,
             model_type=model_type,
             character_coverage=character_coverage,
-            pad_id=PAD_ID, unk_id=UNK_ID, bos_id=BOS_ID, eos_id=EOS_ID,
-            pad_piece="<pad>", unk_piece="<unk>", bos_piece="<s>", eos_piece="</s>",
+            pad_id=PAD_ID,
+            unk_id=UNK_ID,
+            bos_id=BOS_ID,
+            eos_id=EOS_ID,
+            pad_piece="<pad>",
+            unk_piece="<unk>",
+            bos_piece="<s>",
+            eos_piece="</s>",
             byte_fallback=False,
             normalization_rule_name="nfkc",
             num_threads=num_threads,
@@ -164,9 +174,7 @@ class Tokenizer:
         """Subword ids of ``text``, ending with ``</s>`` (3) unless ``add_eos=False``."""
         return self.sp.encode(text, add_bos=add_bos, add_eos=add_eos)
 
-    def encode_batch(
-        self, texts: Sequence[str], add_bos: bool = False, add_eos: bool = True
-    ) -> list[list[int]]:
+    def encode_batch(self, texts: Sequence[str], add_bos: bool = False, add_eos: bool = True) -> list[list[int]]:
         """``encode`` for many texts at once."""
         return self.sp.encode(list(texts), add_bos=add_bos, add_eos=add_eos)
 

@@ -12,6 +12,7 @@ Schema "transformer-viz/trace/1" (README, "Trace JSON"):
     options: the decoding options; forced_prefix: how many target tokens were forced; notices: [str]
     beam_tree: beam search's explored nodes; decoder_self_scores[L][H][T][T]: scores before the causal mask
 """
+
 from __future__ import annotations
 
 import json
@@ -38,7 +39,7 @@ class Trace:
     steps: list[dict[str, Any]]
     attention: dict[str, np.ndarray]
     masks: dict[str, np.ndarray]
-    positional_encoding: np.ndarray           # (S, D)
+    positional_encoding: np.ndarray  # (S, D)
     model: dict[str, Any]
     # (L, H, T, T) Q Kᵀ / √Dh before the causal mask, from the recorded (hooked) Q and K: a hook on hook_scores
     # (the scale bugs) is not in it, so under one the softmax of these scores is not the pattern
@@ -63,6 +64,7 @@ class Trace:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready form, schema "transformer-viz/trace/1"."""
+
         def rounded(a: np.ndarray) -> list:
             return np.round(a.astype(np.float64), DIGITS).tolist()
 
@@ -86,18 +88,27 @@ class Trace:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Trace":
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
         """Rebuild a Trace from its JSON form (e.g. a downloaded trace file)."""
         if data.get("schema") != SCHEMA:
             raise ValueError(f"not a {SCHEMA} trace (schema={data.get('schema')!r})")
         return cls(
-            source_text=data["source"]["text"], source_tokens=data["source"]["tokens"], source_ids=data["source"]["ids"],
-            target_text=data["target"]["text"], target_tokens=data["target"]["tokens"], target_ids=data["target"]["ids"],
+            source_text=data["source"]["text"],
+            source_tokens=data["source"]["tokens"],
+            source_ids=data["source"]["ids"],
+            target_text=data["target"]["text"],
+            target_tokens=data["target"]["tokens"],
+            target_ids=data["target"]["ids"],
             steps=data["steps"],
             attention={k: np.asarray(v, dtype=np.float32) for k, v in data["attention"].items()},
             masks={k: np.asarray(v, dtype=bool) for k, v in data["masks"].items()},
             positional_encoding=np.asarray(data["positional_encoding"], dtype=np.float32),
-            model=data["model"], options=data.get("options", {}), forced_prefix=data.get("forced_prefix", 0),
-            notices=data.get("notices", []), beam_tree=data.get("beam_tree", []),
-            decoder_self_scores=None if data.get("decoder_self_scores") is None else np.asarray(data["decoder_self_scores"], dtype=np.float32),
+            model=data["model"],
+            options=data.get("options", {}),
+            forced_prefix=data.get("forced_prefix", 0),
+            notices=data.get("notices", []),
+            beam_tree=data.get("beam_tree", []),
+            decoder_self_scores=None
+            if data.get("decoder_self_scores") is None
+            else np.asarray(data["decoder_self_scores"], dtype=np.float32),
         )

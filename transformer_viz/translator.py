@@ -1,4 +1,5 @@
 """Translator = model + tokenizer: translate sentences and record traces; load_model() finds checkpoints."""
+
 from __future__ import annotations
 
 import logging
@@ -11,9 +12,9 @@ import numpy as np
 import torch
 
 from .decoding import DecodeOptions, Hypothesis, generate
-from .model.hooks import Tracer, intervene
 from .hub.hub import TOKENIZER_NAME, CheckpointError, load_transformer, resolve_checkpoint
 from .lab.interventions import Intervention, input_hooks, recording_hooks
+from .model.hooks import Tracer, intervene
 from .model.transformer import Transformer, resolve_device
 from .tokenizer import Tokenizer
 from .trace import Trace
@@ -21,15 +22,22 @@ from .trace import Trace
 log = logging.getLogger(__name__)
 MAX_CHARS = 2000  # longer input is cut before tokenising (the model sees at most max_len tokens anyway)
 SOURCE_HOOKS = ("encoder.layers.*.self_attn.hook_pattern", "encoder.hook_pos", "encoder.layers.0.self_attn.hook_mask")
-TARGET_HOOKS = ("decoder.layers.*.self_attn.hook_pattern", "decoder.layers.*.cross_attn.hook_pattern",
-                "decoder.layers.0.self_attn.hook_mask", "decoder.layers.0.cross_attn.hook_mask",
-                "decoder.layers.*.self_attn.hook_q", "decoder.layers.*.self_attn.hook_k")
+TARGET_HOOKS = (
+    "decoder.layers.*.self_attn.hook_pattern",
+    "decoder.layers.*.cross_attn.hook_pattern",
+    "decoder.layers.0.self_attn.hook_mask",
+    "decoder.layers.0.cross_attn.hook_mask",
+    "decoder.layers.*.self_attn.hook_q",
+    "decoder.layers.*.self_attn.hook_k",
+)
 PATTERN_HOOKS = SOURCE_HOOKS + TARGET_HOOKS  # what a trace records
 
 
 def clean_text(text: str) -> str:
     """Drop control, zero-width and lone surrogate characters (keeping ordinary spaces) and collapse whitespace."""
-    kept = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
+    kept = "".join(
+        " " if ch.isspace() else ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
+    )
     return " ".join(kept.split())
 
 
@@ -78,8 +86,14 @@ class Translator:
     def options(self, options: DecodeOptions | None = None, **overrides) -> DecodeOptions:
         return replace(options or DecodeOptions(), **overrides).validate()
 
-    def translate(self, text: str | list[str], options: DecodeOptions | None = None,
-                  intervention: Intervention | None = None, truncate: bool = True, **overrides) -> str | list[str]:
+    def translate(
+        self,
+        text: str | list[str],
+        options: DecodeOptions | None = None,
+        intervention: Intervention | None = None,
+        truncate: bool = True,
+        **overrides,
+    ) -> str | list[str]:
         """English → German; a list in gives a list out, decoded as one padded batch (under `intervention` if given).
 
         Input longer than the model reads is cut (trace() lists it in its notices); with truncate=False it is
@@ -95,8 +109,10 @@ class Translator:
         cut = [i for i, notes in enumerate(notices) if notes]  # every notice says the input was cut
         if cut and not truncate:
             where = "the text" if single else f"text {cut[0]}"
-            raise ValueError(f"{where} is too long: the model reads at most {self.config.max_len} tokens "
-                             f"({MAX_CHARS} characters); send a shorter text, e.g. one sentence at a time")
+            raise ValueError(
+                f"{where} is too long: the model reads at most {self.config.max_len} tokens "
+                f"({MAX_CHARS} characters); send a shorter text, e.g. one sentence at a time"
+            )
         opts = self.options(options, **overrides)
         extra = [] if intervention is None else input_hooks(self.model, src, intervention, opts)
         with intervene(self.model, extra):
@@ -104,16 +120,27 @@ class Translator:
         out = [self.tokenizer.decode(h.ids) for h in hyps]
         return out[0] if single else out
 
-    def trace(self, text: str, strategy: str | None = None, max_new_tokens: int | None = None,
-              forced_prefix: list[int] | None = None, options: DecodeOptions | None = None,
-              intervention: Intervention | None = None, **overrides) -> Trace:
+    def trace(
+        self,
+        text: str,
+        strategy: str | None = None,
+        max_new_tokens: int | None = None,
+        forced_prefix: list[int] | None = None,
+        options: DecodeOptions | None = None,
+        intervention: Intervention | None = None,
+        **overrides,
+    ) -> Trace:
         """Translate one sentence and record every step and every attention pattern (under `intervention` if given)."""
         # strategy and max_new_tokens, when given, override `options` (which default to greedy, 64 tokens)
         given = {k: v for k, v in dict(strategy=strategy, max_new_tokens=max_new_tokens).items() if v is not None}
         opts = self.options(options, **given, **overrides)
         src, notices = self.encode_sources([text])
         # a mean ablation's means come from the unmodified translation that starts with the same forced tokens
-        extra = [] if intervention is None else input_hooks(self.model, src, intervention, opts, forced_prefix=forced_prefix)
+        extra = (
+            []
+            if intervention is None
+            else input_hooks(self.model, src, intervention, opts, forced_prefix=forced_prefix)
+        )
         if intervention is not None and not intervention.is_identity:
             notices[0].append(f"intervention: {intervention.describe()}")
         with intervene(self.model, extra):  # the hooks live only in this block: the shared model is not changed
@@ -126,8 +153,16 @@ class Translator:
             return self.record(text, src, hyp, opts, n_forced, notices[0], encoded=(memory, source))
 
     @torch.inference_mode()
-    def record(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int, notices: list[str],
-               encoded: tuple[torch.Tensor, Tracer]) -> Trace:
+    def record(
+        self,
+        text: str,
+        src: torch.Tensor,
+        hyp: Hypothesis,
+        opts: DecodeOptions,
+        n_forced: int,
+        notices: list[str],
+        encoded: tuple[torch.Tensor, Tracer],
+    ) -> Trace:
         """One teacher-forced pass of the decoder over <s> y1..y(T-1) with the tracer on: row t is the query that produced y_t.
 
         (Cached decoding and this pass give the same numbers; the test suite checks it.) `encoded` is the source's
@@ -140,19 +175,37 @@ class Translator:
             self.model.decode(tgt_in, memory, src, logits=False)
         return self.assemble(text, src, hyp, opts, n_forced, notices, {**source.cache, **tracer.cache})
 
-    def assemble(self, text: str, src: torch.Tensor, hyp: Hypothesis, opts: DecodeOptions, n_forced: int,
-                 notices: list[str], recorded: dict[str, torch.Tensor]) -> Trace:
+    def assemble(
+        self,
+        text: str,
+        src: torch.Tensor,
+        hyp: Hypothesis,
+        opts: DecodeOptions,
+        n_forced: int,
+        notices: list[str],
+        recorded: dict[str, torch.Tensor],
+    ) -> Trace:
         """The Trace of `hyp` from the PATTERN_HOOKS tensors of a teacher-forced pass over <s> y1..y(T-1)."""
         cfg, tok = self.config, self.tokenizer
         steps = [
-            dict(index=t, token=tok.id_to_piece(s.id), id=s.id, prob=s.prob, entropy=s.entropy,
-                 top_k=[dict(token=tok.id_to_piece(i), id=i, prob=p) for i, p in zip(s.top_ids, s.top_probs)])
+            dict(
+                index=t,
+                token=tok.id_to_piece(s.id),
+                id=s.id,
+                prob=s.prob,
+                entropy=s.entropy,
+                top_k=[dict(token=tok.id_to_piece(i), id=i, prob=p) for i, p in zip(s.top_ids, s.top_probs)],
+            )
             for t, s in enumerate(hyp.steps)
         ]
         src_ids = src[0].tolist()
         return Trace(
-            source_text=text, source_tokens=tok.ids_to_pieces(src_ids), source_ids=src_ids,
-            target_text=tok.decode(hyp.ids), target_tokens=tok.ids_to_pieces(hyp.ids), target_ids=list(hyp.ids),
+            source_text=text,
+            source_tokens=tok.ids_to_pieces(src_ids),
+            source_ids=src_ids,
+            target_text=tok.decode(hyp.ids),
+            target_tokens=tok.ids_to_pieces(hyp.ids),
+            target_ids=list(hyp.ids),
             steps=steps,
             attention={
                 "encoder_self": stack_patterns(recorded, "encoder", "self_attn", cfg.n_layers),
@@ -167,13 +220,18 @@ class Translator:
             positional_encoding=recorded["encoder.hook_pos"][0].float().numpy(),
             decoder_self_scores=raw_scores(recorded, cfg.n_layers),
             model={"name": self.name, "config": cfg.to_dict(), "parameters": self.n_parameters},
-            options=asdict(opts), forced_prefix=n_forced, notices=notices, beam_tree=hyp.beam_tree,
+            options=asdict(opts),
+            forced_prefix=n_forced,
+            notices=notices,
+            beam_tree=hyp.beam_tree,
         )
 
 
 def stack_patterns(recorded: dict[str, torch.Tensor], stack: str, attn: str, n_layers: int) -> np.ndarray:
     """Patterns of every layer of one attention kind for batch row 0: (L, H, Tq, Tk), float32 whatever the model's dtype."""
-    return torch.stack([recorded[f"{stack}.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).float().numpy()
+    return (
+        torch.stack([recorded[f"{stack}.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).float().numpy()
+    )
 
 
 def raw_scores(recorded: dict[str, torch.Tensor], n_layers: int) -> np.ndarray:

@@ -1,4 +1,5 @@
 """What the app's ui files share: the page's constants, figures for gr.Plot, error messages, and its words."""
+
 from __future__ import annotations
 
 import functools
@@ -6,16 +7,15 @@ import functools
 import gradio as gr
 from gradio.components.plot import PlotData
 
-from .. import __version__, figures
-from .. import i18n
+from .. import __version__, figures, i18n
 
 EXAMPLES = [
-    "I get up early every morning.",                 # separable verb: "stehe … auf"
-    "The weather is nice today.",                    # inversion: "Heute ist das Wetter schön"
-    "I think that he is right.",                     # subordinate clause: verb goes last
-    "My brother has bought a new car.",              # perfect tense: participle at the end
+    "I get up early every morning.",  # separable verb: "stehe … auf"
+    "The weather is nice today.",  # inversion: "Heute ist das Wetter schön"
+    "I think that he is right.",  # subordinate clause: verb goes last
+    "My brother has bought a new car.",  # perfect tense: participle at the end
     "The children are playing in the garden.",
-    "We need a train station.",                      # compound: "Bahnhof"
+    "We need a train station.",  # compound: "Bahnhof"
     "Where is the station?",
 ]
 # gr.Plot has no click event with point data: listen to Plotly's own and write what was clicked into a
@@ -67,23 +67,27 @@ def plot(fig, look=LOOKS[0]) -> PlotData | None:
 
 def user_error(fn):
     """Turn the library's ValueErrors (bad input, bad options) into a message in the browser."""
+
     @functools.wraps(fn)  # keeps the signature and type hints: gr.api builds the endpoint's parameters from them
     def wrapped(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except (ValueError, TypeError) as err:
             raise gr.Error(str(err), print_exception=False) from None
+
     return wrapped
 
 
 def localised_errors(fn):
     """Like user_error, for handlers whose first input is the visitor's language: the message comes in it."""
+
     @functools.wraps(fn)
     def wrapped(lang, *args, **kwargs):
         try:
             return fn(lang, *args, **kwargs)
         except (ValueError, TypeError) as err:
             raise gr.Error(i18n.message(str(err), lang), print_exception=False) from None
+
     return wrapped
 
 

@@ -5,6 +5,7 @@ ui.py only lays out components and wires these; tests call them directly. The la
 A visitor's recorded run is a `Session` (kept in gr.State); stepping and switching
 views redraw from it and never run the model again.
 """
+
 from __future__ import annotations
 
 import functools
@@ -73,15 +74,20 @@ class Session:
     trace: Trace
     model: str
     options: dict
-    original: Trace | None = None          # set while looking at a branch
+    original: Trace | None = None  # set while looking at a branch
     branches: list[tuple[int, str, str]] = field(default_factory=list)  # (step, the model's piece, the forced piece)
 
 
 def decode_options(strategy: str, beam_size, temperature, top_k, top_p, seed, max_new_tokens) -> DecodeOptions:
     """UI values → validated DecodeOptions (numbers from sliders may arrive as floats; a cleared seed box as None)."""
     return DecodeOptions(
-        strategy=str(strategy), beam_size=int(beam_size), temperature=float(temperature), top_k=int(top_k),
-        top_p=float(top_p), seed=0 if seed is None else int(seed), max_new_tokens=int(max_new_tokens),
+        strategy=str(strategy),
+        beam_size=int(beam_size),
+        temperature=float(temperature),
+        top_k=int(top_k),
+        top_p=float(top_p),
+        seed=0 if seed is None else int(seed),
+        max_new_tokens=int(max_new_tokens),
     ).validate()
 
 
@@ -127,8 +133,12 @@ def branch(session: Session, step: int, token_id: int) -> Session:
     prefix = trace.target_ids[:step] + [int(token_id)]
     options = DecodeOptions(**session.options)
     translator = get_translator(session.model)
-    new = translator.trace(trace.source_text, options=options, max_new_tokens=max(options.max_new_tokens, len(prefix)),
-                           forced_prefix=prefix)
+    new = translator.trace(
+        trace.source_text,
+        options=options,
+        max_new_tokens=max(options.max_new_tokens, len(prefix)),
+        forced_prefix=prefix,
+    )
     label = (step, trace.target_tokens[step], translator.tokenizer.id_to_piece(int(token_id)))
     # a branch at an earlier step decodes the later ones afresh: their forced tokens are gone
     kept = [b for b in session.branches if b[0] < step]
@@ -185,8 +195,17 @@ def step_label(trace: Trace, step: int, lang: str = "en") -> str:
     """
     s = trace.steps[step]
     forced = i18n.text("forced", lang) if step < trace.forced_prefix else ""
-    return i18n.text("step-label", lang, step=step, n=step + 1, total=len(trace.steps), token=md(s["token"]),
-                     forced=forced, prob=s["prob"], entropy=s["entropy"])
+    return i18n.text(
+        "step-label",
+        lang,
+        step=step,
+        n=step + 1,
+        total=len(trace.steps),
+        token=md(s["token"]),
+        forced=forced,
+        prob=s["prob"],
+        entropy=s["entropy"],
+    )
 
 
 def alternatives(trace: Trace, step: int) -> list[tuple[str, int]]:
@@ -204,8 +223,9 @@ def step_figures(trace: Trace, step: int, layer: int, head, presentation: bool, 
             "plot-alignment": figures.alignment(trace, layer, head=head, step=step, presentation=presentation),
             "plot-dec-self": figures.attention_grid(trace, "decoder_self", layer, step=step, presentation=presentation),
             "plot-masks": figures.decoder_causal_mask(trace, step, presentation=presentation),
-            "plot-pipeline": figures.score_pipeline(trace, layer, 0 if head == "mean" else head, step=step,
-                                                    presentation=presentation),
+            "plot-pipeline": figures.score_pipeline(
+                trace, layer, 0 if head == "mean" else head, step=step, presentation=presentation
+            ),
         }
 
 
@@ -219,8 +239,9 @@ def static_figures(trace: Trace, layer: int, kind: str, presentation: bool, lang
             "plot-pe": figures.positional_heatmap(pe, tokens=trace.source_tokens, presentation=presentation),
             "plot-pe-curves": figures.positional_curves(pe, presentation=presentation),
             "plot-pe-similarity": figures.position_similarity(pe, presentation=presentation),
-            "plot-enc-mask": figures.encoder_padding_mask(trace, partner_len=len(trace.source_ids) + 3,
-                                                          presentation=presentation),
+            "plot-enc-mask": figures.encoder_padding_mask(
+                trace, partner_len=len(trace.source_ids) + 3, presentation=presentation
+            ),
             "plot-cross-mask": figures.cross_mask(trace, presentation=presentation),
         }
 
@@ -248,8 +269,10 @@ def learned_and_sinusoidal(n_positions: int = 64) -> dict[str, tuple[str, object
 
         width = tables["learned"][1].shape[1]
         config = replace(get_translator(next(iter(available_models()))).config, d_model=width, positional="sinusoidal")
-        tables["sinusoidal"] = (figure_text("positions-formula", width=width),
-                                SinusoidalPositionalEncoding(config).table[:n_positions].numpy())
+        tables["sinusoidal"] = (
+            figure_text("positions-formula", width=width),
+            SinusoidalPositionalEncoding(config).table[:n_positions].numpy(),
+        )
     return tables
 
 
@@ -260,18 +283,34 @@ def comparison_figures(presentation: bool, lang: str = "en") -> dict:
         tables = learned_and_sinusoidal()
         for kind in ("sinusoidal", "learned"):
             title, table = tables.get(kind, (None, None))
-            out[f"plot-pe-{kind}"] = None if table is None else figures.positional_heatmap(
-                table, title=title, presentation=presentation)
-            out[f"plot-pe-{kind}-similarity"] = None if table is None else figures.position_similarity(
-                table, title=figure_text("similarity-of", title=title), presentation=presentation)
+            out[f"plot-pe-{kind}"] = (
+                None if table is None else figures.positional_heatmap(table, title=title, presentation=presentation)
+            )
+            out[f"plot-pe-{kind}-similarity"] = (
+                None
+                if table is None
+                else figures.position_similarity(
+                    table, title=figure_text("similarity-of", title=title), presentation=presentation
+                )
+            )
     return out
 
 
 def share_query(sentence: str, model: str, options: DecodeOptions) -> str:
     """The query string that reopens the app on this sentence with these options."""
-    return "?" + urlencode(dict(sentence=sentence, model=model, strategy=options.strategy, beam=options.beam_size,
-                                temperature=options.temperature, top_k=options.top_k, top_p=options.top_p,
-                                seed=options.seed, max_len=options.max_new_tokens))
+    return "?" + urlencode(
+        dict(
+            sentence=sentence,
+            model=model,
+            strategy=options.strategy,
+            beam=options.beam_size,
+            temperature=options.temperature,
+            top_k=options.top_k,
+            top_p=options.top_p,
+            seed=options.seed,
+            max_len=options.max_new_tokens,
+        )
+    )
 
 
 # The decoding sliders' ranges (ui_layout.py builds the sliders from these): a shared link is held to them too.
@@ -281,7 +320,18 @@ SLIDER_RANGES = dict(beam=(1, 8), max_len=(1, 128), temperature=(0.05, 2.0), top
 def parse_query(params: dict) -> dict:
     """Query parameters → UI values, ignoring anything unknown or malformed; numbers held to the sliders' ranges."""
     out: dict = {}
-    casts = dict(lang=str, sentence=str, model=str, strategy=str, beam=int, temperature=float, top_k=int, top_p=float, seed=int, max_len=int)
+    casts = dict(
+        lang=str,
+        sentence=str,
+        model=str,
+        strategy=str,
+        beam=int,
+        temperature=float,
+        top_k=int,
+        top_p=float,
+        seed=int,
+        max_len=int,
+    )
     for key, cast in casts.items():
         if key in params:
             try:
@@ -328,8 +378,10 @@ def hook_shapes(translator: Translator) -> dict[str, str]:
             return "Dh"
         return {cfg.d_model: "D", cfg.tgt_vocab_size: "V"}.get(x, str(x))
 
-    return {name: "(" + ", ".join(letter(i, x, y, len(a)) for i, (x, y) in enumerate(zip(a, runs[1][name]))) + ")"
-            for name, a in runs[0].items()}
+    return {
+        name: "(" + ", ".join(letter(i, x, y, len(a)) for i, (x, y) in enumerate(zip(a, runs[1][name]))) + ")"
+        for name, a in runs[0].items()
+    }
 
 
 @functools.lru_cache(maxsize=16)
@@ -341,7 +393,11 @@ def model_card(translator: Translator) -> str:
     """
     cfg = translator.config
     rows = "\n".join(f"| `{name}` | {shape} |" for name, shape in hook_shapes(translator).items())
-    arch = "pre-LN (norm → sublayer → residual) + final LayerNorm" if cfg.norm_first else "post-LN (sublayer → residual → norm)"
+    arch = (
+        "pre-LN (norm → sublayer → residual) + final LayerNorm"
+        if cfg.norm_first
+        else "post-LN (sublayer → residual → norm)"
+    )
     return (
         f"### {md(translator.name)} (preset `{cfg.name}`)\n\n"
         f"- **{translator.n_parameters:,} parameters**; {cfg.n_layers} encoder + {cfg.n_layers} decoder layers; "
@@ -375,7 +431,9 @@ def parse_click(value: str, fields: int) -> list[str]:
 
 def beam_node_info(trace: Trace, node: int, step: int, lang: str = "en") -> str:
     """Markdown: the clicked node of the beam tree and the tokens the beam had written up to it, in `lang`."""
-    return i18n.text("beam-node", lang, node=node, step=step, tokens=" ".join(md(x) for x in trace.target_tokens[: step + 1]))
+    return i18n.text(
+        "beam-node", lang, node=node, step=step, tokens=" ".join(md(x) for x in trace.target_tokens[: step + 1])
+    )
 
 
 def beam_node_trace(session: Session, node: int) -> tuple[Trace, int]:
@@ -384,6 +442,11 @@ def beam_node_trace(session: Session, node: int) -> tuple[Trace, int]:
 
     prefix, step = beam_node_prefix(session.trace.beam_tree, int(node))
     translator = get_translator(session.model)
-    trace = translator.trace(session.trace.source_text, options=DecodeOptions(**session.options), strategy="greedy",
-                             max_new_tokens=len(prefix), forced_prefix=prefix)
+    trace = translator.trace(
+        session.trace.source_text,
+        options=DecodeOptions(**session.options),
+        strategy="greedy",
+        max_new_tokens=len(prefix),
+        forced_prefix=prefix,
+    )
     return trace, step

@@ -2,6 +2,7 @@
 
 Plain functions like those in handlers.py (no gradio); they run the shared model through handlers.get_translator.
 """
+
 from __future__ import annotations
 
 from .. import figures, i18n
@@ -16,8 +17,13 @@ def head_choices(n_layers: int, n_heads: int, kind: str) -> list[tuple[str, str]
     return [(f"L{l} H{hh}", f"{kind} {l} {hh}") for l in range(n_layers) for hh in range(n_heads)]
 
 
-def intervention_from_ui(heads: list[str], ablation: str = "zero", no_positions: bool = False,
-                         no_causal_mask: bool = False, bug: str | None = None):
+def intervention_from_ui(
+    heads: list[str],
+    ablation: str = "zero",
+    no_positions: bool = False,
+    no_causal_mask: bool = False,
+    bug: str | None = None,
+):
     """Checkbox values ('kind layer head') and switches → an Intervention (validated against nothing yet)."""
     from ..lab.interventions import Intervention
 
@@ -25,8 +31,13 @@ def intervention_from_ui(heads: list[str], ablation: str = "zero", no_positions:
     for value in heads or []:
         kind, layer, head = parse_click(value, 3)
         ablate.append((kind, int(layer), int(head)))
-    return Intervention(ablate=tuple(ablate), ablation=ablation or "zero", no_positions=bool(no_positions),
-                        no_causal_mask=bool(no_causal_mask), bug=bug or None)
+    return Intervention(
+        ablate=tuple(ablate),
+        ablation=ablation or "zero",
+        no_positions=bool(no_positions),
+        no_causal_mask=bool(no_causal_mask),
+        bug=bug or None,
+    )
 
 
 def run_comparison(session: Session, intervention):
@@ -38,8 +49,13 @@ def run_comparison(session: Session, intervention):
         raise ValueError("nothing is switched off yet: choose heads, positions or the mask first")
     translator = get_translator(session.model)
     trace = session.trace  # its options are those it was decoded with (a branch may have raised max_new_tokens)
-    return compare(translator, trace.source_text, intervention, options=DecodeOptions(**trace.options),
-                   forced_prefix=trace.target_ids[: trace.forced_prefix] or None)
+    return compare(
+        translator,
+        trace.source_text,
+        intervention,
+        options=DecodeOptions(**trace.options),
+        forced_prefix=trace.target_ids[: trace.forced_prefix] or None,
+    )
 
 
 def comparison_summary(comparison, lang: str = "en") -> str:
@@ -54,9 +70,13 @@ def comparison_summary(comparison, lang: str = "en") -> str:
     weights = comparison.pad_weight()
     if weights is not None:
         correct, buggy = (float(w.max()) for w in weights)
-        lines.append(i18n.text("pad-weight", lang, buggy=f"{buggy:.0%}", k=comparison.left_pad, correct=f"{correct:.0%}"))
-    lines += [f"**{i18n.text(f'iv-label-{key}', lang)}.** {i18n.text(f'iv-explain-{key}', lang)}"
-              for key in comparison.intervention.keys]
+        lines.append(
+            i18n.text("pad-weight", lang, buggy=f"{buggy:.0%}", k=comparison.left_pad, correct=f"{correct:.0%}")
+        )
+    lines += [
+        f"**{i18n.text(f'iv-label-{key}', lang)}.** {i18n.text(f'iv-explain-{key}', lang)}"
+        for key in comparison.intervention.keys
+    ]
     return "\n\n".join(lines)
 
 
@@ -68,14 +88,22 @@ def lab_figures(comparison, kind: str, layer: int, head, presentation: bool, lan
     """
     head = "mean" if head in (None, "mean", "all") else int(head)
     with figures.language(lang):
-        probs = figures.probability_change(comparison.forced_original, comparison.forced_changed,
-                                           presentation=presentation)
+        probs = figures.probability_change(
+            comparison.forced_original, comparison.forced_changed, presentation=presentation
+        )
         if comparison.intervention.bug == "target_padding_unmasked" and comparison.left_pad:
-            maps = figures.padding_side_by_side(comparison.padded_original, comparison.padded_changed,
-                                                comparison.forced_original.target_tokens, comparison.padded_keys,
-                                                comparison.left_pad, layer, 0 if head == "mean" else head,
-                                                presentation=presentation)
+            maps = figures.padding_side_by_side(
+                comparison.padded_original,
+                comparison.padded_changed,
+                comparison.forced_original.target_tokens,
+                comparison.padded_keys,
+                comparison.left_pad,
+                layer,
+                0 if head == "mean" else head,
+                presentation=presentation,
+            )
         else:
-            maps = figures.attention_side_by_side(comparison.forced_original, comparison.forced_changed, kind, layer,
-                                                  head, presentation=presentation)
+            maps = figures.attention_side_by_side(
+                comparison.forced_original, comparison.forced_changed, kind, layer, head, presentation=presentation
+            )
     return {"probs": probs, "maps": maps}

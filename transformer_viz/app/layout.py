@@ -1,4 +1,5 @@
 """The app's layout: every component on the page, in order, with each text registered for the language switch."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,9 +7,9 @@ from dataclasses import dataclass
 import gradio as gr
 
 from .. import __version__, i18n
-from . import handlers as h
 from ..decoding import STRATEGIES
 from ..lab.interventions import SEED_BUGS
+from . import handlers as h
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
 
 T = i18n.text  # English when the page is built; Words switches it
@@ -111,10 +112,21 @@ def lab_results(words: Words, prefix: str) -> list:
     """[State, original translation, changed translation, summary, probability plot, maps plot] of a lab."""
     state = gr.State(None)
     with gr.Row():
-        boxes = [words(gr.Textbox(label=T(f"whatif-{which}"), elem_id=f"{prefix}-{which}", interactive=False), "label",
-                       f"whatif-{which}") for which in ("original", "changed")]
-    return [state, *boxes, gr.Markdown(elem_id=f"{prefix}-summary"), gr.Plot(elem_id=f"plot-{prefix}-probs"),
-            gr.Plot(elem_id=f"plot-{prefix}-maps")]
+        boxes = [
+            words(
+                gr.Textbox(label=T(f"whatif-{which}"), elem_id=f"{prefix}-{which}", interactive=False),
+                "label",
+                f"whatif-{which}",
+            )
+            for which in ("original", "changed")
+        ]
+    return [
+        state,
+        *boxes,
+        gr.Markdown(elem_id=f"{prefix}-summary"),
+        gr.Plot(elem_id=f"plot-{prefix}-probs"),
+        gr.Plot(elem_id=f"plot-{prefix}-maps"),
+    ]
 
 
 def lay_out(models: list[str]) -> Page:
@@ -123,44 +135,118 @@ def lay_out(models: list[str]) -> Page:
     words = Words()
     with gr.Row():
         words(gr.Markdown(f"# {T('title')}\n{T('intro')}"), "title", None)
-        lang = gr.Radio([(name, code) for code, name in i18n.LANGUAGES.items()], value=i18n.DEFAULT,
-                        label=T("language"), elem_id="language", scale=0, min_width=260)
+        lang = gr.Radio(
+            [(name, code) for code, name in i18n.LANGUAGES.items()],
+            value=i18n.DEFAULT,
+            label=T("language"),
+            elem_id="language",
+            scale=0,
+            min_width=260,
+        )
         words(lang, "label", "language")
     with gr.Row():
         with gr.Column(scale=3):
-            sentence = words(gr.Textbox(label=T("sentence"), elem_id="sentence", max_lines=3, max_length=2000,
-                                        placeholder="I get up early every morning."), "label", "sentence")
+            sentence = words(
+                gr.Textbox(
+                    label=T("sentence"),
+                    elem_id="sentence",
+                    max_lines=3,
+                    max_length=2000,
+                    placeholder="I get up early every morning.",
+                ),
+                "label",
+                "sentence",
+            )
             with gr.Row():
-                translate_btn = words(gr.Button(T("translate"), variant="primary", elem_id="translate", scale=1), "value", "translate")
-                model = words(gr.Dropdown(models, value=models[0] if models else None, label=T("model"), elem_id="model",
-                                          allow_custom_value=False, scale=2), "label", "model")
+                translate_btn = words(
+                    gr.Button(T("translate"), variant="primary", elem_id="translate", scale=1), "value", "translate"
+                )
+                model = words(
+                    gr.Dropdown(
+                        models,
+                        value=models[0] if models else None,
+                        label=T("model"),
+                        elem_id="model",
+                        allow_custom_value=False,
+                        scale=2,
+                    ),
+                    "label",
+                    "model",
+                )
             with words(gr.Accordion(T("options"), open=False), "label", "options"):
-                strategy = words(gr.Radio(list(STRATEGIES), value="greedy", label=T("strategy"),
-                                          elem_id="strategy"), "label", "strategy")
+                strategy = words(
+                    gr.Radio(list(STRATEGIES), value="greedy", label=T("strategy"), elem_id="strategy"),
+                    "label",
+                    "strategy",
+                )
                 with gr.Row():
-                    beam = words(gr.Slider(*h.SLIDER_RANGES["beam"], value=4, step=1, label=T("beam-size"), elem_id="beam-size"), "label", "beam-size")
-                    max_len = words(gr.Slider(*h.SLIDER_RANGES["max_len"], value=64, step=1, label=T("max-len"), elem_id="max-len"), "label", "max-len")
+                    beam = words(
+                        gr.Slider(*h.SLIDER_RANGES["beam"], value=4, step=1, label=T("beam-size"), elem_id="beam-size"),
+                        "label",
+                        "beam-size",
+                    )
+                    max_len = words(
+                        gr.Slider(*h.SLIDER_RANGES["max_len"], value=64, step=1, label=T("max-len"), elem_id="max-len"),
+                        "label",
+                        "max-len",
+                    )
                 with gr.Row():
-                    temperature = words(gr.Slider(*h.SLIDER_RANGES["temperature"], value=1.0, step=0.05, label=T("temperature"),
-                                                  elem_id="temperature"), "label", "temperature")
-                    top_k = words(gr.Slider(*h.SLIDER_RANGES["top_k"], value=0, step=1, label=T("top-k"), elem_id="top-k"), "label", "top-k")
-                    top_p = words(gr.Slider(*h.SLIDER_RANGES["top_p"], value=1.0, step=0.05, label=T("top-p"), elem_id="top-p"), "label", "top-p")
+                    temperature = words(
+                        gr.Slider(
+                            *h.SLIDER_RANGES["temperature"],
+                            value=1.0,
+                            step=0.05,
+                            label=T("temperature"),
+                            elem_id="temperature",
+                        ),
+                        "label",
+                        "temperature",
+                    )
+                    top_k = words(
+                        gr.Slider(*h.SLIDER_RANGES["top_k"], value=0, step=1, label=T("top-k"), elem_id="top-k"),
+                        "label",
+                        "top-k",
+                    )
+                    top_p = words(
+                        gr.Slider(*h.SLIDER_RANGES["top_p"], value=1.0, step=0.05, label=T("top-p"), elem_id="top-p"),
+                        "label",
+                        "top-p",
+                    )
                     seed = words(gr.Number(0, precision=0, label=T("seed"), elem_id="seed"), "label", "seed")
             examples = gr.Examples(EXAMPLES, inputs=sentence, label=T("examples"))
             words(examples.dataset, "label", "examples")
         with gr.Column(scale=4):
-            translation = words(gr.Textbox(label=T("translation"), elem_id="translation", interactive=False), "label", "translation")
+            translation = words(
+                gr.Textbox(label=T("translation"), elem_id="translation", interactive=False), "label", "translation"
+            )
             notices = gr.Markdown(elem_id="notices")
-            tokens = words(gr.Dataframe(headers=["side", "position", "piece", "id"], label=T("tokens"),
-                                        elem_id="tokens", interactive=False, max_height=220), "label", "tokens")
+            tokens = words(
+                gr.Dataframe(
+                    headers=["side", "position", "piece", "id"],
+                    label=T("tokens"),
+                    elem_id="tokens",
+                    interactive=False,
+                    max_height=220,
+                ),
+                "label",
+                "tokens",
+            )
             with gr.Row():
-                presentation = gr.Radio(list(zip([T(k) for k in LOOK_KEYS], LOOKS)), value=LOOKS[0], label=T("figures"),
-                                        elem_id="presentation")
+                presentation = gr.Radio(
+                    list(zip([T(k) for k in LOOK_KEYS], LOOKS)),
+                    value=LOOKS[0],
+                    label=T("figures"),
+                    elem_id="presentation",
+                )
                 words(presentation, "label", "figures")
                 words(presentation, "choices", list(zip(LOOK_KEYS, LOOKS)))
-                download = words(gr.DownloadButton(T("download"), elem_id="download-trace", interactive=False), "label", "download")  # value is the file
+                download = words(
+                    gr.DownloadButton(T("download"), elem_id="download-trace", interactive=False), "label", "download"
+                )  # value is the file
             with gr.Row():
-                share = words(gr.Textbox(label=T("share"), elem_id="share-link", interactive=False, scale=4), "label", "share")
+                share = words(
+                    gr.Textbox(label=T("share"), elem_id="share-link", interactive=False, scale=4), "label", "share"
+                )
                 copy = words(gr.Button(T("copy"), elem_id="copy-link", scale=1), "value", "copy")
 
     with gr.Row(equal_height=True):
@@ -198,13 +284,21 @@ def lay_out(models: list[str]) -> Page:
                 with words(gr.Tab(T("tab-overview"), elem_id="tab-overview"), "label", "tab-overview"):
                     explain(words, "overview")
                     with gr.Row():
-                        kind = gr.Radio([(T(f"kind-{k}"), k) for k in h.KINDS], value="cross", label=T("overview-kind"),
-                                        elem_id="overview-kind")
+                        kind = gr.Radio(
+                            [(T(f"kind-{k}"), k) for k in h.KINDS],
+                            value="cross",
+                            label=T("overview-kind"),
+                            elem_id="overview-kind",
+                        )
                         words(kind, "label", "overview-kind")
                         words(kind, "choices", [(f"kind-{k}", k) for k in h.KINDS])
-                        pick = words(gr.Dropdown([], label=T("overview-pick"), elem_id="overview-pick"), "label", "overview-pick")
+                        pick = words(
+                            gr.Dropdown([], label=T("overview-pick"), elem_id="overview-pick"), "label", "overview-pick"
+                        )
                     overview = gr.Plot(elem_id="plot-overview")
-                    clicked = gr.Textbox(elem_id="overview-click", elem_classes=["tv-hidden"], show_label=False, container=False)
+                    clicked = gr.Textbox(
+                        elem_id="overview-click", elem_classes=["tv-hidden"], show_label=False, container=False
+                    )
                     large = gr.Plot(elem_id="plot-head")
         with words(gr.Tab(T("group-analysis"), elem_id="group-analysis"), "label", "group-analysis"):
             with gr.Tabs(elem_id="views-analysis"):
@@ -214,7 +308,9 @@ def lay_out(models: list[str]) -> Page:
                         heads_cross = gr.Plot(elem_id="plot-heads-cross")
                         heads_dec = gr.Plot(elem_id="plot-heads-dec-self")
                         heads_enc = gr.Plot(elem_id="plot-heads-enc-self")
-                    heads_clicked = gr.Textbox(elem_id="heads-click", elem_classes=["tv-hidden"], show_label=False, container=False)
+                    heads_clicked = gr.Textbox(
+                        elem_id="heads-click", elem_classes=["tv-hidden"], show_label=False, container=False
+                    )
                     heads_open = gr.Plot(elem_id="plot-heads-open")
                 with words(gr.Tab(T("tab-rollout"), elem_id="tab-rollout"), "label", "tab-rollout"):
                     explain(words, "rollout")
@@ -225,7 +321,9 @@ def lay_out(models: list[str]) -> Page:
                 with words(gr.Tab(T("tab-beam"), elem_id="tab-beam"), "label", "tab-beam"):
                     explain(words, "beam")
                     beam_tree = gr.Plot(elem_id="plot-beam")
-                    beam_clicked = gr.Textbox(elem_id="beam-click", elem_classes=["tv-hidden"], show_label=False, container=False)
+                    beam_clicked = gr.Textbox(
+                        elem_id="beam-click", elem_classes=["tv-hidden"], show_label=False, container=False
+                    )
                     beam_info = gr.Markdown(elem_id="beam-node-info")
                     beam_node = gr.Plot(elem_id="plot-beam-node")
         with words(gr.Tab(T("group-experiments"), elem_id="group-experiments"), "label", "group-experiments"):
@@ -233,25 +331,54 @@ def lay_out(models: list[str]) -> Page:
                 with words(gr.Tab(T("tab-whatif"), elem_id="tab-whatif"), "label", "tab-whatif"):
                     explain(words, "whatif")
                     with gr.Row():
-                        ablate_groups = [words(gr.CheckboxGroup([], label=T(f"ablate-{key}"), elem_id=f"ablate-{key}"), "label", f"ablate-{key}")
-                                         for key in ("enc", "dec", "cross")]
+                        ablate_groups = [
+                            words(
+                                gr.CheckboxGroup([], label=T(f"ablate-{key}"), elem_id=f"ablate-{key}"),
+                                "label",
+                                f"ablate-{key}",
+                            )
+                            for key in ("enc", "dec", "cross")
+                        ]
                     with gr.Row():
-                        ablation = gr.Radio([(T("ablation-zero"), "zero"), (T("ablation-mean"), "mean")], value="zero",
-                                            label=T("ablation"), elem_id="ablation")
+                        ablation = gr.Radio(
+                            [(T("ablation-zero"), "zero"), (T("ablation-mean"), "mean")],
+                            value="zero",
+                            label=T("ablation"),
+                            elem_id="ablation",
+                        )
                         words(ablation, "label", "ablation")
                         words(ablation, "choices", [("ablation-zero", "zero"), ("ablation-mean", "mean")])
-                        no_positions = words(gr.Checkbox(label=T("iv-label-no_positions"), elem_id="no-positions"), "label", "iv-label-no_positions")
-                        no_causal = words(gr.Checkbox(label=T("iv-label-no_causal_mask"), elem_id="no-causal-mask"), "label", "iv-label-no_causal_mask")
-                        whatif_kind = gr.Radio([(T(f"kind-{k}"), k) for k in h.KINDS], value="decoder self", label=T("whatif-kind"),
-                                               elem_id="whatif-kind")
+                        no_positions = words(
+                            gr.Checkbox(label=T("iv-label-no_positions"), elem_id="no-positions"),
+                            "label",
+                            "iv-label-no_positions",
+                        )
+                        no_causal = words(
+                            gr.Checkbox(label=T("iv-label-no_causal_mask"), elem_id="no-causal-mask"),
+                            "label",
+                            "iv-label-no_causal_mask",
+                        )
+                        whatif_kind = gr.Radio(
+                            [(T(f"kind-{k}"), k) for k in h.KINDS],
+                            value="decoder self",
+                            label=T("whatif-kind"),
+                            elem_id="whatif-kind",
+                        )
                         words(whatif_kind, "label", "whatif-kind")
                         words(whatif_kind, "choices", [(f"kind-{k}", k) for k in h.KINDS])
-                    whatif_btn = words(gr.Button(T("whatif-run"), variant="primary", elem_id="whatif-run"), "value", "whatif-run")
+                    whatif_btn = words(
+                        gr.Button(T("whatif-run"), variant="primary", elem_id="whatif-run"), "value", "whatif-run"
+                    )
                     whatif_out = lab_results(words, "whatif")
                 with words(gr.Tab(T("tab-bugs"), elem_id="tab-bugs"), "label", "tab-bugs"):
                     explain(words, "bugs")
                     with gr.Row():
-                        bug = gr.Radio([(T(f"iv-label-{b}"), b) for b in SEED_BUGS], value=SEED_BUGS[0], label=T("bug"), elem_id="bug")
+                        bug = gr.Radio(
+                            [(T(f"iv-label-{b}"), b) for b in SEED_BUGS],
+                            value=SEED_BUGS[0],
+                            label=T("bug"),
+                            elem_id="bug",
+                        )
                         words(bug, "label", "bug")
                         words(bug, "choices", [(f"iv-label-{b}", b) for b in SEED_BUGS])
                     bug_btn = words(gr.Button(T("bug-run"), variant="primary", elem_id="bug-run"), "value", "bug-run")
@@ -282,20 +409,80 @@ def lay_out(models: list[str]) -> Page:
                     card = gr.Markdown(elem_id="model-card")
     words(gr.Markdown(T("footer", version=__version__)), "footer", "footer")
     return Page(
-        session=session, words=words, lang=lang,
-        sentence=sentence, translate_btn=translate_btn, model=model, strategy=strategy, beam=beam, max_len=max_len,
-        temperature=temperature, top_k=top_k, top_p=top_p, seed=seed,
-        translation=translation, notices=notices, tokens=tokens, presentation=presentation, download=download, share=share,
+        session=session,
+        words=words,
+        lang=lang,
+        sentence=sentence,
+        translate_btn=translate_btn,
+        model=model,
+        strategy=strategy,
+        beam=beam,
+        max_len=max_len,
+        temperature=temperature,
+        top_k=top_k,
+        top_p=top_p,
+        seed=seed,
+        translation=translation,
+        notices=notices,
+        tokens=tokens,
+        presentation=presentation,
+        download=download,
+        share=share,
         copy=copy,
-        prev_btn=prev_btn, step=step, next_btn=next_btn, play_btn=play_btn, step_md=step_md, timer=timer, topk=topk, alt=alt,
-        branch_btn=branch_btn, unbranch_btn=unbranch_btn, branch_md=branch_md, layer=layer, head=head,
-        cross=cross, alignment=alignment, dec_self=dec_self, enc_self=enc_self, kind=kind, pick=pick, overview=overview,
-        clicked=clicked, large=large,
-        heads_cross=heads_cross, heads_dec=heads_dec, heads_enc=heads_enc, heads_clicked=heads_clicked, heads_open=heads_open,
-        rollout=rollout, rollout_words=rollout_words, words_cross=words_cross, beam_tree=beam_tree, beam_clicked=beam_clicked,
-        beam_info=beam_info, beam_node=beam_node,
-        ablate_groups=ablate_groups, ablation=ablation, no_positions=no_positions, no_causal=no_causal, whatif_kind=whatif_kind,
-        whatif_btn=whatif_btn, whatif_out=whatif_out, bug=bug, bug_btn=bug_btn, bug_out=bug_out,
-        pe=pe, pe_curves=pe_curves, pe_sim=pe_sim, pe_sin=pe_sin, pe_learned=pe_learned, pe_sin_sim=pe_sin_sim,
-        pe_learned_sim=pe_learned_sim, enc_mask=enc_mask, masks=masks, cross_mask=cross_mask, pipeline=pipeline, card=card,
+        prev_btn=prev_btn,
+        step=step,
+        next_btn=next_btn,
+        play_btn=play_btn,
+        step_md=step_md,
+        timer=timer,
+        topk=topk,
+        alt=alt,
+        branch_btn=branch_btn,
+        unbranch_btn=unbranch_btn,
+        branch_md=branch_md,
+        layer=layer,
+        head=head,
+        cross=cross,
+        alignment=alignment,
+        dec_self=dec_self,
+        enc_self=enc_self,
+        kind=kind,
+        pick=pick,
+        overview=overview,
+        clicked=clicked,
+        large=large,
+        heads_cross=heads_cross,
+        heads_dec=heads_dec,
+        heads_enc=heads_enc,
+        heads_clicked=heads_clicked,
+        heads_open=heads_open,
+        rollout=rollout,
+        rollout_words=rollout_words,
+        words_cross=words_cross,
+        beam_tree=beam_tree,
+        beam_clicked=beam_clicked,
+        beam_info=beam_info,
+        beam_node=beam_node,
+        ablate_groups=ablate_groups,
+        ablation=ablation,
+        no_positions=no_positions,
+        no_causal=no_causal,
+        whatif_kind=whatif_kind,
+        whatif_btn=whatif_btn,
+        whatif_out=whatif_out,
+        bug=bug,
+        bug_btn=bug_btn,
+        bug_out=bug_out,
+        pe=pe,
+        pe_curves=pe_curves,
+        pe_sim=pe_sim,
+        pe_sin=pe_sin,
+        pe_learned=pe_learned,
+        pe_sin_sim=pe_sin_sim,
+        pe_learned_sim=pe_learned_sim,
+        enc_mask=enc_mask,
+        masks=masks,
+        cross_mask=cross_mask,
+        pipeline=pipeline,
+        card=card,
     )

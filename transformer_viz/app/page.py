@@ -1,20 +1,32 @@
 """The Gradio app: the page from ui_layout.py, its events wired to handlers.py and handlers_lab.py; all work happens there and in figures."""
+
 from __future__ import annotations
 
 import gradio as gr
 
-from .. import figures
+from .. import figures, i18n
+from ..decoding import DecodeOptions
 from . import handlers as h
 from . import handlers_lab as lab
-from .. import i18n
-from ..decoding import DecodeOptions
-from .common import (CLICK_JS, CSS, EXAMPLES, LOOK_KEYS, LOOKS, THEME, Words, localised_errors, plot, slides,
-                        user_error)
+from .common import CLICK_JS, CSS, EXAMPLES, LOOK_KEYS, LOOKS, THEME, Words, localised_errors, plot, slides, user_error
 from .layout import lay_out
 
 # The names this module has always offered, now partly defined in ui_common.py (app.py imports `launch`).
-__all__ = ["CLICK_JS", "CSS", "EXAMPLES", "LOOKS", "LOOK_KEYS", "THEME", "Words", "build_demo", "launch", "localised_errors",
-           "plot", "slides", "user_error"]
+__all__ = [
+    "CLICK_JS",
+    "CSS",
+    "EXAMPLES",
+    "LOOKS",
+    "LOOK_KEYS",
+    "THEME",
+    "Words",
+    "build_demo",
+    "launch",
+    "localised_errors",
+    "plot",
+    "slides",
+    "user_error",
+]
 
 
 def build_demo() -> gr.Blocks:
@@ -26,14 +38,47 @@ def build_demo() -> gr.Blocks:
         # ------------------------------------------------------------------ wiring
         options_in = [page.strategy, page.beam, page.temperature, page.top_k, page.top_p, page.seed, page.max_len]
         step_out = [page.topk, page.cross, page.alignment, page.dec_self, page.masks, page.pipeline]
-        static_out = [page.enc_self, page.overview, page.pe, page.pe_curves, page.pe_sim, page.enc_mask, page.cross_mask, page.pe_sin,
-                      page.pe_learned, page.pe_sin_sim, page.pe_learned_sim, page.heads_cross, page.heads_dec, page.heads_enc,
-                      page.rollout, page.rollout_words, page.words_cross, page.beam_tree]
+        static_out = [
+            page.enc_self,
+            page.overview,
+            page.pe,
+            page.pe_curves,
+            page.pe_sim,
+            page.enc_mask,
+            page.cross_mask,
+            page.pe_sin,
+            page.pe_learned,
+            page.pe_sin_sim,
+            page.pe_learned_sim,
+            page.heads_cross,
+            page.heads_dec,
+            page.heads_enc,
+            page.rollout,
+            page.rollout_words,
+            page.words_cross,
+            page.beam_tree,
+        ]
         step_keys = ["plot-topk", "plot-cross", "plot-alignment", "plot-dec-self", "plot-masks", "plot-pipeline"]
-        static_keys = ["plot-enc-self", "plot-overview", "plot-pe", "plot-pe-curves", "plot-pe-similarity", "plot-enc-mask", "plot-cross-mask",
-                       "plot-pe-sinusoidal", "plot-pe-learned", "plot-pe-sinusoidal-similarity", "plot-pe-learned-similarity",
-                       "plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self", "plot-rollout", "plot-rollout-words",
-                       "plot-words-cross", "plot-beam"]
+        static_keys = [
+            "plot-enc-self",
+            "plot-overview",
+            "plot-pe",
+            "plot-pe-curves",
+            "plot-pe-similarity",
+            "plot-enc-mask",
+            "plot-cross-mask",
+            "plot-pe-sinusoidal",
+            "plot-pe-learned",
+            "plot-pe-sinusoidal-similarity",
+            "plot-pe-learned-similarity",
+            "plot-heads-cross",
+            "plot-heads-dec-self",
+            "plot-heads-enc-self",
+            "plot-rollout",
+            "plot-rollout-words",
+            "plot-words-cross",
+            "plot-beam",
+        ]
 
         def draw_step(sess, t, lay, hd, pres, lng):
             if sess is None:
@@ -41,13 +86,19 @@ def build_demo() -> gr.Blocks:
             trace = sess.trace
             t = h.clamp_step(trace, t)
             figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng)
-            return [plot(figs[k], pres) for k in step_keys] + [h.step_label(trace, t, lng), gr.update(choices=h.alternatives(trace, t), value=None)]
+            return [plot(figs[k], pres) for k in step_keys] + [
+                h.step_label(trace, t, lng),
+                gr.update(choices=h.alternatives(trace, t), value=None),
+            ]
 
         def draw_all(sess, t, lay, hd, pres, lng, knd):
             if sess is None:
                 return [gr.skip()] * (len(step_out) + 2 + len(static_out))
-            figs = {**h.static_figures(sess.trace, int(lay), knd, slides(pres), lang=lng),
-                    **h.comparison_figures(slides(pres), lang=lng), **h.analysis_figures(sess.trace, int(lay), slides(pres), lang=lng)}
+            figs = {
+                **h.static_figures(sess.trace, int(lay), knd, slides(pres), lang=lng),
+                **h.comparison_figures(slides(pres), lang=lng),
+                **h.analysis_figures(sess.trace, int(lay), slides(pres), lang=lng),
+            }
             return draw_step(sess, t, lay, hd, pres, lng) + [plot(figs[k], pres) for k in static_keys]
 
         @localised_errors
@@ -72,21 +123,49 @@ def build_demo() -> gr.Blocks:
             if lay is not None:
                 layer["value"], head["value"] = h.layer_and_head(cfg, lay, hd)
             return [
-                sess, trace.target_text, h.notices_info(trace, lng), h.tokens_table(trace),
+                sess,
+                trace.target_text,
+                h.notices_info(trace, lng),
+                h.tokens_table(trace),
                 gr.update(minimum=0, maximum=max(last, 1), value=last, interactive=last > 0),
-                gr.update(**layer), gr.update(**head), gr.update(choices=picks, value=None),
-                gr.update(value=str(path), interactive=True), h.share_query(text, model_name, options),
-                h.model_card(translator), h.branch_info(sess, lng),
+                gr.update(**layer),
+                gr.update(**head),
+                gr.update(choices=picks, value=None),
+                gr.update(value=str(path), interactive=True),
+                h.share_query(text, model_name, options),
+                h.model_card(translator),
+                h.branch_info(sess, lng),
                 gr.update(interactive=sess.original is not None),  # "back to the original" only after a branch
             ]
 
-        translate_out = [page.session, page.translation, page.notices, page.tokens, page.step, page.layer, page.head, page.pick,
-                         page.download, page.share, page.card, page.branch_md, page.unbranch_btn]
+        translate_out = [
+            page.session,
+            page.translation,
+            page.notices,
+            page.tokens,
+            page.step,
+            page.layer,
+            page.head,
+            page.pick,
+            page.download,
+            page.share,
+            page.card,
+            page.branch_md,
+            page.unbranch_btn,
+        ]
         large_choice = gr.State("")  # the head shown in `large`: the menu and the thumbnails both open one
         # What a click opened (a head, a head-summary cell, a beam node) and the hidden boxes that remember the click,
         # each with its closed value
-        opened_views = {page.large: None, large_choice: "", page.clicked: "", page.heads_clicked: "", page.heads_open: None,
-                        page.beam_clicked: "", page.beam_info: "", page.beam_node: None}
+        opened_views = {
+            page.large: None,
+            large_choice: "",
+            page.clicked: "",
+            page.heads_clicked: "",
+            page.heads_open: None,
+            page.beam_clicked: "",
+            page.beam_info: "",
+            page.beam_node: None,
+        }
         # a lab's comparison, its two translations, summary and plots, emptied
         lab_closed = [None, "", "", "", None, None]
         lab_reset = page.ablate_groups + page.whatif_out + page.bug_out + list(opened_views)
@@ -98,8 +177,15 @@ def build_demo() -> gr.Blocks:
             if sess is None:
                 return [gr.skip()] * len(lab_reset)
             cfg = h.get_translator(sess.model).config
-            return ([gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[]) for kind in lab.LAB_KINDS]
-                    + lab_closed + lab_closed + list(opened_views.values()))
+            return (
+                [
+                    gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[])
+                    for kind in lab.LAB_KINDS
+                ]
+                + lab_closed
+                + lab_closed
+                + list(opened_views.values())
+            )
 
         def translate_if_linked(lng, text, model_name, lay, hd, *opts):
             """On page load or a new model: translate straight away when there is a sentence."""
@@ -112,27 +198,34 @@ def build_demo() -> gr.Blocks:
         translate_in = [page.lang, page.sentence, page.model, page.layer, page.head] + options_in
         translate_event = dict(fn=on_translate, inputs=translate_in, outputs=translate_out)
         page.translate_btn.click(**translate_event, api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private").then(
-            reset_labs, page.session, lab_reset, api_visibility="private")
+            draw_all, render_in, render_out, api_visibility="private"
+        ).then(reset_labs, page.session, lab_reset, api_visibility="private")
         page.sentence.submit(**translate_event, api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private").then(
-            reset_labs, page.session, lab_reset, api_visibility="private")
+            draw_all, render_in, render_out, api_visibility="private"
+        ).then(reset_labs, page.session, lab_reset, api_visibility="private")
         # .input, not .change: a share link that sets the model on load must not translate twice, and
         # picking a model before typing a sentence is not an error.
         page.model.input(translate_if_linked, translate_in, translate_out, api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private").then(
-            reset_labs, page.session, lab_reset, api_visibility="private")
+            draw_all, render_in, render_out, api_visibility="private"
+        ).then(reset_labs, page.session, lab_reset, api_visibility="private")
 
-        page.step.input(draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private",
-                        trigger_mode="always_last")
+        page.step.input(
+            draw_step,
+            step_in,
+            step_out + [page.step_md, page.alt],
+            api_visibility="private",
+            trigger_mode="always_last",
+        )
 
         def move(sess, t, delta):
             return gr.skip() if sess is None else h.clamp_step(sess.trace, int(t) + delta)
 
-        page.prev_btn.click(lambda s, t: move(s, t, -1), [page.session, page.step], page.step, api_visibility="private").then(
-            draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private")
-        page.next_btn.click(lambda s, t: move(s, t, +1), [page.session, page.step], page.step, api_visibility="private").then(
-            draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private")
+        page.prev_btn.click(
+            lambda s, t: move(s, t, -1), [page.session, page.step], page.step, api_visibility="private"
+        ).then(draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private")
+        page.next_btn.click(
+            lambda s, t: move(s, t, +1), [page.session, page.step], page.step, api_visibility="private"
+        ).then(draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private")
 
         def start_play(sess):
             return (gr.Timer(active=sess is not None), 0) if sess is not None else (gr.Timer(active=False), gr.skip())
@@ -143,9 +236,11 @@ def build_demo() -> gr.Blocks:
             return gr.Timer(active=True), int(t) + 1
 
         page.play_btn.click(start_play, page.session, [page.timer, page.step], api_visibility="private").then(
-            draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private")
+            draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private"
+        )
         page.timer.tick(tick, [page.session, page.step], [page.timer, page.step], api_visibility="private").then(
-            draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private")
+            draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private"
+        )
 
         # .input, not .change: a new translation resets the layer slider's range, which must not redraw everything twice.
         for control in (page.layer, page.presentation, page.kind):
@@ -158,13 +253,23 @@ def build_demo() -> gr.Blocks:
                 return gr.skip(), gr.skip()
             _, lay, _, hd = choice.split()[:4]  # "layer L head H", perhaps followed by a click's timestamp
             with figures.language(lng):
-                return plot(figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres)), pres), choice
+                return plot(
+                    figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres)), pres
+                ), choice
 
-        page.pick.change(open_head, [page.session, page.pick, page.kind, page.presentation, page.lang], [page.large, large_choice],
-                         api_visibility="private")
+        page.pick.change(
+            open_head,
+            [page.session, page.pick, page.kind, page.presentation, page.lang],
+            [page.large, large_choice],
+            api_visibility="private",
+        )
         # A click on a thumbnail: CLICK_JS writes "layer L head H" into the hidden box.
-        page.clicked.change(open_head, [page.session, page.clicked, page.kind, page.presentation, page.lang], [page.large, large_choice],
-                            api_visibility="private")
+        page.clicked.change(
+            open_head,
+            [page.session, page.clicked, page.kind, page.presentation, page.lang],
+            [page.large, large_choice],
+            api_visibility="private",
+        )
 
         def open_summary_head(sess, choice, pres, lng):
             """A click on a head-summary cell ('kind layer head') opens that head large."""
@@ -174,8 +279,12 @@ def build_demo() -> gr.Blocks:
             with figures.language(lng):
                 return plot(figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres)), pres)
 
-        page.heads_clicked.change(open_summary_head, [page.session, page.heads_clicked, page.presentation, page.lang], page.heads_open,
-                                  api_visibility="private")
+        page.heads_clicked.change(
+            open_summary_head,
+            [page.session, page.heads_clicked, page.presentation, page.lang],
+            page.heads_open,
+            api_visibility="private",
+        )
 
         @localised_errors
         def open_beam_node(lng, sess, choice, lay, pres):
@@ -185,19 +294,35 @@ def build_demo() -> gr.Blocks:
             node = int(h.parse_click(choice, 1)[0])
             trace, t = h.beam_node_trace(sess, node)
             with figures.language(lng):
-                return h.beam_node_info(trace, node, t, lng), plot(figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres)), pres)
+                return h.beam_node_info(trace, node, t, lng), plot(
+                    figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres)), pres
+                )
 
-        page.beam_clicked.change(open_beam_node, [page.lang, page.session, page.beam_clicked, page.layer, page.presentation],
-                                 [page.beam_info, page.beam_node], api_visibility="private")
+        page.beam_clicked.change(
+            open_beam_node,
+            [page.lang, page.session, page.beam_clicked, page.layer, page.presentation],
+            [page.beam_info, page.beam_node],
+            api_visibility="private",
+        )
 
         # What if? and the seed-bug lab: each keeps its Comparison in a State, so layer/head changes only redraw.
-        BUG_KIND = {"mask_ignored": "decoder_self", "scale_multiplied": "cross", "scale_d_model": "cross",
-                    "target_padding_unmasked": "decoder_self"}
+        BUG_KIND = {
+            "mask_ignored": "decoder_self",
+            "scale_multiplied": "cross",
+            "scale_d_model": "cross",
+            "target_padding_unmasked": "decoder_self",
+        }
 
         def lab_outputs(comp, knd, lay, hd, pres, lng):
             figs = lab.lab_figures(comp, knd, int(lay), hd, slides(pres), lang=lng)
-            return [comp, comp.original.target_text, comp.changed.target_text, lab.comparison_summary(comp, lng),
-                    plot(figs["probs"], pres), plot(figs["maps"], pres)]
+            return [
+                comp,
+                comp.original.target_text,
+                comp.changed.target_text,
+                lab.comparison_summary(comp, lng),
+                plot(figs["probs"], pres),
+                plot(figs["maps"], pres),
+            ]
 
         @localised_errors
         def on_whatif(lng, sess, enc, dec, crs, abl, no_pos, no_mask, knd, lay, hd, pres):
@@ -213,10 +338,28 @@ def build_demo() -> gr.Blocks:
             comp = lab.run_comparison(sess, lab.intervention_from_ui([], bug=name))
             return lab_outputs(comp, BUG_KIND[name], lay, hd, pres, lng)
 
-        page.whatif_btn.click(on_whatif, [page.lang, page.session] + page.ablate_groups + [page.ablation, page.no_positions, page.no_causal,
-                              page.whatif_kind, page.layer, page.head, page.presentation], page.whatif_out, api_visibility="private")
-        page.bug_btn.click(on_bug, [page.lang, page.session, page.bug, page.layer, page.head, page.presentation], page.bug_out,
-                           api_visibility="private")
+        page.whatif_btn.click(
+            on_whatif,
+            [page.lang, page.session]
+            + page.ablate_groups
+            + [
+                page.ablation,
+                page.no_positions,
+                page.no_causal,
+                page.whatif_kind,
+                page.layer,
+                page.head,
+                page.presentation,
+            ],
+            page.whatif_out,
+            api_visibility="private",
+        )
+        page.bug_btn.click(
+            on_bug,
+            [page.lang, page.session, page.bug, page.layer, page.head, page.presentation],
+            page.bug_out,
+            api_visibility="private",
+        )
 
         def redraw_labs(wcomp, bcomp, knd, lay, hd, pres, lng):
             """The layer, head, look, map kind or language changed: redraw both labs from their stored comparisons."""
@@ -231,8 +374,15 @@ def build_demo() -> gr.Blocks:
                 out += [lab.comparison_summary(comp, lng), plot(figs["probs"], pres), plot(figs["maps"], pres)]
             return out
 
-        labs_in = [page.whatif_out[0], page.bug_out[0], page.whatif_kind, page.layer, page.head, page.presentation,
-                   page.lang]
+        labs_in = [
+            page.whatif_out[0],
+            page.bug_out[0],
+            page.whatif_kind,
+            page.layer,
+            page.head,
+            page.presentation,
+            page.lang,
+        ]
         labs_out = page.whatif_out[-3:] + page.bug_out[-3:]  # summary, probabilities, maps of each lab
         for control in (page.layer, page.head, page.presentation, page.whatif_kind):
             control.input(redraw_labs, labs_in, labs_out, api_visibility="private")
@@ -250,24 +400,34 @@ def build_demo() -> gr.Blocks:
             back = h.unbranch(sess)
             return new_session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options), lng)
 
-        page.branch_btn.click(on_branch, [page.lang, page.session, page.step, page.alt], translate_out, api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private").then(
-            reset_labs, page.session, lab_reset, api_visibility="private")
+        page.branch_btn.click(
+            on_branch, [page.lang, page.session, page.step, page.alt], translate_out, api_visibility="private"
+        ).then(draw_all, render_in, render_out, api_visibility="private").then(
+            reset_labs, page.session, lab_reset, api_visibility="private"
+        )
         page.unbranch_btn.click(on_unbranch, [page.lang, page.session], translate_out, api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private").then(
-            reset_labs, page.session, lab_reset, api_visibility="private")
-        page.copy.click(None, page.share, None, js="(q) => { const url = location.origin + location.pathname + q; "
-                        "navigator.clipboard && navigator.clipboard.writeText(url); return q; }")
+            draw_all, render_in, render_out, api_visibility="private"
+        ).then(reset_labs, page.session, lab_reset, api_visibility="private")
+        page.copy.click(
+            None,
+            page.share,
+            None,
+            js="(q) => { const url = location.origin + location.pathname + q; "
+            "navigator.clipboard && navigator.clipboard.writeText(url); return q; }",
+        )
 
         def on_load(request: gr.Request):
             values = h.parse_query(dict(request.query_params)) if request is not None else {}
-            out = [values.get("sentence", gr.skip()),
-                   values["model"] if values.get("model") in models else gr.skip()]
+            out = [values.get("sentence", gr.skip()), values["model"] if values.get("model") in models else gr.skip()]
             for key in ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len"):
                 out.append(values.get(key, gr.skip()))
             # ?lang=ja in the link wins; otherwise the browser's preferred languages decide.
             headers = request.headers if request is not None else {}
-            chosen = i18n.language(values["lang"]) if values.get("lang") else i18n.from_accept_language(headers.get("accept-language"))
+            chosen = (
+                i18n.language(values["lang"])
+                if values.get("lang")
+                else i18n.from_accept_language(headers.get("accept-language"))
+            )
             return out + [chosen]
 
         def relabel(lng, sess):
@@ -278,33 +438,48 @@ def build_demo() -> gr.Blocks:
 
         def reopen_views(lng, sess, head_choice, summary_choice, beam_choice, knd, lay, pres):
             """The views a click opened (a head, a head-summary cell, a beam node), redrawn in the new language."""
+
             def redrawn(draw, *args, width: int = 1):
                 try:
                     return draw(*args)
                 except (gr.Error, IndexError, ValueError):  # the choice belonged to an earlier translation or model
                     return (gr.skip(),) * width if width > 1 else gr.skip()
 
-            return [redrawn(open_head, sess, head_choice, knd, pres, lng, width=2)[0],
-                    redrawn(open_summary_head, sess, summary_choice, pres, lng),
-                    *redrawn(open_beam_node, lng, sess, beam_choice, lay, pres, width=2)]
+            return [
+                redrawn(open_head, sess, head_choice, knd, pres, lng, width=2)[0],
+                redrawn(open_summary_head, sess, summary_choice, pres, lng),
+                *redrawn(open_beam_node, lng, sess, beam_choice, lay, pres, width=2),
+            ]
 
-        reopen_in = [page.lang, page.session, large_choice, page.heads_clicked, page.beam_clicked, page.kind, page.layer,
-                     page.presentation]
+        reopen_in = [
+            page.lang,
+            page.session,
+            large_choice,
+            page.heads_clicked,
+            page.beam_clicked,
+            page.kind,
+            page.layer,
+            page.presentation,
+        ]
         reopen_out = [page.large, page.heads_open, page.beam_info, page.beam_node]
         # Every figure's titles, axes and hovers are in the visitor's language too: redraw them all.
-        page.lang.change(relabel, [page.lang, page.session], page.words.components + [page.notices, page.branch_md],
-                         api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private").then(
-            redraw_labs, labs_in, labs_out, api_visibility="private").then(
-            reopen_views, reopen_in, reopen_out, api_visibility="private")
+        page.lang.change(
+            relabel,
+            [page.lang, page.session],
+            page.words.components + [page.notices, page.branch_md],
+            api_visibility="private",
+        ).then(draw_all, render_in, render_out, api_visibility="private").then(
+            redraw_labs, labs_in, labs_out, api_visibility="private"
+        ).then(reopen_views, reopen_in, reopen_out, api_visibility="private")
         # The opened views follow the layer (beam node), the look and the overview's kind (large head) as well.
         for control in (page.layer, page.presentation, page.kind):
             control.input(reopen_views, reopen_in, reopen_out, api_visibility="private")
         demo.load(None, None, None, js=CLICK_JS)
         demo.load(on_load, None, [page.sentence, page.model] + options_in + [page.lang], api_visibility="private").then(
-            translate_if_linked, translate_in, translate_out, api_visibility="private").then(
-            draw_all, render_in, render_out, api_visibility="private").then(
-            reset_labs, page.session, lab_reset, api_visibility="private")
+            translate_if_linked, translate_in, translate_out, api_visibility="private"
+        ).then(draw_all, render_in, render_out, api_visibility="private").then(
+            reset_labs, page.session, lab_reset, api_visibility="private"
+        )
 
         @user_error
         def api_translate(text: str, model_name: str | None = None) -> str:

@@ -6,8 +6,8 @@ or hand Gradio `figure_json(fig)`, whose "config" key gr.Plot's front end applie
 Words (titles, axes, legends, hovers) are English unless built inside `with language("ja"):` (or "ko").
 Layers, heads and steps count from 0, as in the hook names and trace.steps[i]["index"].
 """
-from .attention import (alignment, attention_axes, attention_grid, attention_head, head_matrix, overview,
-                        overview_index)
+
+from .attention import alignment, attention_axes, attention_grid, attention_head, head_matrix, overview, overview_index
 from .compare import attention_pair, attention_side_by_side, padding_side_by_side, probability_change
 from .heads import head_summary_figure, rollout_figure, word_attention_figure
 from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_matrix, score_pipeline
@@ -17,11 +17,36 @@ from .style import OKABE_ITO, PLOT_CONFIG, esc, figure_json, plot_config
 from .words import current_language, language
 
 __all__ = [
-    "attention_grid", "attention_head", "alignment", "overview", "overview_index", "attention_axes", "head_matrix",
-    "topk_bar", "beam_tree_figure",
-    "probability_change", "attention_side_by_side", "attention_pair", "padding_side_by_side",
-    "head_summary_figure", "rollout_figure", "word_attention_figure",
-    "positional_heatmap", "positional_curves", "position_similarity", "cosine_similarity",
-    "mask_matrix", "encoder_padding_mask", "decoder_causal_mask", "cross_mask", "score_pipeline",
-    "PLOT_CONFIG", "plot_config", "figure_json", "esc", "OKABE_ITO", "language", "current_language",
+    "attention_grid",
+    "attention_head",
+    "alignment",
+    "overview",
+    "overview_index",
+    "attention_axes",
+    "head_matrix",
+    "topk_bar",
+    "beam_tree_figure",
+    "probability_change",
+    "attention_side_by_side",
+    "attention_pair",
+    "padding_side_by_side",
+    "head_summary_figure",
+    "rollout_figure",
+    "word_attention_figure",
+    "positional_heatmap",
+    "positional_curves",
+    "position_similarity",
+    "cosine_similarity",
+    "mask_matrix",
+    "encoder_padding_mask",
+    "decoder_causal_mask",
+    "cross_mask",
+    "score_pipeline",
+    "PLOT_CONFIG",
+    "plot_config",
+    "figure_json",
+    "esc",
+    "OKABE_ITO",
+    "language",
+    "current_language",
 ]

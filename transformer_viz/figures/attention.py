@@ -5,6 +5,7 @@ row t is the query that produced target token t (trace.target_tokens[t]); decode
 are the decoder's inputs <s>, y1 … y(T-1) (trace.decoder_input_tokens). Layers and heads count from 0,
 as in the hook names (decoder.layers.0.cross_attn).
 """
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,20 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..trace import ATTENTION_KINDS, Trace
-from .style import (CATEGORICAL, FUTURE_SHADE, HIGHLIGHT, WEIGHTS_SCALE, colorscale, esc, finish, pair_hover, style,
-                    subplot_grid, title_text, token_ticks)
+from .style import (
+    CATEGORICAL,
+    FUTURE_SHADE,
+    HIGHLIGHT,
+    WEIGHTS_SCALE,
+    colorscale,
+    esc,
+    finish,
+    pair_hover,
+    style,
+    subplot_grid,
+    title_text,
+    token_ticks,
+)
 from .words import t
 
 # Axis titles are plain text (escaped when used); "\n" becomes a line break so long titles fit under a panel.
@@ -98,7 +111,7 @@ def shown(z: np.ndarray, kind: str, step: int | None, hide_future: bool | None) 
     if step is None or kind == "encoder_self" or not hide:
         return z
     z = z.copy()
-    z[step + 1:] = np.nan
+    z[step + 1 :] = np.nan
     return z
 
 
@@ -107,8 +120,14 @@ def weight_heatmap(z: np.ndarray, label: str, show_values: bool = False, axes: t
 
     The hover names the query and key tokens through the axes' tick text, so no string is sent per cell.
     """
-    panel = dict(type="heatmap", z=z, coloraxis="coloraxis", hoverongaps=False, name=label,
-                 hovertemplate=pair_hover() + "<br>" + t("weight-hover") + "<extra>" + label + "</extra>")
+    panel = dict(
+        type="heatmap",
+        z=z,
+        coloraxis="coloraxis",
+        hoverongaps=False,
+        name=label,
+        hovertemplate=pair_hover() + "<br>" + t("weight-hover") + "<extra>" + label + "</extra>",
+    )
     if show_values:
         panel["texttemplate"] = "%{z:.2f}"
     if axes:
@@ -116,30 +135,63 @@ def weight_heatmap(z: np.ndarray, label: str, show_values: bool = False, axes: t
     return panel
 
 
-def mark_step(z: np.ndarray, kind: str, step: int | None, line_width: float,
-              axes: tuple[str, str] | None = None) -> list[dict]:
+def mark_step(
+    z: np.ndarray, kind: str, step: int | None, line_width: float, axes: tuple[str, str] | None = None
+) -> list[dict]:
     """Shapes outlining the current query row and shading the rows after it when they are hidden."""
     if step is None or kind == "encoder_self":
         return []
     n_rows, n_cols = z.shape
     where = dict(xref=axes[0], yref=axes[1]) if axes else {}
     shapes = []
-    if step + 1 < n_rows and np.isnan(z[step + 1:]).all():
-        shapes.append(dict(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=step + 0.5, y1=n_rows - 0.5,
-                           fillcolor=FUTURE_SHADE, line=dict(width=0), layer="above", **where))
-    shapes.append(dict(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=step - 0.5, y1=step + 0.5,
-                       line=dict(color=HIGHLIGHT, width=line_width), fillcolor="rgba(0,0,0,0)", layer="above", **where))
+    if step + 1 < n_rows and np.isnan(z[step + 1 :]).all():
+        shapes.append(
+            dict(
+                type="rect",
+                x0=-0.5,
+                x1=n_cols - 0.5,
+                y0=step + 0.5,
+                y1=n_rows - 0.5,
+                fillcolor=FUTURE_SHADE,
+                line=dict(width=0),
+                layer="above",
+                **where,
+            )
+        )
+    shapes.append(
+        dict(
+            type="rect",
+            x0=-0.5,
+            x1=n_cols - 0.5,
+            y0=step - 0.5,
+            y1=step + 0.5,
+            line=dict(color=HIGHLIGHT, width=line_width),
+            fillcolor="rgba(0,0,0,0)",
+            layer="above",
+            **where,
+        )
+    )
     return shapes
 
 
 def weights_axis(presentation: bool) -> dict:
     """The one colour axis every attention panel of a figure shares: weights from 0 to 1."""
-    return dict(colorscale=colorscale(WEIGHTS_SCALE), cmin=0, cmax=1,
-                colorbar=dict(title=dict(text=t("weight")), thickness=24 if presentation else 14))
+    return dict(
+        colorscale=colorscale(WEIGHTS_SCALE),
+        cmin=0,
+        cmax=1,
+        colorbar=dict(title=dict(text=t("weight")), thickness=24 if presentation else 14),
+    )
 
 
-def attention_grid(trace: Trace, kind: str, layer: int, step: int | None = None, presentation: bool = False,
-                   hide_future: bool | None = None) -> go.Figure:
+def attention_grid(
+    trace: Trace,
+    kind: str,
+    layer: int,
+    step: int | None = None,
+    presentation: bool = False,
+    hide_future: bool | None = None,
+) -> go.Figure:
     """Every head of one layer plus their mean, on one shared 0–1 colour scale.
 
     `step` outlines that query row; rows after it are hidden for decoder self-attention (the state when
@@ -154,8 +206,14 @@ def attention_grid(trace: Trace, kind: str, layer: int, step: int | None = None,
     panel = max(st.panel_px, st.row_px * len(queries))
     label_px = 14 + st.font_size * 0.6 * max(len(k) for k in keys) + 3 * st.font_size  # x tick labels + title
     height = rows * panel + (rows - 1) * label_px + 140 + 3 * st.font_size
-    refs, layout = subplot_grid(rows, cols, len(heads), [head_label(h, n_heads) for h in heads],
-                                0.12 if presentation else 0.08, min(0.3, label_px / height))
+    refs, layout = subplot_grid(
+        rows,
+        cols,
+        len(heads),
+        [head_label(h, n_heads) for h in heads],
+        0.12 if presentation else 0.08,
+        min(0.3, label_px / height),
+    )
     key_ticks = dict(**token_ticks(keys), tickangle=-90, **tick_font(len(keys), 1000 / cols - 80, st.font_size))
     query_ticks = dict(**token_ticks(queries), autorange="reversed", **tick_font(len(queries), panel, st.font_size))
     data, shapes = [], []
@@ -167,13 +225,23 @@ def attention_grid(trace: Trace, kind: str, layer: int, step: int | None = None,
         bottom_left = r == rows - 1 and c == 0  # one key title: long ones would run into the next panel's
         key_title = axis_title(key_axis_title(kind)) if bottom_left else None
         layout["xaxis" + x[1:]].update(key_ticks, **title_text(key_title))
-        layout["yaxis" + y[1:]].update(query_ticks, **title_text(axis_title(query_axis_title(kind)) if c == 0 else None))
+        layout["yaxis" + y[1:]].update(
+            query_ticks, **title_text(axis_title(query_axis_title(kind)) if c == 0 else None)
+        )
     title = t("grid-title", kind=kind_name(kind), layer=layer, last=n_heads - 1) + step_suffix(trace, kind, step)
     return finish(data, {**layout, "shapes": shapes, "coloraxis": weights_axis(presentation)}, st, title, height)
 
 
-def attention_head(trace: Trace, kind: str, layer: int, head: int | str, step: int | None = None,
-                   presentation: bool = False, hide_future: bool | None = None, show_values: bool = False) -> go.Figure:
+def attention_head(
+    trace: Trace,
+    kind: str,
+    layer: int,
+    head: int | str,
+    step: int | None = None,
+    presentation: bool = False,
+    hide_future: bool | None = None,
+    show_values: bool = False,
+) -> go.Figure:
     """One head (or head="mean") as a large heatmap; show_values writes each weight in its cell."""
     queries, keys = attention_axes(trace, kind)
     check_step(trace, step)
@@ -181,15 +249,24 @@ def attention_head(trace: Trace, kind: str, layer: int, head: int | str, step: i
     z = shown(head_matrix(trace, kind, layer, head), kind, step, hide_future)
     label = f"L{layer} {head_label(head, trace.n_heads)}"
     layout = dict(
-        xaxis=dict(**token_ticks(keys), tickangle=-90, title=dict(text=axis_title(key_axis_title(kind))),
-                   **tick_font(len(keys), 900, st.font_size)),
-        yaxis=dict(**token_ticks(queries), autorange="reversed",
-                   title=dict(text=axis_title(query_axis_title(kind))),
-                   **tick_font(len(queries), 1.3 * st.row_px * len(queries), st.font_size)),
-        shapes=mark_step(z, kind, step, st.line_width), coloraxis=weights_axis(presentation),
+        xaxis=dict(
+            **token_ticks(keys),
+            tickangle=-90,
+            title=dict(text=axis_title(key_axis_title(kind))),
+            **tick_font(len(keys), 900, st.font_size),
+        ),
+        yaxis=dict(
+            **token_ticks(queries),
+            autorange="reversed",
+            title=dict(text=axis_title(query_axis_title(kind))),
+            **tick_font(len(queries), 1.3 * st.row_px * len(queries), st.font_size),
+        ),
+        shapes=mark_step(z, kind, step, st.line_width),
+        coloraxis=weights_axis(presentation),
     )
-    title = (t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, trace.n_heads))
-             + step_suffix(trace, kind, step))
+    title = t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, trace.n_heads)) + step_suffix(
+        trace, kind, step
+    )
     height = max(1.6 * st.panel_px, 1.3 * st.row_px * len(queries)) + 200 + 4 * st.font_size
     return finish([weight_heatmap(z, label, show_values)], layout, st, title, height)
 
@@ -207,18 +284,25 @@ def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
     thumb = 150 if presentation else 110
     height = n_layers * (thumb + 2 * st.font_size) + 80 + 2 * st.title_size
     titles = [f"L{layer} H{head}" for layer in range(n_layers) for head in range(n_heads)]
-    refs, layout = subplot_grid(n_layers, n_heads, n_layers * n_heads, titles, 0.02,
-                                min(0.2, (2 * st.font_size + 8) / height))
+    refs, layout = subplot_grid(
+        n_layers, n_heads, n_layers * n_heads, titles, 0.02, min(0.2, (2 * st.font_size + 8) / height)
+    )
     data = []
     for i, (x, y) in enumerate(refs):
         layer, head = divmod(i, n_heads)
         name = f"L{layer} H{head}"
-        data.append(dict(
-            type="heatmap", z=head_matrix(trace, kind, layer, head), coloraxis="coloraxis", name=name,
-            meta=[layer, head],
-            hovertemplate=t("overview-hover", name=name) + "<extra></extra>",
-            xaxis=x, yaxis=y,
-        ))
+        data.append(
+            dict(
+                type="heatmap",
+                z=head_matrix(trace, kind, layer, head),
+                coloraxis="coloraxis",
+                name=name,
+                meta=[layer, head],
+                hovertemplate=t("overview-hover", name=name) + "<extra></extra>",
+                xaxis=x,
+                yaxis=y,
+            )
+        )
         layout["xaxis" + x[1:]]["showticklabels"] = False
         layout["yaxis" + y[1:]].update(showticklabels=False, autorange="reversed")
     title = t("overview-title", kind=kind_name(kind))
@@ -233,8 +317,14 @@ def overview_index(curve_number: int, n_heads: int) -> tuple[int, int]:
     return layer, head
 
 
-def alignment(trace: Trace, layer: int, head: int | str = "mean", step: int | None = None,
-              presentation: bool = False, threshold: float = 0.05) -> go.Figure:
+def alignment(
+    trace: Trace,
+    layer: int,
+    head: int | str = "mean",
+    step: int | None = None,
+    presentation: bool = False,
+    threshold: float = 0.05,
+) -> go.Figure:
     """Source tokens on the left, target tokens on the right, a line for every cross-attention weight ≥ threshold.
 
     Line width and opacity grow with the weight; the current step's lines are drawn in the highlight colour.
@@ -258,34 +348,66 @@ def alignment(trace: Trace, layer: int, head: int | str = "mean", step: int | No
             if not chosen.size:
                 continue
             segments_x = [0, 1, None] * chosen.size  # source → target, then a gap
-            segments_y = [y for t, s in zip(targets[chosen].tolist(), sources[chosen].tolist())
-                          for y in (y_src[s], y_tgt[t], None)]
+            segments_y = [
+                y
+                for t, s in zip(targets[chosen].tolist(), sources[chosen].tolist())
+                for y in (y_src[s], y_tgt[t], None)
+            ]
             strength = (level + 1) / 10
             if current:  # the step being produced: strong colour, never faint
                 colour, width, opacity = HIGHLIGHT, 0.8 + 3.0 * strength, 0.55 + 0.45 * strength
-            else:        # the other steps: fainter still while a step is selected
+            else:  # the other steps: fainter still while a step is selected
                 colour, width, opacity = CATEGORICAL[0], 0.3 + 2.5 * strength, 0.15 + 0.85 * strength
                 opacity *= 0.4 if step is not None else 1.0
-            data.append(dict(
-                type="scatter", x=segments_x, y=segments_y, mode="lines", hoverinfo="skip", showlegend=False,
-                name=(t("align-step", step=step, level=max(threshold, level / 10)) if current
-                      else t("align-weights", level=max(threshold, level / 10))),
-                line=dict(color=colour, width=st.line_width * width), opacity=opacity,
-            ))
-    for x, ys, tokens, side, position in ((0, y_src, trace.source_tokens, "source", "middle left"),
-                                          (1, y_tgt, trace.target_tokens, "target", "middle right")):
+            data.append(
+                dict(
+                    type="scatter",
+                    x=segments_x,
+                    y=segments_y,
+                    mode="lines",
+                    hoverinfo="skip",
+                    showlegend=False,
+                    name=(
+                        t("align-step", step=step, level=max(threshold, level / 10))
+                        if current
+                        else t("align-weights", level=max(threshold, level / 10))
+                    ),
+                    line=dict(color=colour, width=st.line_width * width),
+                    opacity=opacity,
+                )
+            )
+    for x, ys, tokens, side, position in (
+        (0, y_src, trace.source_tokens, "source", "middle left"),
+        (1, y_tgt, trace.target_tokens, "target", "middle right"),
+    ):
         colours = [HIGHLIGHT if side == "target" and i == step else "#222222" for i in range(len(tokens))]
-        data.append(dict(
-            type="scatter", x=[x] * len(tokens), y=ys, mode="markers+text", text=[esc(token) for token in tokens],
-            textposition=position, textfont=dict(size=st.font_size, color=colours),
-            marker=dict(size=st.font_size * 0.5, color=colours),
-            hovertext=[t("side-" + side, i=i, token=esc(token)) for i, token in enumerate(tokens)], hoverinfo="text",
-            showlegend=False, name=t(side + "-tokens"),
-        ))
-    layout = dict(xaxis=dict(range=[-0.6, 1.6], tickvals=[0, 1], ticktext=[t("source-keys"), t("target-queries")],
-                             side="top", showline=False),
-                  yaxis=dict(visible=False, autorange="reversed"), plot_bgcolor="white")
-    title = (t("alignment-title", layer=layer, head=head_label(head, trace.n_heads))
-             + step_suffix(trace, "cross", step))
+        data.append(
+            dict(
+                type="scatter",
+                x=[x] * len(tokens),
+                y=ys,
+                mode="markers+text",
+                text=[esc(token) for token in tokens],
+                textposition=position,
+                textfont=dict(size=st.font_size, color=colours),
+                marker=dict(size=st.font_size * 0.5, color=colours),
+                hovertext=[t("side-" + side, i=i, token=esc(token)) for i, token in enumerate(tokens)],
+                hoverinfo="text",
+                showlegend=False,
+                name=t(side + "-tokens"),
+            )
+        )
+    layout = dict(
+        xaxis=dict(
+            range=[-0.6, 1.6],
+            tickvals=[0, 1],
+            ticktext=[t("source-keys"), t("target-queries")],
+            side="top",
+            showline=False,
+        ),
+        yaxis=dict(visible=False, autorange="reversed"),
+        plot_bgcolor="white",
+    )
+    title = t("alignment-title", layer=layer, head=head_label(head, trace.n_heads)) + step_suffix(trace, "cross", step)
     height = max(400, st.row_px * 1.4 * (span + 1)) + 150
     return finish(data, layout, st, title, height)

@@ -4,16 +4,28 @@ The two Traces of a comparison are teacher-forced over the same target (compare.
 and .forced_changed) for the probability chart; the maps may come from any two Traces, and both panels
 share one 0–1 colour scale so equal colours mean equal weights.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
 from ..trace import Trace
-from .attention import (attention_axes, axis_title, check_kind, head_label, head_matrix, key_axis_title, kind_name,
-                        query_axis_title, tick_font, weight_heatmap, weights_axis)
+from .attention import (
+    attention_axes,
+    axis_title,
+    check_kind,
+    head_label,
+    head_matrix,
+    key_axis_title,
+    kind_name,
+    query_axis_title,
+    tick_font,
+    weight_heatmap,
+    weights_axis,
+)
 from .style import OKABE_ITO, esc, finish, style, subplot_grid, title_text, token_ticks
 from .words import t
 
@@ -24,16 +36,19 @@ CAUSAL_EDGE = OKABE_ITO["reddish_purple"]
 PAD_OUTLINE = "#DDDDDD"  # a dashed light frame around the pad keys' columns (a fill would change the weights' colours)
 
 
-def probability_change(original: Trace, changed: Trace, labels: tuple[str, str] | None = None,
-                       presentation: bool = False) -> go.Figure:
+def probability_change(
+    original: Trace, changed: Trace, labels: tuple[str, str] | None = None, presentation: bool = False
+) -> go.Figure:
     """Top: p(y_t | prefix) of each original token, original vs changed; bottom: the change Δp = changed − original.
 
     Both traces must be teacher-forced over the same target ids (one bar pair per target token). `labels`
     default to ("original", "with the intervention") in the figures' language.
     """
     if original.target_ids != changed.target_ids:
-        raise ValueError("the two traces must be teacher-forced over the same target; "
-                         "use compare.teacher_forced_trace with the original target_ids")
+        raise ValueError(
+            "the two traces must be teacher-forced over the same target; "
+            "use compare.teacher_forced_trace with the original target_ids"
+        )
     st = style(presentation)
     labels = (t("original"), t("with-intervention")) if labels is None else labels
     tokens = original.target_tokens
@@ -44,27 +59,75 @@ def probability_change(original: Trace, changed: Trace, labels: tuple[str, str] 
     refs, layout = subplot_grid(2, 1, 2, [t("prob-original"), t("prob-change")], 0.0, 0.14)
     (x1, y1), (x2, y2) = refs
     top_choice = [esc(s["top_k"][0]["token"]) if s["top_k"] else "" for s in changed.steps]
-    hover = [t("prob-hover", step=step, token=esc(tok), original=esc(labels[0]), a=a, changed=esc(labels[1]), b=b,
-               delta=b - a, top=top)
-             for step, (tok, a, b, top) in enumerate(zip(tokens, p_orig, p_new, top_choice))]
+    hover = [
+        t(
+            "prob-hover",
+            step=step,
+            token=esc(tok),
+            original=esc(labels[0]),
+            a=a,
+            changed=esc(labels[1]),
+            b=b,
+            delta=b - a,
+            top=top,
+        )
+        for step, (tok, a, b, top) in enumerate(zip(tokens, p_orig, p_new, top_choice))
+    ]
     data = [
-        dict(type="bar", x=steps, y=p_orig, name=esc(labels[0]), marker=dict(color=ORIGINAL), xaxis=x1, yaxis=y1,
-             hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"),
-        dict(type="bar", x=steps, y=p_new, name=esc(labels[1]), marker=dict(color=CHANGED), xaxis=x1, yaxis=y1,
-             hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"),
-        dict(type="bar", x=steps, y=delta, name="Δp", showlegend=False, xaxis=x2, yaxis=y2,
-             marker=dict(color=[GAIN if d >= 0 else LOSS for d in delta]),
-             hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"),
+        dict(
+            type="bar",
+            x=steps,
+            y=p_orig,
+            name=esc(labels[0]),
+            marker=dict(color=ORIGINAL),
+            xaxis=x1,
+            yaxis=y1,
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+        ),
+        dict(
+            type="bar",
+            x=steps,
+            y=p_new,
+            name=esc(labels[1]),
+            marker=dict(color=CHANGED),
+            xaxis=x1,
+            yaxis=y1,
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+        ),
+        dict(
+            type="bar",
+            x=steps,
+            y=delta,
+            name="Δp",
+            showlegend=False,
+            xaxis=x2,
+            yaxis=y2,
+            marker=dict(color=[GAIN if d >= 0 else LOSS for d in delta]),
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+        ),
     ]
     ticks = dict(**token_ticks(tokens), tickangle=-90, **tick_font(len(tokens), 900, st.font_size))
     reach = max(0.05, float(np.abs(delta).max()) * 1.1) if delta.size else 0.05
     layout["xaxis"].update(ticks, showticklabels=False)
     layout["xaxis2"].update(ticks, matches="x", **title_text(t("target-teacher-forced")))
-    layout["yaxis"].update(range=[0, 1], tickformat=".0%", showgrid=True, gridcolor="#E0E0E0",
-                           **title_text(t("probability")))
-    layout["yaxis2"].update(range=[-reach, reach], tickformat="+.0%", showgrid=True, gridcolor="#E0E0E0",
-                            zeroline=True, zerolinecolor="#888888", **title_text("Δp"))
-    layout.update(barmode="group", bargap=0.2, legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1))
+    layout["yaxis"].update(
+        range=[0, 1], tickformat=".0%", showgrid=True, gridcolor="#E0E0E0", **title_text(t("probability"))
+    )
+    layout["yaxis2"].update(
+        range=[-reach, reach],
+        tickformat="+.0%",
+        showgrid=True,
+        gridcolor="#E0E0E0",
+        zeroline=True,
+        zerolinecolor="#888888",
+        **title_text("Δp"),
+    )
+    layout.update(
+        barmode="group", bargap=0.2, legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1)
+    )
     mean = float(delta.mean()) if delta.size else 0.0
     title = t("prob-title", mean=mean)
     height = 2 * st.panel_px + 8 * st.font_size + 160
@@ -77,12 +140,24 @@ def causal_edge(n_rows: int, n_cols: int, offset: int, axes: tuple[str, str], li
     for i in range(n_rows):
         x = min(offset + i + 0.5, n_cols - 0.5)
         path.append(f"{'M' if i == 0 else 'L'} {x} {i - 0.5} L {x} {i + 0.5}")
-    return dict(type="path", path=" ".join(path), xref=axes[0], yref=axes[1], layer="above",
-                line=dict(color=CAUSAL_EDGE, width=line_width, dash="dot"))
+    return dict(
+        type="path",
+        path=" ".join(path),
+        xref=axes[0],
+        yref=axes[1],
+        layer="above",
+        line=dict(color=CAUSAL_EDGE, width=line_width, dash="dot"),
+    )
 
 
-def attention_pair(panels: Sequence[tuple[np.ndarray, Sequence[str], Sequence[str], str]], kind: str, title: str,
-                   presentation: bool = False, key_title: str | None = None, n_pad: int = 0) -> go.Figure:
+def attention_pair(
+    panels: Sequence[tuple[np.ndarray, Sequence[str], Sequence[str], str]],
+    kind: str,
+    title: str,
+    presentation: bool = False,
+    key_title: str | None = None,
+    n_pad: int = 0,
+) -> go.Figure:
     """Attention maps side by side on one shared 0–1 colour scale; each panel is (weights (Q, K), query tokens,
     key tokens, label). For decoder self-attention a dotted staircase marks where the causal mask begins; the
     first `n_pad` key columns (left padding) are framed. `title` is shown as given: escape user text in it."""
@@ -90,7 +165,9 @@ def attention_pair(panels: Sequence[tuple[np.ndarray, Sequence[str], Sequence[st
     st = style(presentation)
     for z, queries, keys, label in panels:
         if np.shape(z) != (len(queries), len(keys)):
-            raise ValueError(f"panel {label!r}: weights {np.shape(z)} do not match {len(queries)} queries × {len(keys)} keys")
+            raise ValueError(
+                f"panel {label!r}: weights {np.shape(z)} do not match {len(queries)} queries × {len(keys)} keys"
+            )
     n = len(panels)
     longest_rows = max(len(q) for _, q, _, _ in panels)
     panel_px = max(st.panel_px, st.row_px * longest_rows)
@@ -102,22 +179,47 @@ def attention_pair(panels: Sequence[tuple[np.ndarray, Sequence[str], Sequence[st
     for c, ((z, queries, keys, label), (x, y)) in enumerate(zip(panels, refs)):
         z = np.asarray(z, dtype=np.float32)
         data.append(weight_heatmap(z, esc(label), axes=(x, y)))
-        layout["xaxis" + x[1:]].update(**token_ticks(keys), tickangle=-90, **tick_font(len(keys), 1000 / n - 80, st.font_size),
-                                       **title_text(axis_title(keys_title)))
-        layout["yaxis" + y[1:]].update(**token_ticks(queries), autorange="reversed",
-                                       **tick_font(len(queries), panel_px, st.font_size),
-                                       **title_text(axis_title(query_axis_title(kind)) if c == 0 else None))
+        layout["xaxis" + x[1:]].update(
+            **token_ticks(keys),
+            tickangle=-90,
+            **tick_font(len(keys), 1000 / n - 80, st.font_size),
+            **title_text(axis_title(keys_title)),
+        )
+        layout["yaxis" + y[1:]].update(
+            **token_ticks(queries),
+            autorange="reversed",
+            **tick_font(len(queries), panel_px, st.font_size),
+            **title_text(axis_title(query_axis_title(kind)) if c == 0 else None),
+        )
         if n_pad:
-            shapes.append(dict(type="rect", x0=-0.5, x1=n_pad - 0.5, y0=-0.5, y1=len(queries) - 0.5, xref=x, yref=y,
-                               line=dict(color=PAD_OUTLINE, width=st.line_width, dash="dash"), layer="above"))
+            shapes.append(
+                dict(
+                    type="rect",
+                    x0=-0.5,
+                    x1=n_pad - 0.5,
+                    y0=-0.5,
+                    y1=len(queries) - 0.5,
+                    xref=x,
+                    yref=y,
+                    line=dict(color=PAD_OUTLINE, width=st.line_width, dash="dash"),
+                    layer="above",
+                )
+            )
         if kind == "decoder_self":
             shapes.append(causal_edge(len(queries), len(keys), len(keys) - len(queries), (x, y), st.line_width))
     layout.update(shapes=shapes, coloraxis=weights_axis(presentation))
     return finish(data, layout, st, title, height)
 
 
-def attention_side_by_side(original: Trace, changed: Trace, kind: str, layer: int, head: int | str,
-                           labels: tuple[str, str] | None = None, presentation: bool = False) -> go.Figure:
+def attention_side_by_side(
+    original: Trace,
+    changed: Trace,
+    kind: str,
+    layer: int,
+    head: int | str,
+    labels: tuple[str, str] | None = None,
+    presentation: bool = False,
+) -> go.Figure:
     """One head (or "mean") of the same layer in two traces, left original, right changed, same colour scale.
 
     `labels` default to ("original", "with the intervention") in the figures' language."""
@@ -130,9 +232,17 @@ def attention_side_by_side(original: Trace, changed: Trace, kind: str, layer: in
     return attention_pair(panels, kind, title, presentation)
 
 
-def padding_side_by_side(padded_original: np.ndarray, padded_changed: np.ndarray, query_tokens: Sequence[str],
-                         key_tokens: Sequence[str], n_pad: int, layer: int, head: int,
-                         labels: tuple[str, str] | None = None, presentation: bool = False) -> go.Figure:
+def padding_side_by_side(
+    padded_original: np.ndarray,
+    padded_changed: np.ndarray,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    n_pad: int,
+    layer: int,
+    head: int,
+    labels: tuple[str, str] | None = None,
+    presentation: bool = False,
+) -> go.Figure:
     """Left-padded decoder self-attention (L, H, T, k + T) of one head, correct vs buggy, the pad keys framed:
     with the bug the real tokens' rows put weight in the framed columns; with the correct mask they are exactly 0.
     `labels` default to ("padding masked (correct)", "causal mask only (seed 004 bug 3)") in the figures' language."""
@@ -141,11 +251,12 @@ def padding_side_by_side(padded_original: np.ndarray, padded_changed: np.ndarray
     for padded in (padded_original, padded_changed):
         padded = np.asarray(padded)
         if not (0 <= layer < padded.shape[0] and 0 <= head < padded.shape[1]):
-            raise ValueError(f"layer must be in 0..{padded.shape[0] - 1} and head in 0..{padded.shape[1] - 1}, "
-                             f"got {layer!r}, {head!r}")
+            raise ValueError(
+                f"layer must be in 0..{padded.shape[0] - 1} and head in 0..{padded.shape[1] - 1}, "
+                f"got {layer!r}, {head!r}"
+            )
         maps.append(padded[layer, head])
     panels = [(z, query_tokens, key_tokens, label) for z, label in zip(maps, labels)]
     mass = [float(z[:, :n_pad].sum(axis=1).max()) if n_pad else 0.0 for z in maps]
     title = t("padding-title", n_pad=n_pad, layer=layer, head=head, a=mass[0], b=mass[1])
-    return attention_pair(panels, "decoder_self", title, presentation,
-                          key_title=t("padding-key"), n_pad=n_pad)
+    return attention_pair(panels, "decoder_self", title, presentation, key_title=t("padding-key"), n_pad=n_pad)

@@ -2,6 +2,7 @@
 
 The numbers come from transformer_viz.analysis; these builders only draw them. Layers and heads count from 0.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,8 +10,18 @@ import plotly.graph_objects as go
 
 from ..lab.analysis import DETECTOR_THRESHOLD, DETECTORS, ROLLOUT_RESIDUAL, attention_rollout, head_summary, word_level
 from ..trace import Trace
-from .attention import (attention_axes, axis_title, head_label, head_matrix, key_axis_title, kind_name,
-                        query_axis_title, tick_font, weight_heatmap, weights_axis)
+from .attention import (
+    attention_axes,
+    axis_title,
+    head_label,
+    head_matrix,
+    key_axis_title,
+    kind_name,
+    query_axis_title,
+    tick_font,
+    weight_heatmap,
+    weights_axis,
+)
 from .style import WEIGHTS_SCALE, colorscale, esc, finish, style, subplot_grid, title_text, token_ticks
 from .words import t
 
@@ -20,8 +31,9 @@ def label_name(label: str) -> str:
     return t("label-" + label)
 
 
-def head_summary_figure(trace: Trace, kind: str, presentation: bool = False,
-                        threshold: float = DETECTOR_THRESHOLD) -> go.Figure:
+def head_summary_figure(
+    trace: Trace, kind: str, presentation: bool = False, threshold: float = DETECTOR_THRESHOLD
+) -> go.Figure:
     """Layer (rows) × head (columns): colour = confidence, text = label; hover adds entropy and every score.
 
     Each cell's customdata is [layer, head]: in a Plotly click event, `points[0].customdata` names the head
@@ -33,25 +45,42 @@ def head_summary_figure(trace: Trace, kind: str, presentation: bool = False,
     keys = attention_axes(trace, kind)[1]
     hover = [[hover_text(summary.head(layer, head), keys) for head in range(n_heads)] for layer in range(n_layers)]
     cell = dict(
-        type="heatmap", z=summary.confidence.astype(np.float32), coloraxis="coloraxis", name=t("heads"),
+        type="heatmap",
+        z=summary.confidence.astype(np.float32),
+        coloraxis="coloraxis",
+        name=t("heads"),
         # the cell shows the detector's short name (as the explanations use it); the hover names it in full
-        text=[list(row) for row in summary.labels], texttemplate="%{text}",
-        textfont=dict(size=max(9, st.font_size - 2)), hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
+        text=[list(row) for row in summary.labels],
+        texttemplate="%{text}",
+        textfont=dict(size=max(9, st.font_size - 2)),
+        hovertext=hover,
+        hovertemplate="%{hovertext}<extra></extra>",
         customdata=[[[layer, head] for head in range(n_heads)] for layer in range(n_layers)],
-        xgap=2, ygap=2,
+        xgap=2,
+        ygap=2,
     )
     layout = dict(
-        xaxis=dict(tickvals=list(range(n_heads)), ticktext=[f"H{h}" for h in range(n_heads)],
-                   title=dict(text=t("head-axis"))),
-        yaxis=dict(tickvals=list(range(n_layers)), ticktext=[f"L{l}" for l in range(n_layers)], autorange="reversed",
-                   title=dict(text=t("layer-axis"))),
-        coloraxis=dict(colorscale=colorscale(WEIGHTS_SCALE), cmin=0, cmax=1,
-                       colorbar=dict(title=dict(text=t("confidence")),
-                                     thickness=24 if presentation else 14)),
+        xaxis=dict(
+            tickvals=list(range(n_heads)), ticktext=[f"H{h}" for h in range(n_heads)], title=dict(text=t("head-axis"))
+        ),
+        yaxis=dict(
+            tickvals=list(range(n_layers)),
+            ticktext=[f"L{l}" for l in range(n_layers)],
+            autorange="reversed",
+            title=dict(text=t("layer-axis")),
+        ),
+        coloraxis=dict(
+            colorscale=colorscale(WEIGHTS_SCALE),
+            cmin=0,
+            cmax=1,
+            colorbar=dict(title=dict(text=t("confidence")), thickness=24 if presentation else 14),
+        ),
     )
     detectors = ", ".join(label_name(name) for name in DETECTORS[kind])
     title = t("summary-title", kind=kind_name(kind), detectors=detectors, threshold=threshold)
-    layout["margin"] = dict(t=60 + 5 * st.title_size)  # the title runs to five short lines: it must fit a third of a row
+    layout["margin"] = dict(
+        t=60 + 5 * st.title_size
+    )  # the title runs to five short lines: it must fit a third of a row
     height = n_layers * (2.6 * st.row_px + 2 * st.font_size) + 120 + 6 * st.title_size
     return finish([cell], layout, st, title, max(260, height))
 
@@ -60,8 +89,15 @@ def hover_text(head: dict, keys: list[str]) -> str:
     """One head's hover: label, confidence, entropy and each detector's score, naming the sink key."""
     scores = " · ".join(f"{label_name(name)} {score:.2f}" for name, score in head["scores"].items())
     scores += "<br>" + t("sink-key", token=esc(keys[head["sink_key"]]), k=head["sink_key"])
-    return t("head-hover", layer=head["layer"], head=head["head"], label=label_name(head["label"]),
-             confidence=head["confidence"], entropy=head["entropy"], scores=scores)
+    return t(
+        "head-hover",
+        layer=head["layer"],
+        head=head["head"],
+        label=label_name(head["label"]),
+        confidence=head["confidence"],
+        entropy=head["entropy"],
+        scores=scores,
+    )
 
 
 def share(fraction: float) -> str:
@@ -69,8 +105,13 @@ def share(fraction: float) -> str:
     return "½" if abs(fraction - 0.5) < 1e-9 else f"{fraction:.2f}".rstrip("0").rstrip(".")
 
 
-def rollout_figure(trace: Trace, layer: int | None = None, presentation: bool = False, words: bool = False,
-                   residual: float = ROLLOUT_RESIDUAL) -> go.Figure:
+def rollout_figure(
+    trace: Trace,
+    layer: int | None = None,
+    presentation: bool = False,
+    words: bool = False,
+    residual: float = ROLLOUT_RESIDUAL,
+) -> go.Figure:
     """Encoder self-attention at `layer` (mean over heads) beside its rollout through layers 0..layer.
 
     Rollout (Abnar & Zuidema 2020): Ã = ½ Ā + ½ I per layer (Ā the head mean, rows renormalised),
@@ -82,17 +123,25 @@ def rollout_figure(trace: Trace, layer: int | None = None, presentation: bool = 
     if not isinstance(layer, (int, np.integer)) or not 0 <= layer < n_layers:
         raise ValueError(f"layer must be in 0..{n_layers - 1}, got {layer!r}")
     st = style(presentation)
-    raw = head_matrix(trace, "encoder_self", layer, "mean")                   # (S, S)
+    raw = head_matrix(trace, "encoder_self", layer, "mean")  # (S, S)
     rolled = attention_rollout(trace.attention["encoder_self"], residual)[layer]  # (S, S)
     tokens = trace.source_tokens
     queries = keys = tokens
     if words:
         raw, queries, keys = word_level(raw, tokens, tokens)
         rolled = word_level(rolled, tokens, tokens)[0]
-    panels = [(t("raw-attention"), t("rollout-raw-panel", name=t("raw-attention"), layer=layer,
-                                      head=head_label("mean", trace.n_heads)), raw),
-              (t("rollout"), t("rollout-panel", name=t("rollout"), layer=layer, attn=share(1 - residual), res=share(residual)),
-               rolled)]
+    panels = [
+        (
+            t("raw-attention"),
+            t("rollout-raw-panel", name=t("raw-attention"), layer=layer, head=head_label("mean", trace.n_heads)),
+            raw,
+        ),
+        (
+            t("rollout"),
+            t("rollout-panel", name=t("rollout"), layer=layer, attn=share(1 - residual), res=share(residual)),
+            rolled,
+        ),
+    ]
     panel_px = max(st.panel_px, st.row_px * len(queries))
     label_px = 14 + st.font_size * 0.6 * max(len(k) for k in keys) + 3 * st.font_size
     height = panel_px + label_px + 140 + 3 * st.font_size
@@ -111,8 +160,9 @@ def rollout_figure(trace: Trace, layer: int | None = None, presentation: bool = 
     return finish(data, {**layout, "coloraxis": weights_axis(presentation)}, st, title, height)
 
 
-def word_attention_figure(trace: Trace, kind: str, layer: int, head: int | str = "mean",
-                          presentation: bool = False) -> go.Figure:
+def word_attention_figure(
+    trace: Trace, kind: str, layer: int, head: int | str = "mean", presentation: bool = False
+) -> go.Figure:
     """One head (or the head mean) with SentencePiece pieces merged into words on both axes.
 
     A key word's weight is the sum over its pieces; a query word's row is the mean of its pieces' rows,
@@ -123,15 +173,20 @@ def word_attention_figure(trace: Trace, kind: str, layer: int, head: int | str =
     z, query_words, key_words = word_level(head_matrix(trace, kind, layer, head), queries, keys)
     label = f"L{layer} {head_label(head, trace.n_heads)}"
     layout = dict(
-        xaxis=dict(**token_ticks(key_words), tickangle=-90,
-                   title=dict(text=axis_title(key_axis_title(kind, words=True))),
-                   **tick_font(len(key_words), 900, st.font_size)),
-        yaxis=dict(**token_ticks(query_words), autorange="reversed",
-                   title=dict(text=axis_title(query_axis_title(kind, words=True))),
-                   **tick_font(len(query_words), 1.3 * st.row_px * len(query_words), st.font_size)),
+        xaxis=dict(
+            **token_ticks(key_words),
+            tickangle=-90,
+            title=dict(text=axis_title(key_axis_title(kind, words=True))),
+            **tick_font(len(key_words), 900, st.font_size),
+        ),
+        yaxis=dict(
+            **token_ticks(query_words),
+            autorange="reversed",
+            title=dict(text=axis_title(query_axis_title(kind, words=True))),
+            **tick_font(len(query_words), 1.3 * st.row_px * len(query_words), st.font_size),
+        ),
         coloraxis=weights_axis(presentation),
     )
     title = t("words-title", kind=kind_name(kind), layer=layer, head=head_label(head, trace.n_heads))
     height = max(1.6 * st.panel_px, 1.3 * st.row_px * len(query_words)) + 200 + 4 * st.font_size
-    return finish([weight_heatmap(np.asarray(z, dtype=np.float32), label, show_values=True)], layout, st, title,
-                  height)
+    return finish([weight_heatmap(np.asarray(z, dtype=np.float32), label, show_values=True)], layout, st, title, height)

@@ -1,15 +1,28 @@
 """Masks (1 = may attend) and how the causal mask turns scores into weights: QKᵀ/√d → −∞ → softmax."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import axis_title, check_step, key_axis_title, mark_step, query_axis_title, weights_axis
-from .style import (DIVERGING_SCALE, MASKED_GREY, OKABE_ITO, colorscale, esc, finish, pair_hover, style, subplot_grid,
-                    symmetric_range, title_text, token_ticks)
+from .style import (
+    DIVERGING_SCALE,
+    MASKED_GREY,
+    OKABE_ITO,
+    colorscale,
+    esc,
+    finish,
+    pair_hover,
+    style,
+    subplot_grid,
+    symmetric_range,
+    title_text,
+    token_ticks,
+)
 from .words import t
 
 ATTEND = OKABE_ITO["blue"]
@@ -17,9 +30,16 @@ BINARY_SCALE = [[0.0, MASKED_GREY], [0.5, MASKED_GREY], [0.5, ATTEND], [1.0, ATT
 MINUS_INF = "−∞"
 
 
-def mask_matrix(mask, query_tokens: Sequence[str], key_tokens: Sequence[str], title: str,
-                presentation: bool = False, query_title: str | None = None, key_title: str | None = None,
-                step: int | None = None) -> go.Figure:
+def mask_matrix(
+    mask,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    title: str,
+    presentation: bool = False,
+    query_title: str | None = None,
+    key_title: str | None = None,
+    step: int | None = None,
+) -> go.Figure:
     """A boolean mask as two colours: 1 = may attend, 0 = masked; `step` outlines that query row.
 
     The axis titles default to "query" and "key" in the figures' language."""
@@ -35,9 +55,18 @@ def mask_matrix(mask, query_tokens: Sequence[str], key_tokens: Sequence[str], ti
         shapes=mark_step(z.astype(np.float32), "mask", step, st.line_width),
     )
     mask = dict(
-        type="heatmap", z=z, zmin=0, zmax=1, colorscale=BINARY_SCALE, xgap=1, ygap=1, name=t("mask"),
+        type="heatmap",
+        z=z,
+        zmin=0,
+        zmax=1,
+        colorscale=BINARY_SCALE,
+        xgap=1,
+        ygap=1,
+        name=t("mask"),
         hovertemplate=pair_hover() + "<br>" + t("mask-hover") + "<extra></extra>",
-        colorbar=dict(tickvals=[0.25, 0.75], ticktext=[t("masked"), t("may-attend")], thickness=24 if presentation else 14),
+        colorbar=dict(
+            tickvals=[0.25, 0.75], ticktext=[t("masked"), t("may-attend")], thickness=24 if presentation else 14
+        ),
     )
     height = max(1.4 * st.panel_px, 1.2 * st.row_px * len(query_tokens)) + 200 + 4 * st.font_size
     return finish([mask], layout, st, esc(title).replace("&lt;br&gt;", "<br>"), height)  # line breaks stay breaks
@@ -53,26 +82,44 @@ def encoder_padding_mask(trace: Trace, partner_len: int, presentation: bool = Fa
     tokens = trace.source_tokens + ["<pad>"] * (width - n_real)
     mask = np.broadcast_to(np.arange(width) < n_real, (width, width))  # (S', S'): key j is a real token
     title = t("encoder-padding-title", n=n_real, width=width)
-    return mask_matrix(mask, tokens, tokens, title, presentation, query_axis_title("encoder_self"),
-                       key_axis_title("encoder_self"))
+    return mask_matrix(
+        mask, tokens, tokens, title, presentation, query_axis_title("encoder_self"), key_axis_title("encoder_self")
+    )
 
 
 def decoder_causal_mask(trace: Trace, step: int | None = None, presentation: bool = False) -> go.Figure:
     """The causal mask the decoder used: the query producing y_t sees <s>, y1 … y(t-1), never the future."""
     check_step(trace, step)
-    return mask_matrix(trace.masks["decoder"], trace.target_tokens, trace.decoder_input_tokens,
-                       t("causal-title"), presentation, query_axis_title("decoder_self"),
-                       key_axis_title("decoder_self"), step)
+    return mask_matrix(
+        trace.masks["decoder"],
+        trace.target_tokens,
+        trace.decoder_input_tokens,
+        t("causal-title"),
+        presentation,
+        query_axis_title("decoder_self"),
+        key_axis_title("decoder_self"),
+        step,
+    )
 
 
 def cross_mask(trace: Trace, step: int | None = None, presentation: bool = False) -> go.Figure:
     """The cross-attention mask: every target query may see every real source token."""
     check_step(trace, step)
-    return mask_matrix(trace.masks["cross"], trace.target_tokens, trace.source_tokens,
-                       t("cross-mask-title"), presentation, query_axis_title("cross"), key_axis_title("cross"), step)
+    return mask_matrix(
+        trace.masks["cross"],
+        trace.target_tokens,
+        trace.source_tokens,
+        t("cross-mask-title"),
+        presentation,
+        query_axis_title("cross"),
+        key_axis_title("cross"),
+        step,
+    )
 
 
-def score_pipeline(trace: Trace, layer: int, head: int, step: int | None = None, presentation: bool = False) -> go.Figure:
+def score_pipeline(
+    trace: Trace, layer: int, head: int, step: int | None = None, presentation: bool = False
+) -> go.Figure:
     """Decoder self-attention of one head in three panels: raw scores QKᵀ/√d_k, scores with the causal mask
     (−∞ cells in grey), and the softmax weights, eq. (1). Panels 1–2 share a diverging scale, 3 is 0–1."""
     check_step(trace, step)
@@ -90,30 +137,63 @@ def score_pipeline(trace: Trace, layer: int, head: int, step: int | None = None,
     refs, layout = subplot_grid(1, 3, 3, titles, 0.1 if presentation else 0.07, 0.0)
     score_hover = pair_hover() + "<br>" + t("score-hover") + "<extra></extra>"
     minus_inf = dict(  # the −∞ cells, drawn in their own colour over panel 2's gaps
-        type="heatmap", z=np.where(mask, np.nan, 0.0).astype(np.float32), xaxis="x2", yaxis="y2",
-        colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]], showscale=False, hoverongaps=False,
-        name=t("masked-minus-inf", minus_inf=MINUS_INF), textfont=dict(color="#555555"),
+        type="heatmap",
+        z=np.where(mask, np.nan, 0.0).astype(np.float32),
+        xaxis="x2",
+        yaxis="y2",
+        colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
+        showscale=False,
+        hoverongaps=False,
+        name=t("masked-minus-inf", minus_inf=MINUS_INF),
+        textfont=dict(color="#555555"),
         hovertemplate=pair_hover() + "<br>" + t("masked-hover", minus_inf=MINUS_INF) + "<extra></extra>",
     )
     if len(queries) <= 30:
         minus_inf.update(text=np.where(mask, "", MINUS_INF).tolist(), texttemplate="%{text}")
     data = [
-        dict(type="heatmap", z=scores, coloraxis="coloraxis", name=t("scores"), hovertemplate=score_hover,
-             xaxis="x", yaxis="y"),
-        dict(type="heatmap", z=np.where(mask, scores, np.nan).astype(np.float32), coloraxis="coloraxis",
-             hoverongaps=False, name=t("masked-scores"), hovertemplate=score_hover, xaxis="x2", yaxis="y2"),
+        dict(
+            type="heatmap",
+            z=scores,
+            coloraxis="coloraxis",
+            name=t("scores"),
+            hovertemplate=score_hover,
+            xaxis="x",
+            yaxis="y",
+        ),
+        dict(
+            type="heatmap",
+            z=np.where(mask, scores, np.nan).astype(np.float32),
+            coloraxis="coloraxis",
+            hoverongaps=False,
+            name=t("masked-scores"),
+            hovertemplate=score_hover,
+            xaxis="x2",
+            yaxis="y2",
+        ),
         minus_inf,
-        dict(type="heatmap", z=weights, coloraxis="coloraxis2", name=t("weights"), xaxis="x3", yaxis="y3",
-             hovertemplate=pair_hover() + "<br>" + t("weight-hover") + "<extra></extra>"),
+        dict(
+            type="heatmap",
+            z=weights,
+            coloraxis="coloraxis2",
+            name=t("weights"),
+            xaxis="x3",
+            yaxis="y3",
+            hovertemplate=pair_hover() + "<br>" + t("weight-hover") + "<extra></extra>",
+        ),
     ]
     shapes = []
     for col, (x, y) in enumerate(refs, start=1):
         shapes += mark_step(scores, "mask", step, st.line_width, (x, y))
-        layout["xaxis" + x[1:]].update(**token_ticks(keys), tickangle=-90,
-                                       title=dict(text=axis_title(key_axis_title("decoder_self")) if col == 2
-                                                  else t("key")))
-        layout["yaxis" + y[1:]].update(**token_ticks(queries), autorange="reversed",
-                                       **title_text(axis_title(query_axis_title("decoder_self")) if col == 1 else None))
+        layout["xaxis" + x[1:]].update(
+            **token_ticks(keys),
+            tickangle=-90,
+            title=dict(text=axis_title(key_axis_title("decoder_self")) if col == 2 else t("key")),
+        )
+        layout["yaxis" + y[1:]].update(
+            **token_ticks(queries),
+            autorange="reversed",
+            **title_text(axis_title(query_axis_title("decoder_self")) if col == 1 else None),
+        )
     limit = symmetric_range(scores)
     bar = dict(orientation="h", yref="container", y=0.0, yanchor="bottom", thickness=16 if presentation else 10)
     weights_scale = weights_axis(presentation)
@@ -121,9 +201,15 @@ def score_pipeline(trace: Trace, layer: int, head: int, step: int | None = None,
     height = max(1.3 * st.panel_px, st.row_px * len(queries)) + 280 + 6 * st.font_size
     title = t("pipeline-title", layer=layer, head=head)
     layout.update(
-        shapes=shapes, margin=dict(b=90 + 3 * st.font_size),  # room for the two horizontal colour bars
-        coloraxis=dict(colorscale=colorscale(DIVERGING_SCALE), cmid=0, cmin=-limit, cmax=limit,
-                       colorbar={**bar, "x": 0.32, "len": 0.6, "title": dict(text=t("score"), side="top")}),
+        shapes=shapes,
+        margin=dict(b=90 + 3 * st.font_size),  # room for the two horizontal colour bars
+        coloraxis=dict(
+            colorscale=colorscale(DIVERGING_SCALE),
+            cmid=0,
+            cmin=-limit,
+            cmax=limit,
+            colorbar={**bar, "x": 0.32, "len": 0.6, "title": dict(text=t("score"), side="top")},
+        ),
         coloraxis2=weights_scale,
     )
     return finish(data, layout, st, title, height)

@@ -1,7 +1,8 @@
 """Positional encodings: any (P, D) table, the sinusoidal one of sec. 3.5 or a learned nn.Embedding's."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -27,8 +28,9 @@ def position_ticks(n: int, tokens: Sequence[str] | None) -> dict:
     return token_ticks([f"{p} · {token}" for p, token in enumerate(tokens)])
 
 
-def positional_heatmap(pe, tokens: Sequence[str] | None = None, title: str | None = None,
-                       presentation: bool = False) -> go.Figure:
+def positional_heatmap(
+    pe, tokens: Sequence[str] | None = None, title: str | None = None, presentation: bool = False
+) -> go.Figure:
     """Positions (rows, 0 at the top) × dimensions (columns), blue > 0 > red, centred on 0.
 
     `title` defaults to "Positional encoding" in the figures' language."""
@@ -36,12 +38,20 @@ def positional_heatmap(pe, tokens: Sequence[str] | None = None, title: str | Non
     title = t("pe-title") if title is None else title
     limit = symmetric_range(table)
     heatmap = dict(
-        type="heatmap", z=table, colorscale=colorscale(DIVERGING_SCALE), zmid=0, zmin=-limit, zmax=limit, name="PE",
+        type="heatmap",
+        z=table,
+        colorscale=colorscale(DIVERGING_SCALE),
+        zmid=0,
+        zmin=-limit,
+        zmax=limit,
+        name="PE",
         colorbar=dict(title=dict(text=t("value")), thickness=24 if presentation else 14),
         hovertemplate=t("pe-hover") + "<extra></extra>",
     )
-    layout = dict(xaxis=dict(title=dict(text=t("dimension-i"))),
-                  yaxis=dict(title=dict(text=t("position")), autorange="reversed", **position_ticks(len(table), tokens)))
+    layout = dict(
+        xaxis=dict(title=dict(text=t("dimension-i"))),
+        yaxis=dict(title=dict(text=t("position")), autorange="reversed", **position_ticks(len(table), tokens)),
+    )
     height = max(1.4 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
     return finish([heatmap], layout, st, esc(title), height)
 
@@ -51,8 +61,9 @@ def default_dims(n_dims: int) -> list[int]:
     return sorted({d for d in (0, 1, 4, 5, n_dims - 2, n_dims - 1) if 0 <= d < n_dims})
 
 
-def positional_curves(pe, dims: Sequence[int] | None = None, presentation: bool = False,
-                      title: str | None = None) -> go.Figure:
+def positional_curves(
+    pe, dims: Sequence[int] | None = None, presentation: bool = False, title: str | None = None
+) -> go.Figure:
     """The value of chosen dimensions along the positions, one line per dimension ("dim i").
 
     `title` defaults to "Positional encoding: value against position" in the figures' language."""
@@ -65,17 +76,29 @@ def positional_curves(pe, dims: Sequence[int] | None = None, presentation: bool 
     positions = np.arange(len(table))
     data = []
     for n, d in enumerate(dims):
-        data.append(dict(
-            type="scatter", x=positions, y=table[:, d], mode="lines+markers", name=t("dim", d=d),
-            line=dict(color=CATEGORICAL[n % len(CATEGORICAL)], width=st.line_width,
-                      dash=("solid", "dash", "dot", "dashdot")[(n // len(CATEGORICAL)) % 4]),
-            marker=dict(size=2 + 2 * st.line_width),
-            hovertemplate=t("curve-hover", d=d) + "<extra></extra>",
-        ))
-    layout = dict(xaxis=dict(title=dict(text=t("position")), showgrid=True, gridcolor="#E0E0E0"),
-                  yaxis=dict(title=dict(text=t("value")), showgrid=True, gridcolor="#E0E0E0", zeroline=True,
-                             zerolinecolor="#999999"),
-                  legend=dict(title=dict(text=t("dimension"))))
+        data.append(
+            dict(
+                type="scatter",
+                x=positions,
+                y=table[:, d],
+                mode="lines+markers",
+                name=t("dim", d=d),
+                line=dict(
+                    color=CATEGORICAL[n % len(CATEGORICAL)],
+                    width=st.line_width,
+                    dash=("solid", "dash", "dot", "dashdot")[(n // len(CATEGORICAL)) % 4],
+                ),
+                marker=dict(size=2 + 2 * st.line_width),
+                hovertemplate=t("curve-hover", d=d) + "<extra></extra>",
+            )
+        )
+    layout = dict(
+        xaxis=dict(title=dict(text=t("position")), showgrid=True, gridcolor="#E0E0E0"),
+        yaxis=dict(
+            title=dict(text=t("value")), showgrid=True, gridcolor="#E0E0E0", zeroline=True, zerolinecolor="#999999"
+        ),
+        legend=dict(title=dict(text=t("dimension"))),
+    )
     return finish(data, layout, st, esc(title), 380 + 8 * st.font_size)
 
 
@@ -86,21 +109,29 @@ def cosine_similarity(table: np.ndarray) -> np.ndarray:
     return np.clip(unit @ unit.T, -1.0, 1.0)
 
 
-def position_similarity(pe, tokens: Sequence[str] | None = None, presentation: bool = False,
-                        title: str | None = None) -> go.Figure:
+def position_similarity(
+    pe, tokens: Sequence[str] | None = None, presentation: bool = False, title: str | None = None
+) -> go.Figure:
     """cos(PE_i, PE_j) for every pair of positions: near positions look alike, the diagonal is 1.
 
     `title` defaults to "Cosine similarity between positional encodings" in the figures' language."""
     table, st = as_table(pe), style(presentation)
     title = t("similarity-title") if title is None else title
     heatmap = dict(
-        type="heatmap", z=cosine_similarity(table), colorscale=colorscale(DIVERGING_SCALE), zmid=0, zmin=-1, zmax=1,
+        type="heatmap",
+        z=cosine_similarity(table),
+        colorscale=colorscale(DIVERGING_SCALE),
+        zmid=0,
+        zmin=-1,
+        zmax=1,
         name=t("cosine"),
         colorbar=dict(title=dict(text=t("cosine")), thickness=24 if presentation else 14),
         hovertemplate=t("cosine-hover") + "<extra></extra>",
     )
     ticks = position_ticks(len(table), tokens)
-    layout = dict(xaxis=dict(title=dict(text=t("position")), **ticks, **({} if tokens is None else {"tickangle": -90})),
-                  yaxis=dict(title=dict(text=t("position")), autorange="reversed", scaleanchor="x", **ticks))
+    layout = dict(
+        xaxis=dict(title=dict(text=t("position")), **ticks, **({} if tokens is None else {"tickangle": -90})),
+        yaxis=dict(title=dict(text=t("position")), autorange="reversed", scaleanchor="x", **ticks),
+    )
     height = max(1.6 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
     return finish([heatmap], layout, st, esc(title), height)

@@ -1,4 +1,5 @@
 """Decoding figures: the next-token distribution at one step, and the tree beam search explored."""
+
 from __future__ import annotations
 
 import math
@@ -29,16 +30,29 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
     data = []
     for chosen, name, colour in ((False, t("alternative"), ALTERNATIVE), (True, t("chosen-token"), CHOSEN)):
         rows = [r for r, (_, i, _) in enumerate(options) if (i == record["id"]) == chosen]
-        data.append(dict(
-            type="bar", x=[options[r][2] for r in rows], y=rows, orientation="h", name=name, marker=dict(color=colour),
-            text=[f"{options[r][2]:.1%}" for r in rows], textposition="outside", cliponaxis=False,
-            hovertext=[f"{esc(options[r][0])} (id {options[r][1]})" for r in rows],
-            hovertemplate="%{hovertext}<br>p = %{x:.3f}<extra>" + name + "</extra>",
-        ))
+        data.append(
+            dict(
+                type="bar",
+                x=[options[r][2] for r in rows],
+                y=rows,
+                orientation="h",
+                name=name,
+                marker=dict(color=colour),
+                text=[f"{options[r][2]:.1%}" for r in rows],
+                textposition="outside",
+                cliponaxis=False,
+                hovertext=[f"{esc(options[r][0])} (id {options[r][1]})" for r in rows],
+                hovertemplate="%{hovertext}<br>p = %{x:.3f}<extra>" + name + "</extra>",
+            )
+        )
     layout = dict(
-        xaxis=dict(range=[0, 1], tickformat=".0%", title=dict(text=t("probability")), showgrid=True, gridcolor="#E0E0E0"),
+        xaxis=dict(
+            range=[0, 1], tickformat=".0%", title=dict(text=t("probability")), showgrid=True, gridcolor="#E0E0E0"
+        ),
         yaxis=dict(**token_ticks(tokens), autorange="reversed", title=dict(text=t("next-token"))),
-        barmode="overlay", bargap=0.25, legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+        barmode="overlay",
+        bargap=0.25,
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
     )
     forced = t("forced-prefix") if step < trace.forced_prefix else ""
     title = t("topk-title", step=step, entropy=float(record["entropy"]), forced=forced)
@@ -59,8 +73,11 @@ def chosen_path(trace: Trace) -> set[int]:
     """Indices of beam_tree nodes on the returned translation's path: follow target_ids from the root."""
     path, parent = set(), -1
     for step, token in enumerate(trace.target_ids):
-        match = [i for i, n in enumerate(trace.beam_tree)
-                 if n["step"] == step and n["parent"] == parent and n["id"] == token and n["kept"]]
+        match = [
+            i
+            for i, n in enumerate(trace.beam_tree)
+            if n["step"] == step and n["parent"] == parent and n["id"] == token and n["kept"]
+        ]
         if not match:
             break
         parent = match[0]
@@ -74,8 +91,11 @@ def node_hover(trace: Trace, node: int, lookup: dict[int, str]) -> str:
     n = trace.beam_tree[node]
     before = trace.beam_tree[n["parent"]]["log_prob"] if n["parent"] >= 0 else 0.0
     own = n["log_prob"] - before
-    lines = [t("node-hover", node=node, step=n["step"], token=esc(lookup.get(n["id"], "#" + str(n["id"])))),
-             t("node-log-p", log_p=n["log_prob"]), t("node-own", own=own, p=math.exp(own))]
+    lines = [
+        t("node-hover", node=node, step=n["step"], token=esc(lookup.get(n["id"], "#" + str(n["id"])))),
+        t("node-log-p", log_p=n["log_prob"]),
+        t("node-own", own=own, p=math.exp(own)),
+    ]
     if n["finished"]:
         alpha = float(trace.options.get("length_penalty", 0.0))
         lines.append(t("node-finished", score=n["log_prob"] / ((5 + n["step"] + 1) / 6) ** alpha, alpha=alpha))
@@ -93,8 +113,14 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
     """
     st = style(presentation)
     if not trace.beam_tree:
-        note = dict(text=t("no-beam", strategy=esc(trace.options.get("strategy", "greedy"))),
-                    showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
+        note = dict(
+            text=t("no-beam", strategy=esc(trace.options.get("strategy", "greedy"))),
+            showarrow=False,
+            xref="paper",
+            yref="paper",
+            x=0.5,
+            y=0.5,
+        )
         layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False))
         return finish([], layout, st, t("beam-title"), 300)
     lookup, path = token_lookup(trace, id_to_token), chosen_path(trace)
@@ -109,9 +135,11 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
         return (-1, (max(seen.values()) - 1) / 2) if i < 0 else (x[i], rank[i])
 
     data = []
-    edge_kinds = (("pruned", lambda i: not nodes[i]["kept"], dict(color=MASKED_GREY, width=0.5, dash="dot")),
-                  ("kept", lambda i: nodes[i]["kept"] and i not in path, dict(color="#999999", width=0.7)),
-                  ("chosen", lambda i: i in path, dict(color=CHOSEN, width=1.5)))
+    edge_kinds = (
+        ("pruned", lambda i: not nodes[i]["kept"], dict(color=MASKED_GREY, width=0.5, dash="dot")),
+        ("kept", lambda i: nodes[i]["kept"] and i not in path, dict(color="#999999", width=0.7)),
+        ("chosen", lambda i: i in path, dict(color=CHOSEN, width=1.5)),
+    )
     for name, member, line in edge_kinds:  # pruned and kept edges first, the chosen path drawn on top
         ex, ey = [], []
         for i, n in enumerate(nodes):
@@ -119,33 +147,73 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
                 (x0, y0), (x1, y1) = position(n["parent"]), position(i)
                 ex += [x0, x1, None]
                 ey += [y0, y1, None]
-        data.append(dict(type="scatter", x=ex, y=ey, mode="lines", hoverinfo="skip", showlegend=False,
-                         name=t("edges-" + name), line={**line, "width": st.line_width * line["width"]}))
-    groups = (("pruned", lambda i: not nodes[i]["kept"], MASKED_GREY),
-              ("kept", lambda i: nodes[i]["kept"] and i not in path, OKABE_ITO["blue"]),
-              ("chosen", lambda i: i in path, CHOSEN))
+        data.append(
+            dict(
+                type="scatter",
+                x=ex,
+                y=ey,
+                mode="lines",
+                hoverinfo="skip",
+                showlegend=False,
+                name=t("edges-" + name),
+                line={**line, "width": st.line_width * line["width"]},
+            )
+        )
+    groups = (
+        ("pruned", lambda i: not nodes[i]["kept"], MASKED_GREY),
+        ("kept", lambda i: nodes[i]["kept"] and i not in path, OKABE_ITO["blue"]),
+        ("chosen", lambda i: i in path, CHOSEN),
+    )
     for name, member, colour in groups:
         members = [i for i in range(len(nodes)) if member(i)]
-        data.append(dict(
-            type="scatter", x=[x[i] for i in members], y=[rank[i] for i in members], mode="markers+text",
-            name=t("nodes-" + name),
-            text=[esc(lookup.get(nodes[i]["id"], f"#{nodes[i]['id']}")) for i in members], textposition="top center",
-            marker=dict(color=colour, size=st.font_size * 0.9, line=dict(color="#444444", width=0.5),
-                        symbol=["diamond" if nodes[i]["finished"] else "circle" for i in members]),
-            customdata=members,  # the node ids (indices into trace.beam_tree): points[0].customdata on click
-            hovertext=[node_hover(trace, i, lookup) for i in members], hoverinfo="text",
-            textfont=dict(size=max(9, st.font_size - 3), color="#888888" if name == "pruned" else "#222222"),
-        ))
+        data.append(
+            dict(
+                type="scatter",
+                x=[x[i] for i in members],
+                y=[rank[i] for i in members],
+                mode="markers+text",
+                name=t("nodes-" + name),
+                text=[esc(lookup.get(nodes[i]["id"], f"#{nodes[i]['id']}")) for i in members],
+                textposition="top center",
+                marker=dict(
+                    color=colour,
+                    size=st.font_size * 0.9,
+                    line=dict(color="#444444", width=0.5),
+                    symbol=["diamond" if nodes[i]["finished"] else "circle" for i in members],
+                ),
+                customdata=members,  # the node ids (indices into trace.beam_tree): points[0].customdata on click
+                hovertext=[node_hover(trace, i, lookup) for i in members],
+                hoverinfo="text",
+                textfont=dict(size=max(9, st.font_size - 3), color="#888888" if name == "pruned" else "#222222"),
+            )
+        )
     root_y = position(-1)[1]
-    data.append(dict(type="scatter", x=[-1], y=[root_y], mode="markers+text", text=["&lt;s&gt;"],
-                     textposition="middle left", marker=dict(color="#222222", size=st.font_size * 0.9), name=t("start"),
-                     showlegend=False, hoverinfo="skip"))
+    data.append(
+        dict(
+            type="scatter",
+            x=[-1],
+            y=[root_y],
+            mode="markers+text",
+            text=["&lt;s&gt;"],
+            textposition="middle left",
+            marker=dict(color="#222222", size=st.font_size * 0.9),
+            name=t("start"),
+            showlegend=False,
+            hoverinfo="skip",
+        )
+    )
     layout = dict(
-        xaxis=dict(title=dict(text=t("step")), tickmode="array", tickvals=sorted(seen), showgrid=True,
-                   gridcolor="#E0E0E0"),
+        xaxis=dict(
+            title=dict(text=t("step")), tickmode="array", tickvals=sorted(seen), showgrid=True, gridcolor="#E0E0E0"
+        ),
         yaxis=dict(title=dict(text=t("rank")), autorange="reversed", dtick=1),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
     )
     width_hint = max(seen.values())
-    return finish(data, layout, st, t("beam-title-size", size=trace.options.get("beam_size", "?")),
-                  max(400, 46 * width_hint) + 150)
+    return finish(
+        data,
+        layout,
+        st,
+        t("beam-title-size", size=trace.options.get("beam_size", "?")),
+        max(400, 46 * width_hint) + 150,
+    )

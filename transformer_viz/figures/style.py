@@ -2,14 +2,15 @@
 
 Figures never import torch, the model or gradio: they take a Trace or numpy arrays and return a go.Figure.
 """
+
 from __future__ import annotations
 
 import base64
 import functools
 import html
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import plotly.colors
@@ -19,14 +20,23 @@ from .words import t
 
 # Okabe & Ito (2008): eight colours that stay distinct for the common colour-vision deficiencies.
 OKABE_ITO = {
-    "orange": "#E69F00", "sky_blue": "#56B4E9", "bluish_green": "#009E73", "yellow": "#F0E442",
-    "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7", "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+    "black": "#000000",
 }
-CATEGORICAL = [OKABE_ITO[k] for k in ("blue", "orange", "bluish_green", "vermillion", "reddish_purple", "sky_blue", "yellow", "black")]
-HIGHLIGHT = OKABE_ITO["vermillion"]   # the current step / the chosen token / the chosen beam path
-WEIGHTS_SCALE = "Viridis"             # attention weights in [0, 1]: perceptually uniform, colour-blind safe
-DIVERGING_SCALE = "RdBu"              # signed values (positional encodings, raw scores), centred on 0
-MASKED_GREY = "#D9D9D9"               # "masked" cells, "not produced yet" rows, pruned beams
+CATEGORICAL = [
+    OKABE_ITO[k]
+    for k in ("blue", "orange", "bluish_green", "vermillion", "reddish_purple", "sky_blue", "yellow", "black")
+]
+HIGHLIGHT = OKABE_ITO["vermillion"]  # the current step / the chosen token / the chosen beam path
+WEIGHTS_SCALE = "Viridis"  # attention weights in [0, 1]: perceptually uniform, colour-blind safe
+DIVERGING_SCALE = "RdBu"  # signed values (positional encodings, raw scores), centred on 0
+MASKED_GREY = "#D9D9D9"  # "masked" cells, "not produced yet" rows, pruned beams
 FUTURE_SHADE = "rgba(120, 120, 120, 0.35)"
 
 # The modebar's camera button downloads a PNG at 3x the on-screen size: sharp on a projector.
@@ -75,8 +85,16 @@ HTML_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "/": "\\u002f", "\u2028": "\\u202
 
 
 # numpy dtypes plotly.js reads from base64 ("typed arrays"); float NaN stays NaN there, a gap in a heatmap.
-TYPED_ARRAYS = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4",
-                "float32": "f4", "float64": "f8"}
+TYPED_ARRAYS = {
+    "int8": "i1",
+    "uint8": "u1",
+    "int16": "i2",
+    "uint16": "u2",
+    "int32": "i4",
+    "uint32": "u4",
+    "float32": "f4",
+    "float64": "f8",
+}
 
 
 def json_default(value: object) -> object:
@@ -89,8 +107,10 @@ def json_default(value: object) -> object:
             fits = [t for t in smaller if np.iinfo(t).min <= low and high <= np.iinfo(t).max]
             value = value.astype(fits[0]) if fits else value
         if value.dtype.name in TYPED_ARRAYS:
-            typed = {"dtype": TYPED_ARRAYS[value.dtype.name],
-                     "bdata": base64.b64encode(np.ascontiguousarray(value)).decode("ascii")}
+            typed = {
+                "dtype": TYPED_ARRAYS[value.dtype.name],
+                "bdata": base64.b64encode(np.ascontiguousarray(value)).decode("ascii"),
+            }
             if value.ndim > 1:
                 typed["shape"] = ", ".join(str(n) for n in value.shape)
             return typed
@@ -124,12 +144,14 @@ class Style:
     line_width: float
     plot_bg: str
     paper_bg: str
-    panel_px: int        # nominal height of one heatmap panel, before scaling with the number of rows
-    row_px: int          # pixels per token row
+    panel_px: int  # nominal height of one heatmap panel, before scaling with the number of rows
+    row_px: int  # pixels per token row
 
 
 LIGHT = Style(font_size=12, title_size=16, line_width=2.0, plot_bg="#F7F7F7", paper_bg="white", panel_px=260, row_px=16)
-PRESENTATION = Style(font_size=20, title_size=26, line_width=4.0, plot_bg="white", paper_bg="white", panel_px=380, row_px=26)
+PRESENTATION = Style(
+    font_size=20, title_size=26, line_width=4.0, plot_bg="white", paper_bg="white", panel_px=380, row_px=26
+)
 
 
 def style(presentation: bool) -> Style:
@@ -154,10 +176,12 @@ def finish(data: list[dict], layout: dict, st: Style, title: str, height: float)
         "template": TEMPLATE,
         "title": dict(text=title, font=dict(size=st.title_size), x=0.5, xanchor="center"),
         "font": dict(size=st.font_size, color="#222222"),
-        "paper_bgcolor": st.paper_bg, "plot_bgcolor": st.plot_bg,
+        "paper_bgcolor": st.paper_bg,
+        "plot_bgcolor": st.plot_bg,
         **layout,
         "margin": {**dict(l=40, r=40, t=70 + 2 * st.title_size, b=40), **layout.get("margin", {})},
-        "height": int(height), "hoverlabel": dict(font=dict(size=st.font_size)),
+        "height": int(height),
+        "hoverlabel": dict(font=dict(size=st.font_size)),
     }
     if layout.get("annotations"):  # subplot titles and notes, a little larger than the ticks
         full["annotations"] = [{**note, "font": dict(size=st.font_size + 1)} for note in layout["annotations"]]
@@ -168,8 +192,9 @@ def finish(data: list[dict], layout: dict, st: Style, title: str, height: float)
     return go.Figure({"data": data, "layout": full}, _validate=False)
 
 
-def subplot_grid(rows: int, cols: int, n_panels: int, titles: list[str], horizontal_spacing: float,
-                 vertical_spacing: float) -> tuple[list[tuple[str, str]], dict]:
+def subplot_grid(
+    rows: int, cols: int, n_panels: int, titles: list[str], horizontal_spacing: float, vertical_spacing: float
+) -> tuple[list[tuple[str, str]], dict]:
     """Panels laid out as plotly's make_subplots does it, row by row from the top left.
 
     Returns each panel's (xaxis, yaxis) trace references ("x", "y"), ("x2", "y2"), … and the layout
@@ -185,8 +210,18 @@ def subplot_grid(rows: int, cols: int, n_panels: int, titles: list[str], horizon
         n = "" if i == 0 else str(i + 1)
         layout["xaxis" + n] = dict(anchor="y" + n, domain=[x0, x1])
         layout["yaxis" + n] = dict(anchor="x" + n, domain=[y0, y1])
-        notes.append(dict(text=titles[i], x=x0 + width / 2, y=y1, xref="paper", yref="paper", xanchor="center",
-                          yanchor="bottom", showarrow=False))
+        notes.append(
+            dict(
+                text=titles[i],
+                x=x0 + width / 2,
+                y=y1,
+                xref="paper",
+                yref="paper",
+                xanchor="center",
+                yanchor="bottom",
+                showarrow=False,
+            )
+        )
         refs.append(("x" + n, "y" + n))
     layout["annotations"] = notes
     return refs, layout

@@ -7,6 +7,7 @@ A ContextVar, not a global: each thread and each asyncio task sees its own langu
 puts the previous one back on the way out, so concurrent visitors never get each other's words.
 The words live in i18n.TEXTS under "fig-" keys (transformer_viz/i18n_figures.py).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator

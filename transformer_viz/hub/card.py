@@ -1,4 +1,5 @@
 """The model card (README.md) of a checkpoint folder, written from what training and evaluation recorded."""
+
 from __future__ import annotations
 
 import json
@@ -27,13 +28,15 @@ def learning_curve_svg(metrics: list[dict], width: int = 640, height: int = 360)
         y = top + (y1 - loss) / max(y1 - y0, 1e-9) * (height - top - bottom)
         return f"{x:.1f},{y:.1f}"
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
-             f'<rect width="{width}" height="{height}" fill="white"/>',
-             f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14">Learning curve</text>',
-             f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="black"/>',
-             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="black"/>',
-             f'<text x="{width / 2}" y="{height - 12}" text-anchor="middle">training step</text>',
-             f'<text transform="translate(16,{height / 2}) rotate(-90)" text-anchor="middle">loss (nats per token)</text>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14">Learning curve</text>',
+        f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="black"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="black"/>',
+        f'<text x="{width / 2}" y="{height - 12}" text-anchor="middle">training step</text>',
+        f'<text transform="translate(16,{height / 2}) rotate(-90)" text-anchor="middle">loss (nats per token)</text>',
+    ]
     for i in range(5):
         loss = y0 + (y1 - y0) * i / 4
         step = x0 + (x1 - x0) * i / 4
@@ -42,7 +45,10 @@ def learning_curve_svg(metrics: list[dict], width: int = 640, height: int = 360)
         parts.append(f'<text x="{left - 6}" y="{y}" text-anchor="end" dominant-baseline="middle">{loss:.2f}</text>')
         parts.append(f'<text x="{x}" y="{height - bottom + 16}" text-anchor="middle">{int(step)}</text>')
     # Okabe–Ito colours: blue and vermillion stay distinct for colour-blind readers.
-    for key, colour, label, dy in (("train_loss", "#0072B2", "training (label-smoothed)", 0), ("valid_loss", "#D55E00", "validation", 16)):
+    for key, colour, label, dy in (
+        ("train_loss", "#0072B2", "training (label-smoothed)", 0),
+        ("valid_loss", "#D55E00", "validation", 16),
+    ):
         points = " ".join(xy(m["step"], m[key]) for m in metrics if m.get(key) == m.get(key))
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>')
         parts.append(f'<text x="{width - right - 170}" y="{top + 14 + dy}" fill="{colour}">— {label}</text>')
@@ -67,36 +73,57 @@ def write_model_card(folder: str | Path) -> Path:
     arch = "pre-LN blocks with a final LayerNorm" if config.norm_first else "post-LN blocks"
     pos = "sinusoidal positional encodings" if config.positional == "sinusoidal" else "learned positional embeddings"
     lines = [
-        "---", "language: [en, de]", "license: gpl-2.0", "library_name: transformer-viz", "tags: [translation, transformer, education]", "---",
-        f"# transformer-viz checkpoint `{folder.name}` (preset `{config.name}`)", "",
-        f"An English→German encoder–decoder Transformer trained from scratch for the transformer-viz app: {arch}, {pos}.", "",
-        "## Architecture", "",
+        "---",
+        "language: [en, de]",
+        "license: gpl-2.0",
+        "library_name: transformer-viz",
+        "tags: [translation, transformer, education]",
+        "---",
+        f"# transformer-viz checkpoint `{folder.name}` (preset `{config.name}`)",
+        "",
+        f"An English→German encoder–decoder Transformer trained from scratch for the transformer-viz app: {arch}, {pos}.",
+        "",
+        "## Architecture",
+        "",
         f"- {config.n_layers} encoder + {config.n_layers} decoder layers, d_model {config.d_model}, {config.n_heads} heads "
         f"(d_head {config.d_head}), d_ff {config.d_ff}, dropout {config.dropout}, max_len {config.max_len}",
         f"- joint SentencePiece vocabulary of {config.src_vocab_size} pieces; shared source/target embeddings: "
         f"{config.share_embeddings}; output projection tied to the embedding: {config.tie_embeddings}",
         f"- embeddings ×√d: {config.scale_embeddings}; zero at padding: {config.zero_pad_embeddings}; attention biases: {config.attn_bias}",
-        f"- **{n_params:,} parameters**", "",
-        "## Data", "",
+        f"- **{n_params:,} parameters**",
+        "",
+        "## Data",
+        "",
         "English–German pairs extracted from the Ding dictionary (Frank Richter, TU Chemnitz, https://dict.tu-chemnitz.de/), "
         "as packaged by Debian (`trans-de-en`), licence **GPL-2.0-or-later**; hence these weights are offered under the same licence. "
-        "Example sentences, multi-word phrases and single words; the test split holds sentences whose English side never occurs in training.", "",
-        "## Training", "",
+        "Example sentences, multi-word phrases and single words; the test split holds sentences whose English side never occurs in training.",
+        "",
+        "## Training",
+        "",
     ]
     if training:
         runs = training.get("runs") or []
         lines += [
             f"- command: `{training.get('command', '')}`",
-            *[f"  - run {i}: `{run['command']}` → step {run['step']}, {run['minutes']} minutes in all"
-              + (f" (this run on {run['processes']} process(es), device {run['device']})" if "device" in run else "")
-              for i, run in enumerate(runs, 1) if len(runs) > 1],
+            *[
+                f"  - run {i}: `{run['command']}` → step {run['step']}, {run['minutes']} minutes in all"
+                + (f" (this run on {run['processes']} process(es), device {run['device']})" if "device" in run else "")
+                for i, run in enumerate(runs, 1)
+                if len(runs) > 1
+            ],
             f"- stopped at step {last.get('step')} (epoch {last.get('epoch')}), {last.get('tokens', 0):,} target tokens seen, "
             f"{last.get('minutes')} minutes of training{' in all; the last run' if len(runs) > 1 else ''} "
             f"on {training.get('processes')} process(es), device {training.get('device')}, "
             f"{training.get('threads')} CPU threads of {training.get('cpu_count')} ({training.get('cpu')}), torch {training.get('torch')}",
             f"- final validation loss {last.get('valid_loss')} (perplexity {last.get('valid_ppl')})",
-            *([f"- the mean of the last {last['averaged']} validations' weights scored {last['averaged_valid_loss']} "
-               "(checkpoint averaging); the weights kept are those with the lowest validation loss"] if "averaged" in last else []),
+            *(
+                [
+                    f"- the mean of the last {last['averaged']} validations' weights scored {last['averaged_valid_loss']} "
+                    "(checkpoint averaging); the weights kept are those with the lowest validation loss"
+                ]
+                if "averaged" in last
+                else []
+            ),
             "",
         ]
     if metrics:
@@ -105,20 +132,29 @@ def write_model_card(folder: str | Path) -> Path:
     if evaluation:
         g, b = evaluation["greedy"], evaluation["beam"]
         lines += [
-            "| decoding | BLEU | chrF | sentences |", "|---|---|---|---|",
+            "| decoding | BLEU | chrF | sentences |",
+            "|---|---|---|---|",
             f"| greedy | {g['bleu']} | {g['chrf']} | {g['sentences']} |",
-            f"| beam {b['beam_size']} | {b['bleu']} | {b['chrf']} | {b['sentences']} |", "",
-            "## Examples (our own sentences, greedy decoding)", "", "| English | model output |", "|---|---|",
-            *[f"| {e['source']} | {e['greedy']} |" for e in evaluation.get("examples", [])], "",
+            f"| beam {b['beam_size']} | {b['bleu']} | {b['chrf']} | {b['sentences']} |",
+            "",
+            "## Examples (our own sentences, greedy decoding)",
+            "",
+            "| English | model output |",
+            "|---|---|",
+            *[f"| {e['source']} | {e['greedy']} |" for e in evaluation.get("examples", [])],
+            "",
         ]
     else:
         lines += ["Not evaluated yet: run `python -m transformer_viz evaluate --model <this folder>`.", ""]
     lines += [
-        "## Known limitations", "",
+        "## Known limitations",
+        "",
         "- Trained only on a dictionary's example sentences, phrases and words: short everyday sentences work best; long, technical or informal text degrades quickly.",
         "- A small model on a small corpus: expect wrong words, dropped clauses and repetitions; it is a teaching model, not a translator.",
         "- Input longer than the model's max_len tokens is cut.",
     ]
     path = folder / "README.md"
-    replace_file(path, lambda tmp: tmp.write_text("\n".join(lines) + "\n", encoding="utf-8"))  # the app may be showing it
+    replace_file(
+        path, lambda tmp: tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    )  # the app may be showing it
     return path

@@ -5,6 +5,7 @@ tokenizer.model. Weights are only ever read from safetensors: a pickle (.bin, .p
 .pth, .ckpt) can run code when loaded, so it is refused, and nothing from a
 checkpoint is executed.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,8 @@ from safetensors.torch import load_model as load_safetensors_into
 from safetensors.torch import save_file
 
 from ..model.config import TransformerConfig
-from .files import replace_file
 from ..model.transformer import Transformer
+from .files import replace_file
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,9 @@ RECORD_FILES = ("training.json", "metrics.jsonl", "evaluation.json", "learning_c
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
 # The bundled checkpoints; TRANSFORMER_VIZ_CHECKPOINTS points the app and load_model() at another folder.
-CHECKPOINTS_DIR = Path(os.environ.get("TRANSFORMER_VIZ_CHECKPOINTS") or Path(__file__).resolve().parents[2] / "checkpoints")
+CHECKPOINTS_DIR = Path(
+    os.environ.get("TRANSFORMER_VIZ_CHECKPOINTS") or Path(__file__).resolve().parents[2] / "checkpoints"
+)
 DEFAULT_CHECKPOINT = "seed000"
 MAX_CONFIG_BYTES = 64 * 1024  # a config.json is a few hundred bytes; anything huge is not one
 FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")  # safetensors' names for the dtypes a weight may have
@@ -93,8 +96,10 @@ def load_config(folder: str | Path) -> TransformerConfig:
     except (ValueError, TypeError) as err:
         raise CheckpointError(f"{path}: {err}") from None
     if config.max_len > MAX_POSITIONS:
-        raise CheckpointError(f"{path}: max_len={config.max_len:,} is more positions than any checkpoint needs "
-                              f"(at most {MAX_POSITIONS:,})")
+        raise CheckpointError(
+            f"{path}: max_len={config.max_len:,} is more positions than any checkpoint needs "
+            f"(at most {MAX_POSITIONS:,})"
+        )
     return config
 
 
@@ -120,7 +125,9 @@ def load_transformer(folder: str | Path, device: str | torch.device = "cpu") -> 
     except (SafetensorError, RuntimeError, OSError) as err:  # truncated file, shape mismatch
         raise CheckpointError(f"{weights} does not fit {CONFIG_NAME}: {str(err).splitlines()[0][:400]}") from None
     if missing or unexpected:
-        raise CheckpointError(f"{weights} does not fit {CONFIG_NAME}: missing {sorted(missing)[:5]}, unexpected {sorted(unexpected)[:5]}")
+        raise CheckpointError(
+            f"{weights} does not fit {CONFIG_NAME}: missing {sorted(missing)[:5]}, unexpected {sorted(unexpected)[:5]}"
+        )
     return model.to(device).eval()
 
 
@@ -143,13 +150,17 @@ def check_weights_fit(config: TransformerConfig, weights: Path) -> None:
         with safe_open(str(weights), framework="pt") as f:  # reads the JSON header only
             header = {name: (tuple(f.get_slice(name).get_shape()), f.get_slice(name).get_dtype()) for name in f.keys()}
     except (SafetensorError, OSError, ValueError) as err:  # not a safetensors file, or a truncated one
-        raise CheckpointError(f"{weights} is not a readable safetensors file: {str(err).splitlines()[0][:300]}") from None
+        raise CheckpointError(
+            f"{weights} is not a readable safetensors file: {str(err).splitlines()[0][:300]}"
+        ) from None
     where = f"{weights} does not fit {CONFIG_NAME}"
     # Layer count first, from the names alone: building even a meta model of 10,000 layers takes minutes.
     layers = {int(m.group(1)) for name in header if (m := re.match(r"(?:en|de)coder\.layers\.(\d+)\.", name))}
     if len(layers) != config.n_layers:
-        raise CheckpointError(f"{where}: the config says n_layers={config.n_layers} but the file has {len(layers)} "
-                              f"layers per stack (layers missing or extra)")
+        raise CheckpointError(
+            f"{where}: the config says n_layers={config.n_layers} but the file has {len(layers)} "
+            f"layers per stack (layers missing or extra)"
+        )
     known = set()
     for names, shape in expected_shapes(config):
         known.update(names)
@@ -159,8 +170,9 @@ def check_weights_fit(config: TransformerConfig, weights: Path) -> None:
         for name in present:
             found, dtype = header[name]
             if found != shape:
-                raise CheckpointError(f"{where}: size mismatch for {name!r}: the file has {list(found)}, "
-                                      f"the config needs {list(shape)}")
+                raise CheckpointError(
+                    f"{where}: size mismatch for {name!r}: the file has {list(found)}, the config needs {list(shape)}"
+                )
             if dtype not in FLOAT_DTYPES:
                 raise CheckpointError(f"{where}: {name!r} is {dtype}, not a floating-point weight")
     unexpected = sorted(set(header) - known)
@@ -179,7 +191,9 @@ def resolve_checkpoint(name_or_path: str | os.PathLike | None = None) -> Path:
         name_or_path = os.environ.get("TRANSFORMER_VIZ_MODEL") or DEFAULT_CHECKPOINT
     text = str(name_or_path)
     if not text.strip():  # Path("") is the current directory: never load that by accident
-        raise CheckpointError("no model given: name a checkpoint folder, a bundled name (seed000) or a Hub repo id 'owner/name'")
+        raise CheckpointError(
+            "no model given: name a checkpoint folder, a bundled name (seed000) or a Hub repo id 'owner/name'"
+        )
     path = Path(text).expanduser()
     if path.is_dir():
         return path
@@ -197,8 +211,9 @@ def resolve_checkpoint(name_or_path: str | os.PathLike | None = None) -> Path:
             return download(text)
         except CheckpointError as err:
             if path.parent.is_dir():  # "checkpoints/seed001": most likely a local folder misspelt
-                raise CheckpointError(f"no checkpoint folder {text} ({path.parent} has no {path.name!r}); "
-                                      f"as a Hub repo id: {err}") from None
+                raise CheckpointError(
+                    f"no checkpoint folder {text} ({path.parent} has no {path.name!r}); as a Hub repo id: {err}"
+                ) from None
             raise
     raise CheckpointError(f"{text!r} is neither a checkpoint folder nor a Hub repo id like 'owner/name'")
 
@@ -218,8 +233,11 @@ def download(repo_id: str, revision: str | None = None) -> Path:
     except (LocalEntryNotFoundError, FileNotFoundError):
         pass
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
-        where = "is not in the local Hugging Face cache" if len(missing) == len(CHECKPOINT_FILES) else \
-            f"lacks {missing} in the local Hugging Face cache"
+        where = (
+            "is not in the local Hugging Face cache"
+            if len(missing) == len(CHECKPOINT_FILES)
+            else f"lacks {missing} in the local Hugging Face cache"
+        )
         raise CheckpointError(
             f"{repo_id} {where} and HF_HUB_OFFLINE is set; "
             f"download it once with network access (`hf download {repo_id}`) or use a local folder"
@@ -227,9 +245,13 @@ def download(repo_id: str, revision: str | None = None) -> Path:
     try:
         folder = Path(snapshot_download(repo_id, revision=revision, allow_patterns=patterns))
     except RepositoryNotFoundError:
-        raise CheckpointError(f"no Hub repository {repo_id!r} (or it is private: log in with `hf auth login`)") from None
+        raise CheckpointError(
+            f"no Hub repository {repo_id!r} (or it is private: log in with `hf auth login`)"
+        ) from None
     except (HfHubHTTPError, LocalEntryNotFoundError, OSError) as err:
-        raise CheckpointError(f"could not download {repo_id}: {str(err).splitlines()[0][:300]} (offline? use a local folder)") from None
+        raise CheckpointError(
+            f"could not download {repo_id}: {str(err).splitlines()[0][:300]} (offline? use a local folder)"
+        ) from None
     missing = [f for f in CHECKPOINT_FILES if not (folder / f).is_file()]
     if missing:
         raise CheckpointError(f"Hub repository {repo_id} is not a transformer-viz checkpoint: it lacks {missing}")
@@ -252,8 +274,13 @@ def push_to_hub(folder: str | Path, repo_id: str, private: bool = False, token: 
     api = HfApi(token=token)
     try:
         api.create_repo(repo_id, private=private, exist_ok=True)
-        api.upload_folder(folder_path=str(folder), repo_id=repo_id,
-                          allow_patterns=list(CHECKPOINT_FILES) + [CARD_NAME, *RECORD_FILES, "*.png"])
+        api.upload_folder(
+            folder_path=str(folder),
+            repo_id=repo_id,
+            allow_patterns=list(CHECKPOINT_FILES) + [CARD_NAME, *RECORD_FILES, "*.png"],
+        )
     except (HfHubHTTPError, OSError) as err:
-        raise CheckpointError(f"could not push to {repo_id}: {str(err).splitlines()[0][:300]} (network? token?)") from None
+        raise CheckpointError(
+            f"could not push to {repo_id}: {str(err).splitlines()[0][:300]} (network? token?)"
+        ) from None
     return f"https://huggingface.co/{repo_id}"

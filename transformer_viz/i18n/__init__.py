@@ -5,14 +5,15 @@ message up here with `text(key, lang)`. TEXTS gathers the tables: the page's wor
 (i18n_page.py), the interventions' (English from interventions.py, Japanese and
 Korean below) and the figures' (i18n_figures.py).
 """
+
 from __future__ import annotations
 
 import re
 
-from .figures import FIGURE_TEXTS
-from .page import PAGE_TEXTS
 from ..lab.interventions import EXPLANATIONS as INTERVENTION_EXPLANATIONS
 from ..lab.interventions import LABELS as INTERVENTION_LABELS
+from .figures import FIGURE_TEXTS
+from .page import PAGE_TEXTS
 
 LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 DEFAULT = "en"
@@ -24,9 +25,18 @@ INTERVENTION_TEXTS: dict[str, dict[str, str]] = {
     "iv-label-no_positions": {"ja": "位置エンコーディングを取り除く", "ko": "위치 인코딩 없애기"},
     "iv-label-no_causal_mask": {"ja": "因果マスクを外す", "ko": "인과 마스크 없애기"},
     "iv-label-mask_ignored": {"ja": "Seed 000 のバグ2: マスクが効かない", "ko": "Seed 000 버그 2: 마스크가 효과 없음"},
-    "iv-label-scale_multiplied": {"ja": "Seed 000 のバグ1: スコアを ÷ √d_head ではなく × √d_head", "ko": "Seed 000 버그 1: 점수를 ÷ √d_head 대신 × √d_head"},
-    "iv-label-scale_d_model": {"ja": "Seed 004 のバグ2: スコアを ÷ √d_head ではなく ÷ √d_model", "ko": "Seed 004 버그 2: 점수를 ÷ √d_head 대신 ÷ √d_model"},
-    "iv-label-target_padding_unmasked": {"ja": "Seed 004 のバグ3: ターゲット側のパディングをマスクしていない", "ko": "Seed 004 버그 3: 타깃 쪽 패딩을 가리지 않음"},
+    "iv-label-scale_multiplied": {
+        "ja": "Seed 000 のバグ1: スコアを ÷ √d_head ではなく × √d_head",
+        "ko": "Seed 000 버그 1: 점수를 ÷ √d_head 대신 × √d_head",
+    },
+    "iv-label-scale_d_model": {
+        "ja": "Seed 004 のバグ2: スコアを ÷ √d_head ではなく ÷ √d_model",
+        "ko": "Seed 004 버그 2: 점수를 ÷ √d_head 대신 ÷ √d_model",
+    },
+    "iv-label-target_padding_unmasked": {
+        "ja": "Seed 004 のバグ3: ターゲット側のパディングをマスクしていない",
+        "ko": "Seed 004 버그 3: 타깃 쪽 패딩을 가리지 않음",
+    },
     "iv-explain-ablate_zero": {
         "ja": "ヘッドをゼロにすると、そのヘッドが残差ストリームに書き込むものがすべて消え、一度も学習しなかったのと同じ状態になります。翻訳や各ステップの確率が変われば、モデルはそのヘッドに頼っていたということです。何も変わらなければ、ほかのヘッドが同じ仕事をしているか、この文ではそのヘッドが重要でないかのどちらかです。",
         "ko": "헤드를 0으로 만들면 그 헤드가 잔차 스트림에 써 넣는 것이 모두 사라져, 한 번도 학습하지 않은 것과 같아집니다. 번역이나 어떤 단계의 확률이 바뀐다면 모델이 그 헤드에 기대고 있었다는 뜻입니다. 아무것도 바뀌지 않는다면 다른 헤드가 같은 일을 하고 있거나, 이 문장에서는 그 헤드가 중요하지 않은 것입니다.",
@@ -37,7 +47,7 @@ INTERVENTION_TEXTS: dict[str, dict[str, str]] = {
     },
     "iv-explain-no_positions": {
         "ja": "アテンションそのものは語順を知りません。位置エンコーディングがなければエンコーダには単語の袋しか見えず、「dog bites man」と「man bites dog」は並び順が違うだけで同じベクトルになります。デコーダは因果マスクのおかげで少しは位置を数えられますが、出力の語順は崩れてしまいます。",
-        "ko": "어텐션 자체는 어순을 모릅니다. 위치 인코딩이 없으면 인코더에는 단어 주머니만 보여서 \"dog bites man\"과 \"man bites dog\"은 순서만 다를 뿐 같은 벡터가 됩니다. 디코더는 인과 마스크 덕분에 위치를 조금은 셀 수 있지만, 출력의 어순은 무너집니다.",
+        "ko": '어텐션 자체는 어순을 모릅니다. 위치 인코딩이 없으면 인코더에는 단어 주머니만 보여서 "dog bites man"과 "man bites dog"은 순서만 다를 뿐 같은 벡터가 됩니다. 디코더는 인과 마스크 덕분에 위치를 조금은 셀 수 있지만, 출력의 어순은 무너집니다.',
     },
     "iv-explain-no_causal_mask": {
         "ja": "因果マスクは、ターゲットの各位置がそれより後ろの単語を見ないようにするものです。キー/バリューキャッシュを使って1語ずつデコードするときは、各位置は後ろの単語がまだ存在しないうちに計算されるので、翻訳は変わりません。ところが教師強制 (学習時) ではターゲット全体を一度に入力するため、マスクがないとモデルは予測すべき単語そのものを読めてしまい、デコーダのマップの上三角が明るくなります。",
@@ -76,8 +86,13 @@ MESSAGES: list[tuple[re.Pattern, str]] = [
     (re.compile(r"^input cut to the model's limit of (?P<n>\d+) tokens"), "notice-cut-tokens"),
     (re.compile(r"^input cut to its first (?P<n>\d+) characters"), "notice-cut-chars"),
     (re.compile(r"^no room to left-pad the target"), "notice-no-pad-room"),
-    (re.compile(r"^(?P<detail>(strategy|max_new_tokens|beam_size|temperature|top_k|top_p|length_penalty|n_alternatives|seed) must .*)$",
-                re.S), "err-option"),
+    (
+        re.compile(
+            r"^(?P<detail>(strategy|max_new_tokens|beam_size|temperature|top_k|top_p|length_penalty|n_alternatives|seed) must .*)$",
+            re.S,
+        ),
+        "err-option",
+    ),
 ]
 
 

@@ -22,6 +22,7 @@ over the visible keys of a four-token translation scored 0.52 as "self".
 A head takes the label of its best detector when that detector scores at least DETECTOR_THRESHOLD,
 and "mixed" otherwise; exact ties go to the detector listed first in DETECTORS[kind].
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,8 +46,12 @@ DETECTORS = {
 }
 MIXED = "mixed"
 LABEL_NAMES = {
-    "self": "self (diagonal)", "previous": "previous token", "next": "next token",
-    "sink": "sink (one key for all)", "alignment": "alignment", MIXED: "mixed",
+    "self": "self (diagonal)",
+    "previous": "previous token",
+    "next": "next token",
+    "sink": "sink (one key for all)",
+    "alignment": "alignment",
+    MIXED: "mixed",
 }
 ROLLOUT_RESIDUAL = 0.5  # Abnar & Zuidema (2020): Ã = ½ A + ½ I, the residual stream carries half of each token
 
@@ -126,8 +131,9 @@ def alignment_score(weights: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return w[..., np.arange(w.shape[-2]), reference].mean(axis=-1)
 
 
-def detector_scores(weights: np.ndarray, kind: str, reference: np.ndarray | None = None,
-                    rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def detector_scores(
+    weights: np.ndarray, kind: str, reference: np.ndarray | None = None, rows: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
     """Every detector of DETECTORS[kind] on heads (…, Q, K): {name: scores (…)}; cross needs `reference` (T,).
 
     `rows`: the query rows that count (default all; see head_summary for decoder self-attention).
@@ -161,32 +167,46 @@ class HeadSummary:
     """What every head of one attention kind does, at a glance: arrays are (L, H), labels [L][H]."""
 
     kind: str
-    entropy: np.ndarray      # (L, H) mean row entropy, nats
-    confidence: np.ndarray   # (L, H) mean row maximum, </s> left out
+    entropy: np.ndarray  # (L, H) mean row entropy, nats
+    confidence: np.ndarray  # (L, H) mean row maximum, </s> left out
     scores: dict[str, np.ndarray]  # detector name → (L, H) score in [0, 1]
     labels: list[list[str]]  # [L][H] a key of LABEL_NAMES
-    sink_key: np.ndarray     # (L, H) the key index k* the sink detector looked at
+    sink_key: np.ndarray  # (L, H) the key index k* the sink detector looked at
 
     def head(self, layer: int, head: int) -> dict:
         """One head's numbers as plain Python: entropy, confidence, label, every detector's score, sink key."""
-        return dict(layer=layer, head=head, entropy=float(self.entropy[layer, head]),
-                    confidence=float(self.confidence[layer, head]), label=self.labels[layer][head],
-                    scores={name: float(s[layer, head]) for name, s in self.scores.items()},
-                    sink_key=int(self.sink_key[layer, head]))
+        return dict(
+            layer=layer,
+            head=head,
+            entropy=float(self.entropy[layer, head]),
+            confidence=float(self.confidence[layer, head]),
+            label=self.labels[layer][head],
+            scores={name: float(s[layer, head]) for name, s in self.scores.items()},
+            sink_key=int(self.sink_key[layer, head]),
+        )
 
 
-def summarize_heads(weights: np.ndarray, kind: str, skip_last_key: bool = False, reference: np.ndarray | None = None,
-                    threshold: float = DETECTOR_THRESHOLD, rows: np.ndarray | None = None) -> HeadSummary:
+def summarize_heads(
+    weights: np.ndarray,
+    kind: str,
+    skip_last_key: bool = False,
+    reference: np.ndarray | None = None,
+    threshold: float = DETECTOR_THRESHOLD,
+    rows: np.ndarray | None = None,
+) -> HeadSummary:
     """Entropy, confidence, detector scores and one label for each head of `weights` (L, H, Q, K), over the
     query rows `rows` (default all)."""
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 4:
         raise ValueError(f"weights must be (layers, heads, queries, keys), got shape {w.shape}")
     scores = detector_scores(w, kind, reference, rows)
-    labels = [[label_from_scores({n: s[l, h] for n, s in scores.items()}, threshold) for h in range(w.shape[1])]
-              for l in range(w.shape[0])]
-    return HeadSummary(kind, head_entropy(w, rows), head_confidence(w, skip_last_key, rows), scores, labels,
-                       sink_key(w, rows))
+    labels = [
+        [label_from_scores({n: s[l, h] for n, s in scores.items()}, threshold) for h in range(w.shape[1])]
+        for l in range(w.shape[0])
+    ]
+    return HeadSummary(
+        kind, head_entropy(w, rows), head_confidence(w, skip_last_key, rows), scores, labels, sink_key(w, rows)
+    )
 
 
 def head_summary(trace: Trace, kind: str, threshold: float = DETECTOR_THRESHOLD) -> HeadSummary:
@@ -260,8 +280,9 @@ def merge_words(weights: np.ndarray, query_spans: list[list[int]], key_spans: li
     return np.stack([keys[..., span, :].mean(axis=-2) for span in query_spans], axis=-2)  # (…, Qw, Kw)
 
 
-def word_level(weights: np.ndarray, query_tokens: list[str], key_tokens: list[str]
-               ) -> tuple[np.ndarray, list[str], list[str]]:
+def word_level(
+    weights: np.ndarray, query_tokens: list[str], key_tokens: list[str]
+) -> tuple[np.ndarray, list[str], list[str]]:
     """(word-level weights (…, Qw, Kw), query words, key words) of piece-level weights (…, Q, K)."""
     q_spans, k_spans = word_spans(query_tokens), word_spans(key_tokens)
     return merge_words(weights, q_spans, k_spans), word_labels(query_tokens, q_spans), word_labels(key_tokens, k_spans)

@@ -11,6 +11,7 @@ mask already hides it). To show seed 004's bug honestly, the teacher-forced pass
 k <pad> tokens, as in batched generation; the real tokens keep their positions 0..T-1 (the pads get 0..k-1),
 so the correct, padding-masked pass gives exactly the numbers of the unpadded one.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,9 +21,9 @@ import torch
 
 from ..decoding import DecodeOptions, Hypothesis, ban_never_generated, describe, read_steps
 from ..model.hooks import HookPoint, Tracer, intervene
-from .interventions import EXPLANATIONS, Intervention, input_hooks
 from ..trace import Trace
 from ..translator import SOURCE_HOOKS, TARGET_HOOKS, Translator, raw_scores, stack_patterns
+from .interventions import EXPLANATIONS, Intervention, input_hooks
 
 DEFAULT_LEFT_PAD = 3  # pad tokens placed before <s> in the target-padding lab
 
@@ -32,15 +33,15 @@ class Comparison:
     """One sentence with and without an intervention. T = length of the original translation."""
 
     intervention: Intervention
-    original: Trace            # free-running, unmodified
-    changed: Trace             # free-running under the intervention (its translation may differ)
-    forced_original: Trace     # teacher-forced over original.target_ids, unmodified
-    forced_changed: Trace      # teacher-forced over original.target_ids, under the intervention
-    prob_change: np.ndarray    # (T,) p_changed − p_original of each original token, teacher-forced
-    left_pad: int = 0          # <pad> tokens before <s> in both teacher-forced passes
+    original: Trace  # free-running, unmodified
+    changed: Trace  # free-running under the intervention (its translation may differ)
+    forced_original: Trace  # teacher-forced over original.target_ids, unmodified
+    forced_changed: Trace  # teacher-forced over original.target_ids, under the intervention
+    prob_change: np.ndarray  # (T,) p_changed − p_original of each original token, teacher-forced
+    left_pad: int = 0  # <pad> tokens before <s> in both teacher-forced passes
     padded_keys: list[str] = field(default_factory=list)  # with left_pad: k × <pad>, <s>, y1 … y(T−1)
     padded_original: np.ndarray | None = None  # (L, H, T, k + T) decoder self-attention, pad keys included
-    padded_changed: np.ndarray | None = None   # the same under the intervention
+    padded_changed: np.ndarray | None = None  # the same under the intervention
 
     @property
     def translation_changed(self) -> bool:
@@ -86,15 +87,23 @@ def check_target(target_ids: list[int], config) -> list[int]:
 
 def keep_positions(left_pad: int):
     """decoder.hook_pos (1, k + T, D) → pads at positions 0..k-1, real tokens at 0..T-1 as without padding."""
+
     def hook(pos: torch.Tensor, _: HookPoint) -> torch.Tensor:
         T = pos.shape[1] - left_pad
         return torch.cat([pos[:, :left_pad], pos[:, :T]], dim=1)
+
     return hook
 
 
 @torch.no_grad()
-def teacher_forced(translator: Translator, text: str, target_ids: list[int], intervention: Intervention | None = None,
-                   left_pad: int = 0, n_alternatives: int = 5) -> tuple[Trace, np.ndarray | None]:
+def teacher_forced(
+    translator: Translator,
+    text: str,
+    target_ids: list[int],
+    intervention: Intervention | None = None,
+    left_pad: int = 0,
+    n_alternatives: int = 5,
+) -> tuple[Trace, np.ndarray | None]:
     """The teacher-forced Trace, and with left_pad > 0 the decoder self-attention with pad keys (L, H, T, k + T)."""
     model, cfg = translator.model, translator.config
     ids = check_target(target_ids, cfg)
@@ -112,7 +121,9 @@ def teacher_forced(translator: Translator, text: str, target_ids: list[int], int
             logits = model.decode(tgt_in, memory, src)[0, k:].float()  # (T, V): row t predicts y_t
     log_probs = ban_never_generated(logits, cfg).log_softmax(-1)  # as in decoding
     entropy, top_probs, top_ids = describe(log_probs, n_alternatives)
-    steps, step_log_probs = read_steps(torch.tensor(ids, device=log_probs.device), log_probs, entropy, top_probs, top_ids)
+    steps, step_log_probs = read_steps(
+        torch.tensor(ids, device=log_probs.device), log_probs, entropy, top_probs, top_ids
+    )
     hyp = Hypothesis(ids, steps, sum(step_log_probs), ids[-1] == cfg.eos_id)
     notes = notices[0] + ["teacher-forced: each step's probability is that of the given token"]
     if intervention is not None and not intervention.is_identity:
@@ -132,14 +143,22 @@ def crop_padding(trace: Trace, tracer: Tracer, k: int, n_layers: int) -> tuple[T
     self_attn = stack_patterns(tracer.cache, "decoder", "self_attn", n_layers)  # (L, H, k + T, k + T)
     cross = stack_patterns(tracer.cache, "decoder", "cross_attn", n_layers)  # (L, H, k + T, S)
     trace.attention = {**trace.attention, "decoder_self": self_attn[:, :, k:, k:], "cross": cross[:, :, k:]}
-    trace.masks = {**trace.masks, "decoder": tracer["decoder.layers.0.self_attn.hook_mask"][0, 0, k:, k:].numpy(),
-                   "cross": tracer["decoder.layers.0.cross_attn.hook_mask"][0, 0, k:].numpy()}
+    trace.masks = {
+        **trace.masks,
+        "decoder": tracer["decoder.layers.0.self_attn.hook_mask"][0, 0, k:, k:].numpy(),
+        "cross": tracer["decoder.layers.0.cross_attn.hook_mask"][0, 0, k:].numpy(),
+    }
     trace.decoder_self_scores = raw_scores(tracer.cache, n_layers)[:, :, k:, k:]  # (L, H, T, T)
     return trace, self_attn[:, :, k:]  # real query rows, every key
 
 
-def teacher_forced_trace(translator: Translator, text: str, target_ids: list[int],
-                         intervention: Intervention | None = None, left_pad: int = 0) -> Trace:
+def teacher_forced_trace(
+    translator: Translator,
+    text: str,
+    target_ids: list[int],
+    intervention: Intervention | None = None,
+    left_pad: int = 0,
+) -> Trace:
     """One teacher-forced pass over <s> y1 … y(T−1) (the Trace schema; steps' prob = p(given token | prefix)).
 
     With left_pad = k the decoder input starts with k <pad> tokens (see the module docstring); the Trace shows
@@ -148,8 +167,14 @@ def teacher_forced_trace(translator: Translator, text: str, target_ids: list[int
     return teacher_forced(translator, text, target_ids, intervention, left_pad)[0]
 
 
-def compare(translator: Translator, text: str, intervention: Intervention, options: DecodeOptions | None = None,
-            left_pad: int | None = None, forced_prefix: list[int] | None = None) -> Comparison:
+def compare(
+    translator: Translator,
+    text: str,
+    intervention: Intervention,
+    options: DecodeOptions | None = None,
+    left_pad: int | None = None,
+    forced_prefix: list[int] | None = None,
+) -> Comparison:
     """Free-running and teacher-forced runs of `text`, without and with `intervention`.
 
     left_pad defaults to DEFAULT_LEFT_PAD for the target-padding bug (the only one it reveals) and 0 otherwise.
@@ -170,8 +195,18 @@ def compare(translator: Translator, text: str, intervention: Intervention, optio
     prob_change = np.array([c["prob"] - o["prob"] for o, c in zip(forced_original.steps, forced_changed.steps)])
     pad_piece = translator.tokenizer.id_to_piece(translator.config.pad_id)
     padded_keys = [pad_piece] * left_pad + original.decoder_input_tokens if left_pad else []
-    comparison = Comparison(intervention, original, changed, forced_original, forced_changed, prob_change, left_pad,
-                            padded_keys, padded_original, padded_changed)
+    comparison = Comparison(
+        intervention,
+        original,
+        changed,
+        forced_original,
+        forced_changed,
+        prob_change,
+        left_pad,
+        padded_keys,
+        padded_original,
+        padded_changed,
+    )
     if comparison.pads_missing:
         forced_changed.notices.append("no room to left-pad the target within max_len: pads cannot show")
     return comparison

@@ -11,6 +11,7 @@ positions of the unmodified translation (one teacher-forced pass) for a decoder 
 from a full pass: cached decoding shows a head one position at a time, and the mean of one position is
 the position itself. `input_hooks` measures those means and returns the hooks for one sentence.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,8 @@ from dataclasses import dataclass, fields
 
 import torch
 
-from ..model.config import TransformerConfig
 from ..decoding import DecodeOptions, generate
+from ..model.config import TransformerConfig
 from ..model.hooks import HookPoint, Tracer
 from ..model.masks import causal_mask
 from ..trace import ATTENTION_KINDS
@@ -30,8 +31,11 @@ HookFn = Callable[[torch.Tensor, HookPoint], torch.Tensor | None]
 ABLATIONS = ("zero", "mean")
 # The seed notes' bugs that can be switched on in a trained model at run time (shared/seeds README).
 SEED_BUGS = ("mask_ignored", "scale_multiplied", "scale_d_model", "target_padding_unmasked")
-ATTENTION_MODULES = {"encoder_self": "encoder.layers.{}.self_attn", "decoder_self": "decoder.layers.{}.self_attn",
-                     "cross": "decoder.layers.{}.cross_attn"}
+ATTENTION_MODULES = {
+    "encoder_self": "encoder.layers.{}.self_attn",
+    "decoder_self": "decoder.layers.{}.self_attn",
+    "cross": "decoder.layers.{}.cross_attn",
+}
 
 # Short names for menus and checkboxes (English; the UI localises them).
 LABELS = {
@@ -59,7 +63,7 @@ EXPLANATIONS = {
     ),
     "no_positions": (
         "Attention itself ignores word order: without positional encodings the encoder sees a bag of words, so "
-        "\"dog bites man\" and \"man bites dog\" give the same vectors, only in a different order. "
+        '"dog bites man" and "man bites dog" give the same vectors, only in a different order. '
         "The decoder can still count a little through its causal mask, but word order in the output suffers."
     ),
     "no_causal_mask": (
@@ -95,19 +99,26 @@ class Intervention:
     """One per-call change to the forward pass; the default changes nothing."""
 
     ablate: tuple[tuple[str, int, int], ...] = ()  # (kind, layer, head), kind in ATTENTION_KINDS
-    ablation: str = "zero"           # "zero": z_h = 0; "mean": z_h = its mean over the positions (module doc)
-    no_positions: bool = False       # encoder and decoder get no positional encodings
-    no_causal_mask: bool = False     # decoder self-attention may look at later target positions
-    bug: str | None = None           # one of SEED_BUGS, or None
+    ablation: str = "zero"  # "zero": z_h = 0; "mean": z_h = its mean over the positions (module doc)
+    no_positions: bool = False  # encoder and decoder get no positional encodings
+    no_causal_mask: bool = False  # decoder self-attention may look at later target positions
+    bug: str | None = None  # one of SEED_BUGS, or None
 
     def __post_init__(self) -> None:
         # Lists (from a UI or JSON) become tuples and numpy integers ints: hashable, immutable, comparable.
-        object.__setattr__(self, "ablate", tuple(
-            tuple(int(v) if isinstance(v, numbers.Integral) and not isinstance(v, bool) else v for v in entry)
-            if isinstance(entry, (list, tuple)) else entry for entry in self.ablate))
+        object.__setattr__(
+            self,
+            "ablate",
+            tuple(
+                tuple(int(v) if isinstance(v, numbers.Integral) and not isinstance(v, bool) else v for v in entry)
+                if isinstance(entry, (list, tuple))
+                else entry
+                for entry in self.ablate
+            ),
+        )
         self.validate()
 
-    def validate(self, config: TransformerConfig | None = None) -> "Intervention":
+    def validate(self, config: TransformerConfig | None = None) -> Intervention:
         """Raise ValueError naming the fix; with a config, also check layers and heads exist."""
         if self.ablation not in ABLATIONS:
             raise ValueError(f"ablation must be one of {ABLATIONS}, got {self.ablation!r}")
@@ -166,11 +177,14 @@ class Intervention:
 
     def to_dict(self) -> dict:
         """JSON-ready form (ablated heads as lists)."""
-        return {f.name: ([list(a) for a in self.ablate] if f.name == "ablate" else getattr(self, f.name))
-                for f in fields(self)}
+        return {
+            f.name: ([list(a) for a in self.ablate] if f.name == "ablate" else getattr(self, f.name))
+            for f in fields(self)
+        }
 
 
 # ---- the hook functions -------------------------------------------------------------------------------------
+
 
 def is_masked(scores: torch.Tensor) -> torch.Tensor:
     """Masked entries of hook_scores hold the dtype's minimum (the model's masked_fill)."""
@@ -179,9 +193,11 @@ def is_masked(scores: torch.Tensor) -> torch.Tensor:
 
 def rescale_scores(factor: float) -> HookFn:
     """Multiply the unmasked scores by `factor`; masked ones stay at the minimum, nothing overflows to inf."""
+
     def hook(scores: torch.Tensor, _: HookPoint) -> torch.Tensor:
         info = torch.finfo(scores.dtype)
         return torch.where(is_masked(scores), scores, (scores * factor).clamp(info.min, info.max))
+
     return hook
 
 
@@ -214,11 +230,13 @@ def no_positions(pos: torch.Tensor, _: HookPoint) -> torch.Tensor:
 
 def ablate_heads(heads: list[int], mean: torch.Tensor | None) -> HookFn:
     """z (B, H, Tq, Dh): the chosen heads' outputs become 0, or `mean` (B|1, H, 1, Dh) at every position."""
+
     def hook(z: torch.Tensor, _: HookPoint) -> torch.Tensor:
         z = z.clone()
         for h in heads:
             z[:, h] = 0.0 if mean is None else mean[:, h].to(z.device, z.dtype)  # (B|1, 1, Dh) broadcast over Tq
         return z
+
     return hook
 
 
@@ -241,8 +259,9 @@ def head_hook_name(kind: str, layer: int) -> str:
     return ATTENTION_MODULES[kind].format(layer) + ".hook_z"
 
 
-def hooks(model: torch.nn.Module, intervention: Intervention,
-          means: dict[str, torch.Tensor] | None = None) -> list[tuple[str, HookFn]]:
+def hooks(
+    model: torch.nn.Module, intervention: Intervention, means: dict[str, torch.Tensor] | None = None
+) -> list[tuple[str, HookFn]]:
     """(hook name or glob, fn) pairs for `intervene(model, …)`; mean ablation needs `means` from `head_means`."""
     intervention.validate(model.config)
     pairs: list[tuple[str, HookFn]] = []
@@ -273,8 +292,9 @@ def recording_hooks(intervention: Intervention) -> list[tuple[str, HookFn]]:
 
 
 @torch.no_grad()
-def head_means(model: torch.nn.Module, src_ids: torch.Tensor, target_ids: list[int],
-               names: list[str]) -> dict[str, torch.Tensor]:
+def head_means(
+    model: torch.nn.Module, src_ids: torch.Tensor, target_ids: list[int], names: list[str]
+) -> dict[str, torch.Tensor]:
     """Each named hook_z averaged over its query positions in one unmodified teacher-forced pass: (1, H, 1, Dh)."""
     if src_ids.shape[0] != 1:
         raise ValueError(f"head means are measured on one sentence, got a batch of {src_ids.shape[0]}")
@@ -285,9 +305,14 @@ def head_means(model: torch.nn.Module, src_ids: torch.Tensor, target_ids: list[i
     return {name: tracer[name].mean(dim=2, keepdim=True).to(src_ids.device) for name in names}
 
 
-def input_hooks(model: torch.nn.Module, src_ids: torch.Tensor, intervention: Intervention,
-                options: DecodeOptions | None = None, target_ids: list[int] | None = None,
-                forced_prefix: list[int] | None = None) -> list[tuple[str, HookFn]]:
+def input_hooks(
+    model: torch.nn.Module,
+    src_ids: torch.Tensor,
+    intervention: Intervention,
+    options: DecodeOptions | None = None,
+    target_ids: list[int] | None = None,
+    forced_prefix: list[int] | None = None,
+) -> list[tuple[str, HookFn]]:
     """`hooks()` for one sentence (1, S); mean ablation measures its means on the unmodified translation
     `target_ids` (decoded here with `options`, starting with `forced_prefix`, when not given)."""
     intervention.validate(model.config)

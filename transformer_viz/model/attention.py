@@ -2,6 +2,7 @@
 
 Shape letters: B batch, H heads, Tq queries, Tk keys, D d_model, Dh d_head = D / H.
 """
+
 from __future__ import annotations
 
 import functools
@@ -98,13 +99,13 @@ class MultiHeadAttention(Module):
         self.w_v = Linear(D, D, bias=config.attn_bias)
         self.w_o = Linear(D, D, bias=config.attn_bias)
         self.dropout = Dropout(config.dropout)
-        self.hook_q = HookPoint()        # (B, H, Tq, Dh)
-        self.hook_k = HookPoint()        # (B, H, Tk, Dh)
-        self.hook_v = HookPoint()        # (B, H, Tk, Dh)
-        self.hook_mask = HookPoint()     # (B, 1, Tq, Tk) bool, True = may attend
-        self.hook_scores = HookPoint()   # (B, H, Tq, Tk) after masking, before softmax
+        self.hook_q = HookPoint()  # (B, H, Tq, Dh)
+        self.hook_k = HookPoint()  # (B, H, Tk, Dh)
+        self.hook_v = HookPoint()  # (B, H, Tk, Dh)
+        self.hook_mask = HookPoint()  # (B, 1, Tq, Tk) bool, True = may attend
+        self.hook_scores = HookPoint()  # (B, H, Tq, Tk) after masking, before softmax
         self.hook_pattern = HookPoint()  # (B, H, Tq, Tk) softmax weights
-        self.hook_z = HookPoint()        # (B, H, Tq, Dh) each head's weighted sum of values
+        self.hook_z = HookPoint()  # (B, H, Tq, Dh) each head's weighted sum of values
 
     def split_heads(self, x: torch.Tensor) -> torch.Tensor:
         """(B, L, D) → (B, H, L, Dh)"""
@@ -145,7 +146,10 @@ class MultiHeadAttention(Module):
                 k, v = cache[cache_key].append(k, v)
             elif cache is not None:
                 cache[cache_key] = KeyValueCache(k, v, capacity)
-        k, v = self.hook_k(k, shared=cache is not None), self.hook_v(v, shared=cache is not None)  # cached: views of the cache
+        k, v = (
+            self.hook_k(k, shared=cache is not None),
+            self.hook_v(v, shared=cache is not None),
+        )  # cached: views of the cache
         Tk = k.shape[2]
         mask = self.hook_mask(mask.expand(B, 1, Tq, Tk), shared=True)  # (B, 1, Tq, Tk), one mask for every layer
         blocked = ~mask

@@ -1,4 +1,5 @@
 """TransformerConfig: every architectural choice of the model, saved as config.json."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,28 +13,28 @@ POSITIONAL_KINDS = ("sinusoidal", "learned")
 class TransformerConfig:
     """One dataclass drives the model; the checkpoint carries it as config.json."""
 
-    src_vocab_size: int = 8000      # rows of the source embedding
-    tgt_vocab_size: int = 8000      # rows of the target embedding and columns of the logits
-    d_model: int = 256              # width D of the residual stream
-    n_heads: int = 4                # H heads per attention; D must divide by H (Dh = D / H)
-    n_layers: int = 3               # blocks in the encoder, and in the decoder
-    d_ff: int = 1024                # hidden width of the position-wise FFN (paper: 4 D)
-    dropout: float = 0.1            # on sublayer outputs, attention weights and embeddings
-    max_len: int = 128              # longest sequence the positional encodings cover
-    norm_first: bool = True         # pre-LN (norm → sublayer → residual) vs post-LN (sublayer → residual → norm)
-    final_norm: bool = True         # a LayerNorm after the last block of encoder and decoder (pre-LN needs it)
+    src_vocab_size: int = 8000  # rows of the source embedding
+    tgt_vocab_size: int = 8000  # rows of the target embedding and columns of the logits
+    d_model: int = 256  # width D of the residual stream
+    n_heads: int = 4  # H heads per attention; D must divide by H (Dh = D / H)
+    n_layers: int = 3  # blocks in the encoder, and in the decoder
+    d_ff: int = 1024  # hidden width of the position-wise FFN (paper: 4 D)
+    dropout: float = 0.1  # on sublayer outputs, attention weights and embeddings
+    max_len: int = 128  # longest sequence the positional encodings cover
+    norm_first: bool = True  # pre-LN (norm → sublayer → residual) vs post-LN (sublayer → residual → norm)
+    final_norm: bool = True  # a LayerNorm after the last block of encoder and decoder (pre-LN needs it)
     positional: str = "sinusoidal"  # "sinusoidal" (fixed table, sec. 3.5) or "learned" (nn.Embedding)
-    scale_embeddings: bool = True   # multiply token embeddings by √D (sec. 3.4)
+    scale_embeddings: bool = True  # multiply token embeddings by √D (sec. 3.4)
     zero_pad_embeddings: bool = True  # the embedding of <pad> is exactly zero
-    attn_bias: bool = False         # biases on the Q/K/V/O projections
+    attn_bias: bool = False  # biases on the Q/K/V/O projections
     share_embeddings: bool = False  # source and target use one embedding (needs one joint vocabulary)
-    tie_embeddings: bool = False    # the output projection reuses the target embedding matrix
+    tie_embeddings: bool = False  # the output projection reuses the target embedding matrix
     layer_norm_eps: float = 1e-5
     pad_id: int = 0
     unk_id: int = 1
     bos_id: int = 2
     eos_id: int = 3
-    name: str = "custom"            # the preset this config was built from
+    name: str = "custom"  # the preset this config was built from
 
     def __post_init__(self) -> None:
         self.validate()
@@ -74,7 +75,7 @@ class TransformerConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TransformerConfig":
+    def from_dict(cls, data: dict[str, Any]) -> TransformerConfig:
         """Build from a dict, refusing unknown keys and wrong types with a clear message."""
         if not isinstance(data, dict):
             raise ValueError(f"a config must be a JSON object, got {type(data).__name__}")
@@ -92,7 +93,7 @@ class TransformerConfig:
         return cls(**{k: float(v) if type(getattr(cls(), k)) is float else v for k, v in data.items()})
 
     @classmethod
-    def preset(cls, name: str, **overrides: Any) -> "TransformerConfig":
+    def preset(cls, name: str, **overrides: Any) -> TransformerConfig:
         """A named architecture (see PRESETS) with fields overridden by keyword."""
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
@@ -104,13 +105,21 @@ class TransformerConfig:
 PRESETS: dict[str, dict[str, Any]] = {
     # Japanese notes: pre-LN, sinusoidal table, √D-scaled pad-zeroed embeddings, bias-free attention.
     "seed000": dict(
-        norm_first=True, final_norm=True, positional="sinusoidal",
-        scale_embeddings=True, zero_pad_embeddings=True, attn_bias=False,
+        norm_first=True,
+        final_norm=True,
+        positional="sinusoidal",
+        scale_embeddings=True,
+        zero_pad_embeddings=True,
+        attn_bias=False,
     ),
     # Korean notes: post-LN, learned positions nn.Embedding(max_len, D), biased projections.
     "seed004": dict(
-        norm_first=False, final_norm=False, positional="learned",
-        scale_embeddings=False, zero_pad_embeddings=False, attn_bias=True,
+        norm_first=False,
+        final_norm=False,
+        positional="learned",
+        scale_embeddings=False,
+        zero_pad_embeddings=False,
+        attn_bias=True,
     ),
 }
 DEFAULT_PRESET = "seed000"

@@ -1,4 +1,5 @@
 """Dropout (sec. 5.4) that costs nothing when the model is not training."""
+
 from __future__ import annotations
 
 import torch

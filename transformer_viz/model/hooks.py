@@ -16,6 +16,7 @@ the hook point hands its hooks a copy (``shared=True``), so the edit stays in th
 call: it never reaches the model's weights, another layer or a later decoding step.
 Hooks marked ``reads_only`` (the Tracer's) need no copy.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -33,7 +34,7 @@ HookFn = Callable[[torch.Tensor, "HookPoint"], torch.Tensor | None]
 # HookPoint → hook functions active in this context; an immutable tuple per entry.
 # Keyed by the module itself, not its name: a Tracer on one model never fires on another
 # model's forward pass that happens to have the same hook names (e.g. comparing two presets).
-_ACTIVE: contextvars.ContextVar[dict["HookPoint", tuple[HookFn, ...]]] = contextvars.ContextVar(
+_ACTIVE: contextvars.ContextVar[dict[HookPoint, tuple[HookFn, ...]]] = contextvars.ContextVar(
     "transformer_viz_hooks", default={}
 )
 
@@ -67,9 +68,16 @@ class HookPoint(nn.Module):
 
 def has_torch_hooks(module: nn.Module) -> bool:
     """Whether PyTorch forward or backward hooks are registered on `module` or, globally, on every module."""
-    return bool(module._forward_hooks or module._forward_pre_hooks or module._backward_hooks or module._backward_pre_hooks
-                or torch_module._global_forward_hooks or torch_module._global_forward_pre_hooks
-                or torch_module._global_backward_hooks or torch_module._global_backward_pre_hooks)
+    return bool(
+        module._forward_hooks
+        or module._forward_pre_hooks
+        or module._backward_hooks
+        or module._backward_pre_hooks
+        or torch_module._global_forward_hooks
+        or torch_module._global_forward_pre_hooks
+        or torch_module._global_backward_hooks
+        or torch_module._global_backward_pre_hooks
+    )
 
 
 def name_hook_points(model: nn.Module) -> None:
@@ -160,7 +168,7 @@ class Tracer:
 
     _record.reads_only = True  # it copies what it keeps: a shared input needs no copy before it
 
-    def __enter__(self) -> "Tracer":
+    def __enter__(self) -> Tracer:
         self.cache.clear()
         self.history.clear()
         self._context = intervene(self.model, [(name, self._record) for name in self.names])

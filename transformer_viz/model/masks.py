@@ -3,6 +3,7 @@
 Every mask has a head axis of size 1 so it broadcasts over the H heads:
 encoder self (B, 1, S, S), decoder self (B, 1, T, T), cross (B, 1, T, S).
 """
+
 from __future__ import annotations
 
 import torch

@@ -20,6 +20,7 @@ must not be copied into `__dict__` (torch.func.functional_call swaps tensors in 
 classes here name them with `Registered`, a class attribute that reads `_parameters` or `_buffers` at
 every access: Python's lookup finds it, and it always gives what the module holds now.
 """
+
 from __future__ import annotations
 
 from torch import nn

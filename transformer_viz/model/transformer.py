@@ -3,6 +3,7 @@
 Shape letters, used in every comment: B batch, S source length, T target length,
 H heads, D d_model, Dh d_head, V vocabulary size.
 """
+
 from __future__ import annotations
 
 import math
@@ -120,7 +121,7 @@ class EncoderLayer(Module):
         self.self_attn_sublayer = Sublayer(config)
         self.ffn = FeedForward(config)
         self.ffn_sublayer = Sublayer(config)
-        self.hook_resid_mid = HookPoint()   # (B, S, D) after self-attention
+        self.hook_resid_mid = HookPoint()  # (B, S, D) after self-attention
         self.hook_resid_post = HookPoint()  # (B, S, D) after the FFN: the block's output
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -139,10 +140,10 @@ class DecoderLayer(Module):
         self.cross_attn_sublayer = Sublayer(config)
         self.ffn = FeedForward(config)
         self.ffn_sublayer = Sublayer(config)
-        self.hook_resid_mid = HookPoint()    # (B, T, D) after self-attention
+        self.hook_resid_mid = HookPoint()  # (B, T, D) after self-attention
         self.hook_resid_cross = HookPoint()  # (B, T, D) after cross-attention
-        self.hook_resid_post = HookPoint()   # (B, T, D) after the FFN: the block's output
-        self.max_len = config.max_len        # positions a self-attention cache may grow to
+        self.hook_resid_post = HookPoint()  # (B, T, D) after the FFN: the block's output
+        self.max_len = config.max_len  # positions a self-attention cache may grow to
 
     def forward(self, y, memory, self_mask, cross_mask, cache: dict | None = None) -> torch.Tensor:
         y = self.self_attn_sublayer(y, lambda h: self.self_attn(h, h, self_mask, cache, "self", self.max_len))
@@ -159,10 +160,14 @@ class Embedder(Module):
     def __init__(self, embed: TokenEmbedding, config: TransformerConfig):
         super().__init__()
         self.embed = embed
-        self.pos = SinusoidalPositionalEncoding(config) if config.positional == "sinusoidal" else LearnedPositionalEmbedding(config)
+        self.pos = (
+            SinusoidalPositionalEncoding(config)
+            if config.positional == "sinusoidal"
+            else LearnedPositionalEmbedding(config)
+        )
         self.dropout = Dropout(config.dropout)
         self.hook_embed = HookPoint()  # (B, L, D) token embeddings (scaled)
-        self.hook_pos = HookPoint()    # (1, L, D) the positional encodings that are added
+        self.hook_pos = HookPoint()  # (1, L, D) the positional encodings that are added
         self.hook_input = HookPoint()  # (B, L, D) their sum after dropout
 
     def embed_input(self, ids: torch.Tensor, offset: int = 0) -> torch.Tensor:
@@ -200,8 +205,9 @@ class Decoder(Embedder):
         self.hook_output = HookPoint()  # (B, T, D) the last hidden state
         self.hook_logits = HookPoint()  # (B, T, V) next-token scores before softmax
 
-    def forward(self, y, memory, self_mask, cross_mask, caches: list[dict] | None = None, offset: int = 0,
-                logits: bool = True):
+    def forward(
+        self, y, memory, self_mask, cross_mask, caches: list[dict] | None = None, offset: int = 0, logits: bool = True
+    ):
         y = self.embed_input(y, offset)  # (B, T, D)
         for i, layer in enumerate(self.layers):
             y = layer(y, memory, self_mask, cross_mask, None if caches is None else caches[i])
@@ -276,8 +282,14 @@ class Transformer(Module):
         """Source ids (B, S) → memory (B, S, D)."""
         return self.encoder(src_ids, encoder_mask(src_ids, self.config.pad_id))
 
-    def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor, src_ids: torch.Tensor, cache: DecoderCache | None = None,
-               logits: bool = True) -> torch.Tensor:
+    def decode(
+        self,
+        tgt_ids: torch.Tensor,
+        memory: torch.Tensor,
+        src_ids: torch.Tensor,
+        cache: DecoderCache | None = None,
+        logits: bool = True,
+    ) -> torch.Tensor:
         """Target ids (B, T) → logits (B, T, V); with a cache, `tgt_ids` are only the new positions.
 
         With logits=False it stops at the last hidden state (B, T, D), before the output projection.
@@ -290,8 +302,12 @@ class Transformer(Module):
         cache.append(tgt_ids, src_ids, pad)
         # decoder_mask(cache.tgt_ids, pad, T_new) and cross_mask(src_ids, T_new, pad), from the cached key masks:
         # one new query sits after every earlier position, so only padding can hide a key from it.
-        self_mask = cache.target_keys if T_new == 1 else cache.target_keys & causal_mask(T_new, cache.length, tgt_ids.device)
-        return self.decoder(tgt_ids, memory, self_mask, cache.source_keys, cache.layers, offset, logits)  # masks broadcast over Tnew
+        self_mask = (
+            cache.target_keys if T_new == 1 else cache.target_keys & causal_mask(T_new, cache.length, tgt_ids.device)
+        )
+        return self.decoder(
+            tgt_ids, memory, self_mask, cache.source_keys, cache.layers, offset, logits
+        )  # masks broadcast over Tnew
 
     def new_cache(self) -> DecoderCache:
         return DecoderCache(self.config.n_layers)
@@ -308,7 +324,7 @@ class Transformer(Module):
 
 
 def resolve_device(device: str | torch.device = "auto") -> torch.device:
-    """"auto" → CUDA if present, else Apple MPS, else CPU; anything else is checked and passed to torch.device."""
+    """ "auto" → CUDA if present, else Apple MPS, else CPU; anything else is checked and passed to torch.device."""
     if str(device) != "auto":
         try:
             chosen = torch.device(device)

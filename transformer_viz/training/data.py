@@ -11,16 +11,26 @@ import hashlib
 import logging
 import random
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from .ding import APOSTROPHES, DING_ENV, DING_PATH, KINDS, Pair, kind_of, load_ding
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DING_ENV", "DING_PATH", "KINDS", "Pair", "Splits", "load_corpus", "load_ding", "read_tsv", "split_pairs",
-           "token_batches"]
+__all__ = [
+    "DING_ENV",
+    "DING_PATH",
+    "KINDS",
+    "Pair",
+    "Splits",
+    "load_corpus",
+    "load_ding",
+    "read_tsv",
+    "split_pairs",
+    "token_batches",
+]
 
 
 @dataclass
@@ -47,8 +57,7 @@ def read_tsv(path: str | Path) -> list[Pair]:
             src, tgt = (" ".join(f.split()) for f in fields) if len(fields) == 2 else ("", "")
             if not src or not tgt:
                 raise ValueError(
-                    f"{path}:{number}: expected 'english<TAB>german' (one tab, both sides "
-                    f"non-empty), got {line[:80]!r}"
+                    f"{path}:{number}: expected 'english<TAB>german' (one tab, both sides non-empty), got {line[:80]!r}"
                 )
             src, tgt = src.translate(APOSTROPHES), tgt.translate(APOSTROPHES)
             pairs.append(Pair(src, tgt, kind_of(src, tgt)))
@@ -67,9 +76,7 @@ def _rank(key: str, seed: int) -> str:
     return hashlib.sha256(f"{seed}\0{key}".encode()).hexdigest()
 
 
-def split_pairs(
-    pairs: Sequence[Pair], seed: int = 0, n_valid: int = 500, n_test: int = 1000
-) -> Splits:
+def split_pairs(pairs: Sequence[Pair], seed: int = 0, n_valid: int = 500, n_test: int = 1000) -> Splits:
     """Hold out ``n_test`` + ``n_valid`` unseen sentences; everything else (leak-filtered) trains.
 
     Held-out sentences are chosen by a seeded SHA-256 rank of their normalised English source,
@@ -90,9 +97,7 @@ def split_pairs(
     held_out = [min(by_source[k], key=lambda p: (p.tgt, p.src)) for k in ranked[: n_test + n_valid]]
     splits = Splits(test=held_out[:n_test], valid=held_out[n_test:])
     splits.train = _without_leaks(pairs, held_out)
-    logger.info(
-        "split seed %s: train %s, valid %s, test %s", seed, len(splits.train), n_valid, n_test
-    )
+    logger.info("split seed %s: train %s, valid %s, test %s", seed, len(splits.train), n_valid, n_test)
     return splits
 
 
@@ -100,14 +105,10 @@ def _without_leaks(pairs: Iterable[Pair], held_out: Sequence[Pair]) -> list[Pair
     """Pairs whose normalised source and target both differ from every held-out pair."""
     sources = {_source_key(p.src) for p in held_out}
     targets = {_source_key(p.tgt) for p in held_out}
-    return [
-        p for p in pairs if _source_key(p.src) not in sources and _source_key(p.tgt) not in targets
-    ]
+    return [p for p in pairs if _source_key(p.src) not in sources and _source_key(p.tgt) not in targets]
 
 
-def load_corpus(
-    path: str | Path | None = None, seed: int = 0, extra_tsv: str | Path | None = None
-) -> Splits:
+def load_corpus(path: str | Path | None = None, seed: int = 0, extra_tsv: str | Path | None = None) -> Splits:
     """Ding pairs split by ``split_pairs``; pairs from ``extra_tsv`` only ever join train."""
     splits = split_pairs(load_ding(path), seed=seed)
     if extra_tsv is not None:

@@ -1,4 +1,5 @@
 """BLEU and chrF (sacreBLEU) on the held-out test split, and the checkpoint's model card."""
+
 from __future__ import annotations
 
 import functools
@@ -9,12 +10,12 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from .data import load_corpus
-from .ding import ding_path
 from ..decoding import DecodeOptions
 from ..hub.files import replace_file
 from ..hub.hub import resolve_checkpoint
 from ..translator import Translator, load_model
+from .data import load_corpus
+from .ding import ding_path
 
 log = logging.getLogger(__name__)
 EVALUATION_NAME = "evaluation.json"
@@ -22,12 +23,26 @@ SUBSET = 100  # the first test pairs, scored separately so a quick test can chec
 
 # Everyday sentences of our own (not from the corpus) shown with their outputs in every model card.
 EXAMPLES = [
-    "I am hungry.", "I get up early every morning.", "The weather is nice today.", "Where is the station?",
-    "I would like a cup of coffee.", "My brother lives in Berlin.", "We are going to the cinema tonight.",
-    "The children are playing in the garden.", "Can you help me, please?", "I don't understand.",
-    "She reads a book.", "This house is very old.", "He has two sisters.", "It is raining.",
-    "Thank you very much.", "I have no time.", "The door is open.", "We need more money.",
-    "How old are you?", "I think that he is right.",
+    "I am hungry.",
+    "I get up early every morning.",
+    "The weather is nice today.",
+    "Where is the station?",
+    "I would like a cup of coffee.",
+    "My brother lives in Berlin.",
+    "We are going to the cinema tonight.",
+    "The children are playing in the garden.",
+    "Can you help me, please?",
+    "I don't understand.",
+    "She reads a book.",
+    "This house is very old.",
+    "He has two sisters.",
+    "It is raining.",
+    "Thank you very much.",
+    "I have no time.",
+    "The door is open.",
+    "We need more money.",
+    "How old are you?",
+    "I think that he is right.",
 ]
 
 
@@ -36,7 +51,9 @@ def batched(items: list, size: int):
         yield items[i : i + size]
 
 
-def score(translator: Translator, sources: list[str], references: list[str], options: DecodeOptions, batch_size: int = 64) -> dict:
+def score(
+    translator: Translator, sources: list[str], references: list[str], options: DecodeOptions, batch_size: int = 64
+) -> dict:
     """Corpus BLEU and chrF of the translations of `sources` against `references`."""
     import sacrebleu
 
@@ -48,7 +65,9 @@ def score(translator: Translator, sources: list[str], references: list[str], opt
     return dict(
         bleu=round(sacrebleu.corpus_bleu(hypotheses, [references]).score, 2),
         chrf=round(sacrebleu.corpus_chrf(hypotheses, [references]).score, 2),
-        sentences=len(sources), seconds=round(time.time() - started, 1), hypotheses=hypotheses,
+        sentences=len(sources),
+        seconds=round(time.time() - started, 1),
+        hypotheses=hypotheses,
     )
 
 
@@ -79,13 +98,27 @@ def evaluate_checkpoint(model: str | None = None, limit: int = 0, beam_size: int
     translator = load_model(folder)
     test = test_split(folder, limit)
     sources, references = [p.src for p in test], [p.tgt for p in test]
-    greedy = score(translator, sources, references, DecodeOptions(strategy="greedy", max_new_tokens=translator.config.max_len))
-    beam = score(translator, sources, references, DecodeOptions(strategy="beam", beam_size=beam_size, max_new_tokens=translator.config.max_len))
-    subset = score(translator, sources[:SUBSET], references[:SUBSET], DecodeOptions(max_new_tokens=translator.config.max_len))
+    greedy = score(
+        translator, sources, references, DecodeOptions(strategy="greedy", max_new_tokens=translator.config.max_len)
+    )
+    beam = score(
+        translator,
+        sources,
+        references,
+        DecodeOptions(strategy="beam", beam_size=beam_size, max_new_tokens=translator.config.max_len),
+    )
+    subset = score(
+        translator, sources[:SUBSET], references[:SUBSET], DecodeOptions(max_new_tokens=translator.config.max_len)
+    )
     report = dict(
-        test_pairs=len(test), subset={k: v for k, v in subset.items() if k != "hypotheses"}, greedy={k: v for k, v in greedy.items() if k != "hypotheses"},
+        test_pairs=len(test),
+        subset={k: v for k, v in subset.items() if k != "hypotheses"},
+        greedy={k: v for k, v in greedy.items() if k != "hypotheses"},
         beam={**{k: v for k, v in beam.items() if k != "hypotheses"}, "beam_size": beam_size},
-        samples=[dict(source=s, reference=r, greedy=g) for s, r, g in list(zip(sources, references, greedy["hypotheses"]))[:10]],
+        samples=[
+            dict(source=s, reference=r, greedy=g)
+            for s, r, g in list(zip(sources, references, greedy["hypotheses"]))[:10]
+        ],
         examples=[dict(source=s, greedy=g) for s, g in zip(EXAMPLES, translator.translate(EXAMPLES))],
     )
     if in_hub_cache(folder):

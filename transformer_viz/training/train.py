@@ -5,6 +5,7 @@ DistributedDataParallel (gloo on CPU, nccl on CUDA): every rank builds the same
 model from the same seed and takes every N-th batch; DDP averages the gradients.
 Rank 0 trains the tokenizer, validates and writes the checkpoint.
 """
+
 from __future__ import annotations
 
 import collections
@@ -27,17 +28,17 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 from tqdm.auto import tqdm
 
-from ..model.config import TransformerConfig
-from .data import KINDS, Pair, load_corpus, token_batches
 from ..hub.files import replace_file
 from ..hub.hub import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, load_config, load_transformer, save_checkpoint
+from ..model.config import TransformerConfig
 from ..model.transformer import Transformer, resolve_device
 from ..tokenizer import Tokenizer
+from .data import KINDS, Pair, load_corpus, token_batches
 
 log = logging.getLogger(__name__)
-STATE_NAME = "train_state.pt"      # optimizer + progress, for --resume (not shipped)
-METRICS_NAME = "metrics.jsonl"     # one line per validation: the learning curve
-TRAINING_NAME = "training.json"    # how the checkpoint was made
+STATE_NAME = "train_state.pt"  # optimizer + progress, for --resume (not shipped)
+METRICS_NAME = "metrics.jsonl"  # one line per validation: the learning curve
+TRAINING_NAME = "training.json"  # how the checkpoint was made
 
 
 @dataclass
@@ -46,32 +47,32 @@ class TrainOptions:
 
     out: str = "checkpoints/seed000"
     preset: str = "seed000"
-    vocab_size: int = 8000        # joint English+German SentencePiece vocabulary
+    vocab_size: int = 8000  # joint English+German SentencePiece vocabulary
     d_model: int = 256
     n_heads: int = 4
     n_layers: int = 3
     d_ff: int = 1024
     dropout: float = 0.1
     max_len: int = 128
-    max_tokens: int = 4096        # source or target tokens per batch (per process)
+    max_tokens: int = 4096  # source or target tokens per batch (per process)
     max_steps: int = 100_000
-    max_minutes: float = 0.0      # stop after this wall time (0 = no limit)
-    lr_factor: float = 1.0        # lrate = factor · D^-0.5 · min(step^-0.5, step · warmup^-1.5), eq. (3)
+    max_minutes: float = 0.0  # stop after this wall time (0 = no limit)
+    lr_factor: float = 1.0  # lrate = factor · D^-0.5 · min(step^-0.5, step · warmup^-1.5), eq. (3)
     warmup: int = 1000
-    cooldown_steps: int = 0       # scale the rate linearly down to 0 over the last N of max_steps (0 = pure Noam)
+    cooldown_steps: int = 0  # scale the rate linearly down to 0 over the last N of max_steps (0 = pure Noam)
     label_smoothing: float = 0.1  # ε_ls, sec. 5.4
-    word_dropout: float = 0.0     # replace each source piece by <unk> with this probability while training
-    average: int = 0              # keep the mean of the last N validations' weights if it validates better (sec. 6.1)
-    clip: float = 1.0             # max gradient norm
+    word_dropout: float = 0.0  # replace each source piece by <unk> with this probability while training
+    average: int = 0  # keep the mean of the last N validations' weights if it validates better (sec. 6.1)
+    clip: float = 1.0  # max gradient norm
     seed: int = 0
-    valid_every: int = 250        # steps between validations / checkpoint writes
+    valid_every: int = 250  # steps between validations / checkpoint writes
     device: str = "auto"
-    threads: int = 0              # torch CPU threads (0 = torch's default)
-    extra_tsv: str = ""           # more training pairs, english<TAB>german
-    max_pairs: int = 0            # use only this many training pairs (0 = all); for quick runs
-    word_pairs: int = 40_000      # single-word dictionary pairs kept (seeded sample; -1 = all of ~280k)
+    threads: int = 0  # torch CPU threads (0 = torch's default)
+    extra_tsv: str = ""  # more training pairs, english<TAB>german
+    max_pairs: int = 0  # use only this many training pairs (0 = all); for quick runs
+    word_pairs: int = 40_000  # single-word dictionary pairs kept (seeded sample; -1 = all of ~280k)
     kinds: str = "sentence,phrase,word"  # pair kinds trained on; "sentence" fine-tunes on sentences alone
-    corpus: str = ""              # the Ding file (default: the Debian package's)
+    corpus: str = ""  # the Ding file (default: the Debian package's)
     resume: bool = False
 
 
@@ -120,7 +121,9 @@ def encode_pairs(pairs: list[Pair], tokenizer: Tokenizer, max_len: int) -> list[
     return [(s, t) for s, t in zip(src, tgt) if len(s) <= max_len and len(t) < max_len]
 
 
-def collate(examples: list[tuple[list[int], list[int]]], pad: int, bos: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def collate(
+    examples: list[tuple[list[int], list[int]]], pad: int, bos: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Pad a batch: source (B, S), decoder input <s> y1..yn (B, T), labels y1..yn </s> (B, T)."""
     S = max(len(s) for s, _ in examples)
     T = max(len(t) for _, t in examples)
@@ -154,8 +157,10 @@ def source_word_dropout(src: torch.Tensor, p: float, unk: int, pad: int, generat
 @torch.no_grad()
 def average_weights(snapshots: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
     """The element-wise mean of state dicts: checkpoint averaging (sec. 6.1 averages the last 5 or 20)."""
-    return {name: torch.stack([s[name].float() for s in snapshots]).mean(0).to(snapshots[-1][name].dtype)
-            for name in snapshots[-1]}
+    return {
+        name: torch.stack([s[name].float() for s in snapshots]).mean(0).to(snapshots[-1][name].dtype)
+        for name in snapshots[-1]
+    }
 
 
 @torch.no_grad()
@@ -206,10 +211,15 @@ def train(opts: TrainOptions) -> Path:
     started = time.time()
     out = Path(opts.out)
     state_file = out / STATE_NAME
-    resumable = opts.resume and (out / CONFIG_NAME).is_file() and (
-        state_file.is_file() or ((out / WEIGHTS_NAME).is_file() and (out / TRAINING_NAME).is_file()))
+    resumable = (
+        opts.resume
+        and (out / CONFIG_NAME).is_file()
+        and (state_file.is_file() or ((out / WEIGHTS_NAME).is_file() and (out / TRAINING_NAME).is_file()))
+    )
     if not opts.resume and any((out / name).exists() for name in (METRICS_NAME, STATE_NAME, WEIGHTS_NAME)):
-        raise FileExistsError(f"{out} already holds a training run; pass --resume to continue it, or choose another --out")
+        raise FileExistsError(
+            f"{out} already holds a training run; pass --resume to continue it, or choose another --out"
+        )
     device = resolve_device(opts.device)
     joined = not dist.is_initialized()  # a process group this run opens, it also closes
     rank, world, device = setup_distributed(device)
@@ -223,10 +233,22 @@ def train(opts: TrainOptions) -> Path:
     train_pairs = train_pairs[: opts.max_pairs] if opts.max_pairs else train_pairs
     tokenizer = prepare_tokenizer(opts, out, train_pairs, rank)
     # A continued checkpoint keeps the architecture it was trained with, whatever the options say now.
-    config = load_config(out) if resumable else TransformerConfig.preset(
-        opts.preset, src_vocab_size=tokenizer.vocab_size, tgt_vocab_size=tokenizer.vocab_size,
-        d_model=opts.d_model, n_heads=opts.n_heads, n_layers=opts.n_layers, d_ff=opts.d_ff,
-        dropout=opts.dropout, max_len=opts.max_len, share_embeddings=True, tie_embeddings=True,
+    config = (
+        load_config(out)
+        if resumable
+        else TransformerConfig.preset(
+            opts.preset,
+            src_vocab_size=tokenizer.vocab_size,
+            tgt_vocab_size=tokenizer.vocab_size,
+            d_model=opts.d_model,
+            n_heads=opts.n_heads,
+            n_layers=opts.n_layers,
+            d_ff=opts.d_ff,
+            dropout=opts.dropout,
+            max_len=opts.max_len,
+            share_embeddings=True,
+            tie_embeddings=True,
+        )
     )
     train_ex = encode_pairs(train_pairs, tokenizer, config.max_len)
     valid_ex = encode_pairs(splits.valid, tokenizer, config.max_len)
@@ -241,11 +263,16 @@ def train(opts: TrainOptions) -> Path:
     if resumable and not state_file.is_file():
         # No optimizer state (it is not shipped): continue from the shipped weights with fresh Adam moments.
         model = load_transformer(out, device).train()
-        history = [json.loads(line) for line in (out / METRICS_NAME).read_text().splitlines()] \
-            if (out / METRICS_NAME).is_file() else []
+        history = (
+            [json.loads(line) for line in (out / METRICS_NAME).read_text().splitlines()]
+            if (out / METRICS_NAME).is_file()
+            else []
+        )
         last = json.loads((out / TRAINING_NAME).read_text())["last"]
         # the saved weights are the best validated ones (or their average): a later validation must beat those
-        best = min([last["valid_loss"]] + [r[k] for r in history for k in ("valid_loss", "averaged_valid_loss") if k in r])
+        best = min(
+            [last["valid_loss"]] + [r[k] for r in history for k in ("valid_loss", "averaged_valid_loss") if k in r]
+        )
         step, epoch = last["step"], last["epoch"] + 1
         tokens_seen, trained_seconds = last["tokens"] // world, last["minutes"] * 60  # `tokens` counts every rank's
         log.info("continuing %s from its weights at step %d (optimizer state restarts)", out, step)
@@ -272,8 +299,15 @@ def train(opts: TrainOptions) -> Path:
     model.train()
     pad, bos = config.pad_id, config.bos_id
     if rank == 0:
-        log.info("%s: %s parameters, %d training pairs, %d validation pairs, %d processes on %s",
-                 opts.preset, f"{model.num_parameters():,}", len(train_ex), len(valid_ex), world, device)
+        log.info(
+            "%s: %s parameters, %d training pairs, %d validation pairs, %d processes on %s",
+            opts.preset,
+            f"{model.num_parameters():,}",
+            len(train_ex),
+            len(valid_ex),
+            world,
+            device,
+        )
 
     def averaged_model(final: bool) -> tuple[Transformer, float] | None:
         """Keep this validation's weights; at the run's end, their mean over the last `average` and its loss."""
@@ -287,9 +321,16 @@ def train(opts: TrainOptions) -> Path:
     def checkpoint(valid_loss: float, rng: dict, averaged: tuple[Transformer, float] | None = None) -> None:
         nonlocal best
         elapsed = trained_seconds + time.time() - started
-        record = dict(step=step, epoch=epoch, train_loss=round(running, 4), valid_loss=round(valid_loss, 4),
-                      valid_ppl=round(math.exp(min(valid_loss, 50)), 2), lr=learning_rate(step, opts, config.d_model),
-                      tokens=tokens_seen * world, minutes=round(elapsed / 60, 2))
+        record = dict(
+            step=step,
+            epoch=epoch,
+            train_loss=round(running, 4),
+            valid_loss=round(valid_loss, 4),
+            valid_ppl=round(math.exp(min(valid_loss, 50)), 2),
+            lr=learning_rate(step, opts, config.d_model),
+            tokens=tokens_seen * world,
+            minutes=round(elapsed / 60, 2),
+        )
         if averaged is not None:
             record.update(averaged=len(snapshots), averaged_valid_loss=round(averaged[1], 4))
         with open(out / METRICS_NAME, "a") as f:
@@ -300,11 +341,26 @@ def train(opts: TrainOptions) -> Path:
         if averaged is not None and averaged[1] < best:
             best = averaged[1]
             save_checkpoint(out, averaged[0])
-            log.info("step %d: the mean of the last %d validations' weights is kept (valid loss %.3f)",
-                     step, len(snapshots), best)
-        state = dict(model=model.state_dict(), optimizer=optimizer.state_dict(), step=step, epoch=epoch,
-                     position=position, best=best, tokens=tokens_seen, seconds=elapsed, snapshots=list(snapshots),
-                     data=data, running=running, **rng)
+            log.info(
+                "step %d: the mean of the last %d validations' weights is kept (valid loss %.3f)",
+                step,
+                len(snapshots),
+                best,
+            )
+        state = dict(
+            model=model.state_dict(),
+            optimizer=optimizer.state_dict(),
+            step=step,
+            epoch=epoch,
+            position=position,
+            best=best,
+            tokens=tokens_seen,
+            seconds=elapsed,
+            snapshots=list(snapshots),
+            data=data,
+            running=running,
+            **rng,
+        )
         replace_file(state_file, lambda tmp: torch.save(state, tmp))  # a kill mid-write keeps the last state
         write_training_record(out, opts, record, world, device, run_started=started)
         log.info("step %d: valid loss %.3f (best %.3f)", step, valid_loss, best)
@@ -317,8 +373,10 @@ def train(opts: TrainOptions) -> Path:
         batches = token_batches(lengths, opts.max_tokens, shuffle=True, seed=opts.seed + epoch)
         batches = batches[: len(batches) - len(batches) % world][rank::world]  # an equal share per rank
         if not batches:
-            raise ValueError(f"{len(train_ex)} training pairs make fewer batches than the {world} processes; use more data")
-        for batch in batches[position :]:
+            raise ValueError(
+                f"{len(train_ex)} training pairs make fewer batches than the {world} processes; use more data"
+            )
+        for batch in batches[position:]:
             src, tgt_in, labels = (x.to(device) for x in collate([train_ex[i] for i in batch], pad, bos))
             src = source_word_dropout(src, opts.word_dropout, config.unk_id, pad)
             step += 1
@@ -376,8 +434,10 @@ def rng_states(rank: int, world: int, device: torch.device) -> dict:
 
 def restore_rng(state: dict, rank: int, device: torch.device) -> None:
     """Set this rank's random state from a train_state (a list per rank; older states hold rank 0's alone)."""
-    for key, setter in (("rng", torch.set_rng_state),
-                        ("cuda_rng", lambda s: torch.cuda.set_rng_state(s, device) if device.type == "cuda" else None)):
+    for key, setter in (
+        ("rng", torch.set_rng_state),
+        ("cuda_rng", lambda s: torch.cuda.set_rng_state(s, device) if device.type == "cuda" else None),
+    ):
         saved = state.get(key)
         if isinstance(saved, torch.Tensor):
             saved = [saved]
@@ -421,8 +481,9 @@ def weights_digest(state: dict[str, torch.Tensor]) -> str:
     return digest.hexdigest()
 
 
-def write_training_record(out: Path, opts: TrainOptions, last: dict, world: int, device: torch.device,
-                          run_started: float | None = None) -> None:
+def write_training_record(
+    out: Path, opts: TrainOptions, last: dict, world: int, device: torch.device, run_started: float | None = None
+) -> None:
     """training.json: the options, the command, the hardware, where training stopped, and every run so far.
 
     `runs` lists each command that trained these weights (the first, then each --resume) with the step
@@ -435,11 +496,26 @@ def write_training_record(out: Path, opts: TrainOptions, last: dict, world: int,
     if runs is None and previous.get("command"):  # a record written before runs were kept: its last run
         runs = [dict(command=previous["command"], step=previous["last"]["step"], minutes=previous["last"]["minutes"])]
     runs = [r for r in runs or [] if run_started is None or r.get("started") != run_started]  # this run: replace
-    runs.append(dict(command=command, step=last["step"], minutes=last["minutes"], started=run_started,
-                     device=str(device), processes=world))
+    runs.append(
+        dict(
+            command=command,
+            step=last["step"],
+            minutes=last["minutes"],
+            started=run_started,
+            device=str(device),
+            processes=world,
+        )
+    )
     record = dict(
-        options=dataclasses.asdict(opts), command=command,
-        processes=world, device=str(device), cpu=platform.processor() or platform.machine(),
-        cpu_count=os.cpu_count(), torch=torch.__version__, threads=torch.get_num_threads(), last=last, runs=runs,
+        options=dataclasses.asdict(opts),
+        command=command,
+        processes=world,
+        device=str(device),
+        cpu=platform.processor() or platform.machine(),
+        cpu_count=os.cpu_count(),
+        torch=torch.__version__,
+        threads=torch.get_num_threads(),
+        last=last,
+        runs=runs,
     )
     replace_file(path, lambda tmp: tmp.write_text(json.dumps(record, indent=2) + "\n"))
