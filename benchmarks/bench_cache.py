@@ -80,8 +80,8 @@ def measure(model: Transformer, src: torch.Tensor, lengths: list[int], repeat: i
             runs = max(5, repeat * 16 // n)  # fewer runs for the long ones, but enough for a steady median
             ms = interleaved(
                 {
-                    "cached": lambda: generate(model, src, cached),
-                    "recompute_last": lambda: generate(model, src, recomputed),
+                    "cached": lambda o=cached: generate(model, src, o),
+                    "recompute_last": lambda o=recomputed: generate(model, src, o),
                 },
                 runs,
             )
@@ -98,7 +98,10 @@ def measure(model: Transformer, src: torch.Tensor, lengths: list[int], repeat: i
             n = row["tokens"]
             cached, recomputed = DecodeOptions(max_new_tokens=n), DecodeOptions(max_new_tokens=n, use_cache=False)
             ms = interleaved(
-                {"cached": lambda: generate(model, src, cached), "recompute": lambda: generate(model, src, recomputed)},
+                {
+                    "cached": lambda o=cached: generate(model, src, o),
+                    "recompute": lambda o=recomputed: generate(model, src, o),
+                },
                 row["runs"],
             )
             row.update(

@@ -33,13 +33,13 @@ def main() -> None:
     for text in SENTENCES:
         ms = interleaved(
             {
-                "translate": lambda: translator.translate(text, max_new_tokens=64),
-                "trace": lambda: translator.trace(text, max_new_tokens=64),
+                "translate": lambda s=text: translator.translate(s, max_new_tokens=64),
+                "trace": lambda s=text: translator.trace(s, max_new_tokens=64),
             },
             args.repeat,
         )
         trace = translator.trace(text, max_new_tokens=64)
-        to_dict_ms = timed(lambda: trace.to_dict(), args.repeat)
+        to_dict_ms = timed(trace.to_dict, args.repeat)
         rows.append(
             dict(
                 sentence=text,

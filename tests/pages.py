@@ -90,7 +90,10 @@ RECORD_TOASTS = """() => {
 
 
 def toasts(page) -> list[str]:
-    """Every message (Gradio toast: error, warning) the page has shown, if RECORD_TOASTS was installed, else those shown now."""
+    """Every message (Gradio toast: error, warning) the page has shown.
+
+    All since the start if RECORD_TOASTS was installed, else those shown now.
+    """
     return page.evaluate("() => window.__toasts || [...document.querySelectorAll('.toast-body')].map(e => e.innerText)")
 
 

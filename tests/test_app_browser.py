@@ -194,8 +194,8 @@ def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
 def test_slides_look_enlarges_fonts_and_downloads_svg(page):
     """The presentation control redraws every figure for slides and switches the camera button's format."""
     look = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
-        return el && el._context ? [el.layout.font.size, el.layout.plot_bgcolor, el._context.toImageButtonOptions.format,
-                                    el._context.toImageButtonOptions.scale] : null; }"""
+        const opts = el && el._context ? el._context.toImageButtonOptions : null;
+        return opts ? [el.layout.font.size, el.layout.plot_bgcolor, opts.format, opts.scale] : null; }"""
     screen = page.evaluate(look, "plot-cross")
     page.get_by_role("radio", name="slides (SVG download)").check()
     page.wait_for_function(

@@ -239,7 +239,7 @@ def test_forced_prefix_then_greedy_continuation(translator, strategy):
     for text in TEXTS[:2]:
         src = source(translator, text)
         free = decode(translator, text)
-        prefix = [t for t in translator.tokenizer.encode("der Hund mag", add_eos=False)]
+        prefix = list(translator.tokenizer.encode("der Hund mag", add_eos=False))
         assert prefix != free.ids[: len(prefix)]  # the branch really changes the start
         hyp = generate(model, src, DecodeOptions(strategy=strategy, beam_size=1, max_new_tokens=MAX_NEW), prefix)[0]
         assert hyp.ids[: len(prefix)] == prefix
@@ -295,7 +295,10 @@ def test_validate_names_the_bad_field(field, value):
 
 
 def test_the_smallest_temperature_samples_without_overflow(translator):
-    """At MIN_TEMPERATURE, logits / T is still finite: sampling works and picks the greedy token where one clearly leads."""
+    """At MIN_TEMPERATURE, logits / T is still finite.
+
+    Sampling works and picks the greedy token where one clearly leads.
+    """
     cfg = translator.config
     lead = torch.zeros(cfg.tgt_vocab_size)
     lead[5] = 1.0  # one token 1 nat ahead of the rest: at T = 0.001 it is e^1000 times as likely as any other

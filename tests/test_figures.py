@@ -125,7 +125,7 @@ def test_overview_has_every_layer_and_head_and_clicks_map_back(trace):
         np.testing.assert_allclose(panel.z, trace.attention["decoder_self"][layer, head])
         x, y = axes_of(fig, panel)
         assert x.showticklabels is False and y.showticklabels is False
-    assert [a.text for a in fig.layout.annotations] == [f"L{l} H{h}" for l in range(2) for h in range(4)]
+    assert [a.text for a in fig.layout.annotations] == [f"L{i} H{h}" for i in range(2) for h in range(4)]
     assert {p.coloraxis for p in panels} == {"coloraxis"}
     for layer in range(3):
         for head in range(5):

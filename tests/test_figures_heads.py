@@ -133,7 +133,7 @@ def test_beam_tree_greys_pruned_highlights_the_chosen_path_and_carries_node_ids(
     assert [tree[i]["id"] for i in chosen.customdata] == beam_trace.target_ids  # the chosen path, in order
     assert A.beam_node_prefix(tree, chosen.customdata[-1]) == (beam_trace.target_ids, len(beam_trace.target_ids) - 1)
     for group in (pruned, kept, chosen):
-        for x, y, node, hover in zip(group.x, group.y, group.customdata, group.hovertext):
+        for x, node, hover in zip(group.x, group.customdata, group.hovertext):
             assert x == tree[node]["step"]
             assert f"node {node} · step {tree[node]['step']}" in hover
             assert f"log P(hypothesis) = {tree[node]['log_prob']:.3f}" in hover

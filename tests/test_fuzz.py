@@ -21,7 +21,7 @@ from tests.tiny import tiny_translator  # noqa: E402
 from transformer_viz.decoding import DecodeOptions  # noqa: E402
 
 TRANSLATOR = tiny_translator("seed000", max_len=24)  # short outputs keep each example fast
-FIELDS = {f for f in DecodeOptions.__dataclass_fields__}
+FIELDS = set(DecodeOptions.__dataclass_fields__)
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 # Sentences: any code point (control, zero-width, emoji, right-to-left, surrogates, unassigned), sometimes

@@ -84,7 +84,10 @@ def test_every_seed_bug_runs_and_leaves_the_shared_model_unchanged(session, tran
 
 
 def test_the_padding_bug_says_when_there_is_no_room_for_pads():
-    """A translation as long as max_len leaves no room for pads in front: the summary says so, in the visitor's language."""
+    """A translation as long as max_len leaves no room for pads in front.
+
+    The summary says so, in the visitor's language.
+    """
     full = tiny_translator("seed004", max_len=12)  # the untrained model runs to the limit
     h.register_translator("full", full)
     session = h.translate(SENTENCE, "full", h.decode_options(*UI_DEFAULTS.values()))
@@ -98,7 +101,10 @@ def test_the_padding_bug_says_when_there_is_no_room_for_pads():
 
 
 def test_a_lab_run_on_a_branch_compares_the_branch(session):
-    """After a branch the lab's original is the branched translation on the page, and the change keeps its forced tokens."""
+    """After a branch the lab's original is the branched translation on the page.
+
+    The change keeps its forced tokens.
+    """
     trace, t = session.trace, 1
     forced = next(alt["id"] for alt in trace.steps[t]["top_k"] if alt["id"] != trace.target_ids[t])
     branched = h.branch(session, t, forced)

@@ -1,4 +1,6 @@
-"""The fast call paths: HookPoint and eval-mode modules skip nn.Module's call machinery, and hook names are looked up once.
+"""The fast call paths.
+
+HookPoint and eval-mode modules skip nn.Module's call machinery, and hook names are looked up once.
 
 None of it may change what PyTorch's own hooks, inference mode or a caller's list of names see.
 """

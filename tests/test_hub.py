@@ -322,7 +322,10 @@ def test_an_incomplete_cached_snapshot_is_not_a_checkpoint(offline_cache):
 
 
 def test_a_misspelt_local_folder_is_named_as_such(offline_cache):
-    """'checkpoints/seed001' looks like a repo id; when 'checkpoints' is a folder here, the error says it lacks the name."""
+    """'checkpoints/seed001' looks like a repo id.
+
+    When 'checkpoints' is a folder here, the error says it lacks the name.
+    """
     checkpoint(Path("checkpoints") / "seed000")
     with pytest.raises(
         CheckpointError, match=r"no checkpoint folder checkpoints/seed001 \(checkpoints has no 'seed001'\)"

@@ -277,7 +277,10 @@ def length_penalty(length: int, alpha: float) -> float:
 
 
 def beam_search(model, src_ids, memory, options: DecodeOptions, max_new: int, prefix: list[int]) -> Hypothesis:
-    """Keep the `beam_size` best partial translations of one sentence (1, S), memory (1, S, D), by total log-probability."""
+    """Keep the `beam_size` best partial translations by total log-probability.
+
+    One sentence: src (1, S), memory (1, S, D).
+    """
     cfg, k = model.config, options.beam_size
     cache = new_cache(model, options)
     beams = [Hypothesis([], [])]  # alive hypotheses, one per batch row

@@ -163,7 +163,9 @@ class Translator:
         notices: list[str],
         encoded: tuple[torch.Tensor, Tracer],
     ) -> Trace:
-        """One teacher-forced pass of the decoder over <s> y1..y(T-1) with the tracer on: row t is the query that produced y_t.
+        """One teacher-forced pass of the decoder over <s> y1..y(T-1) with the tracer on.
+
+        Row t is the query that produced y_t.
 
         (Cached decoding and this pass give the same numbers; the test suite checks it.) `encoded` is the source's
         memory and the Tracer that recorded its encoding: the encoder does not run again. The steps' probabilities
@@ -228,7 +230,10 @@ class Translator:
 
 
 def stack_patterns(recorded: dict[str, torch.Tensor], stack: str, attn: str, n_layers: int) -> np.ndarray:
-    """Patterns of every layer of one attention kind for batch row 0: (L, H, Tq, Tk), float32 whatever the model's dtype."""
+    """Patterns of every layer of one attention kind for batch row 0: (L, H, Tq, Tk).
+
+    float32 whatever the model's dtype.
+    """
     return (
         torch.stack([recorded[f"{stack}.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).float().numpy()
     )

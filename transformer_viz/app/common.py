@@ -24,8 +24,10 @@ CLICK_JS = """() => {
   const clicks = [
     ['plot-overview', 'overview-click', p => p.data.meta ? `layer ${p.data.meta[0]} head ${p.data.meta[1]}` : null],
     ['plot-heads-cross', 'heads-click', p => p.customdata ? `cross ${p.customdata[0]} ${p.customdata[1]}` : null],
-    ['plot-heads-dec-self', 'heads-click', p => p.customdata ? `decoder_self ${p.customdata[0]} ${p.customdata[1]}` : null],
-    ['plot-heads-enc-self', 'heads-click', p => p.customdata ? `encoder_self ${p.customdata[0]} ${p.customdata[1]}` : null],
+    ['plot-heads-dec-self', 'heads-click',
+     p => p.customdata ? `decoder_self ${p.customdata[0]} ${p.customdata[1]}` : null],
+    ['plot-heads-enc-self', 'heads-click',
+     p => p.customdata ? `encoder_self ${p.customdata[0]} ${p.customdata[1]}` : null],
     ['plot-beam', 'beam-click', p => (p.customdata === undefined || p.customdata === null) ? null : `${p.customdata}`],
   ];
   const attach = () => {

@@ -189,7 +189,9 @@ def layer_and_head(config, layer, head) -> tuple[int, str]:
 
 
 def step_label(trace: Trace, step: int, lang: str = "en") -> str:
-    """'Step 3 (token 4 of 9): produced "Haus" (p = 0.82)' in the visitor's language — escaped, because tokens come from user text.
+    """'Step 3 (token 4 of 9): produced "Haus" (p = 0.82)' in the visitor's language.
+
+    Escaped, because tokens come from user text.
 
     Steps count from 0, as on the step slider and in the figures' titles.
     """

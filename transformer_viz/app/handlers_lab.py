@@ -14,7 +14,7 @@ LAB_KINDS = ("encoder_self", "decoder_self", "cross")  # one checkbox group of h
 
 def head_choices(n_layers: int, n_heads: int, kind: str) -> list[tuple[str, str]]:
     """Checkbox (label, value) pairs for every head of one attention type: ('L1 H2', 'cross 1 2')."""
-    return [(f"L{l} H{hh}", f"{kind} {l} {hh}") for l in range(n_layers) for hh in range(n_heads)]
+    return [(f"L{i} H{hh}", f"{kind} {i} {hh}") for i in range(n_layers) for hh in range(n_heads)]
 
 
 def intervention_from_ui(

@@ -1,4 +1,7 @@
-"""The Gradio app: the page from ui_layout.py, its events wired to handlers.py and handlers_lab.py; all work happens there and in figures."""
+"""The Gradio app: the page from layout.py, its events wired to handlers.py and handlers_lab.py.
+
+All work happens there and in figures.
+"""
 
 from __future__ import annotations
 
@@ -117,7 +120,7 @@ def build_demo() -> gr.Blocks:
             last = len(trace.target_ids) - 1
             path = h.trace_file(trace)
             heads = ["mean"] + [str(i) for i in range(cfg.n_heads)]
-            picks = [f"layer {l} head {hh}" for l in range(cfg.n_layers) for hh in range(cfg.n_heads)]
+            picks = [f"layer {i} head {hh}" for i in range(cfg.n_layers) for hh in range(cfg.n_heads)]
             layer = dict(minimum=0, maximum=max(cfg.n_layers - 1, 1), interactive=cfg.n_layers > 1)
             head = dict(choices=heads)
             if lay is not None:
@@ -242,7 +245,8 @@ def build_demo() -> gr.Blocks:
             draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private"
         )
 
-        # .input, not .change: a new translation resets the layer slider's range, which must not redraw everything twice.
+        # .input, not .change: a new translation resets the layer slider's range,
+        # which must not redraw everything twice.
         for control in (page.layer, page.presentation, page.kind):
             control.input(draw_all, render_in, render_out, api_visibility="private")
         page.head.input(draw_step, step_in, step_out + [page.step_md, page.alt], api_visibility="private")
@@ -483,7 +487,10 @@ def build_demo() -> gr.Blocks:
 
         @user_error
         def api_translate(text: str, model_name: str | None = None) -> str:
-            """Translate English text to German with a bundled model (default: the first listed); too long a text is refused."""
+            """Translate English text to German with a bundled model (default: the first listed).
+
+            Too long a text is refused.
+            """
             name = model_name or (models[0] if models else None)
             if name not in models:
                 raise ValueError(f"unknown model {name!r}; choose one of {models}")

@@ -65,7 +65,7 @@ def head_summary_figure(
         ),
         yaxis=dict(
             tickvals=list(range(n_layers)),
-            ticktext=[f"L{l}" for l in range(n_layers)],
+            ticktext=[f"L{i}" for i in range(n_layers)],
             autorange="reversed",
             title=dict(text=t("layer-axis")),
         ),

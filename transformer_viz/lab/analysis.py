@@ -88,7 +88,7 @@ def head_confidence(weights: np.ndarray, skip_last_key: bool = False, rows: np.n
 
 
 def offset_score(weights: np.ndarray, offset: int, rows: np.ndarray | None = None) -> np.ndarray:
-    """Mean over the queries q (of `rows`, default all) that have a key q + offset of the weight on it: (…, Q, K) → (…)."""
+    """Mean weight on key q + offset over the queries q that have one (of `rows`, default all): (…, Q, K) → (…)."""
     w = np.asarray(weights, dtype=np.float64)
     n_q, n_k = w.shape[-2:]
     queries = np.array([q for q in (range(n_q) if rows is None else rows) if 0 <= q + offset < n_k], dtype=int)
@@ -201,8 +201,8 @@ def summarize_heads(
         raise ValueError(f"weights must be (layers, heads, queries, keys), got shape {w.shape}")
     scores = detector_scores(w, kind, reference, rows)
     labels = [
-        [label_from_scores({n: s[l, h] for n, s in scores.items()}, threshold) for h in range(w.shape[1])]
-        for l in range(w.shape[0])
+        [label_from_scores({n: s[i, h] for n, s in scores.items()}, threshold) for h in range(w.shape[1])]
+        for i in range(w.shape[0])
     ]
     return HeadSummary(
         kind, head_entropy(w, rows), head_confidence(w, skip_last_key, rows), scores, labels, sink_key(w, rows)

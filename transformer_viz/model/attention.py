@@ -130,7 +130,9 @@ class MultiHeadAttention(Module):
         cache_key: str = "",
         capacity: int = 0,
     ) -> torch.Tensor:
-        """query (B, Tq, D) attends to source (B, Tk, D) where mask (B, 1, Tq, Tk) is True (a mask row of 1 serves every query).
+        """query (B, Tq, D) attends to source (B, Tk, D) where mask (B, 1, Tq, Tk) is True.
+
+        A mask row of 1 serves every query.
 
         With a `cache` dict, keys/values are stored under `cache_key`: self-attention appends
         the new positions; cross-attention (source None) reuses the memory's K/V. A new cache

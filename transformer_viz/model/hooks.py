@@ -23,7 +23,8 @@ import contextlib
 import contextvars
 import fnmatch
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from types import MappingProxyType
 
 import torch
 from torch import nn
@@ -34,8 +35,9 @@ HookFn = Callable[[torch.Tensor, "HookPoint"], torch.Tensor | None]
 # HookPoint → hook functions active in this context; an immutable tuple per entry.
 # Keyed by the module itself, not its name: a Tracer on one model never fires on another
 # model's forward pass that happens to have the same hook names (e.g. comparing two presets).
-_ACTIVE: contextvars.ContextVar[dict[HookPoint, tuple[HookFn, ...]]] = contextvars.ContextVar(
-    "transformer_viz_hooks", default={}
+# The default is read-only: every change sets a new dict, so no context can alter another's.
+_ACTIVE: contextvars.ContextVar[Mapping[HookPoint, tuple[HookFn, ...]]] = contextvars.ContextVar(
+    "transformer_viz_hooks", default=MappingProxyType({})
 )
 
 
@@ -47,7 +49,10 @@ class HookPoint(nn.Module):
         self.name = ""  # set by name_hook_points() to the module path
 
     def forward(self, x: torch.Tensor, shared: bool = False) -> torch.Tensor:
-        """x, or what the active hooks make of it; `shared`: x is also held elsewhere, so hooks that may write get a copy."""
+        """x, or what the active hooks make of it.
+
+        `shared`: x is also held elsewhere, so hooks that may write get a copy.
+        """
         active = _ACTIVE.get()
         if active:
             fns = active.get(self, ())
