@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 _PUBLIC = {  # name -> the module that defines it
     "TransformerConfig": "model.config",
     "PRESETS": "model.config",
-    "Transformer": "model.transformer",
+    "Transformer": "hub.model",  # model.transformer's class with from_pretrained / save_pretrained / push_to_hub
     "HookPoint": "model.hooks",
     "Tracer": "model.hooks",
     "intervene": "model.hooks",

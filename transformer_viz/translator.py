@@ -1,4 +1,4 @@
-"""Translator = model + tokenizer: translate sentences and record traces; load_model() finds checkpoints."""
+"""Translator = model + tokenizer: translate sentences and record traces; from_pretrained() finds checkpoints."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import numpy as np
 import torch
 
 from .decoding import DecodeOptions, Hypothesis, generate
-from .hub.hub import TOKENIZER_NAME, CheckpointError, load_transformer, resolve_checkpoint
+from .hub.hub import TOKENIZER_NAME, CheckpointError, resolve_checkpoint
+from .hub.model import Transformer as HubTransformer
 from .lab.interventions import Intervention, input_hooks, recording_hooks
 from .model.hooks import Tracer, intervene
 from .model.transformer import Transformer, resolve_device
@@ -53,6 +54,23 @@ class Translator:
         self.tokenizer = tokenizer
         self.name = name
         self.n_parameters = model.num_parameters()  # counted once: it walks every module
+
+    @classmethod
+    def from_pretrained(
+        cls, name_or_path: str | os.PathLike | None = None, device: str | torch.device = "auto", **hub_options
+    ) -> Translator:
+        """The model (Transformer.from_pretrained) and the tokenizer.model beside it, from a folder or the Hub.
+
+        None is the bundled default checkpoint; `hub_options` (revision, cache_dir, token, force_download,
+        local_files_only) apply to a Hub repo id, which is read from the local cache first.
+        """
+        folder = resolve_checkpoint(name_or_path, **hub_options)
+        model = HubTransformer.from_pretrained(folder, map_location=resolve_device(device))
+        tokenizer_file = folder / TOKENIZER_NAME
+        if not tokenizer_file.is_file():
+            raise CheckpointError(f"{folder} has no {TOKENIZER_NAME}")
+        name = str(name_or_path) if name_or_path is not None else folder.name
+        return cls(model, Tokenizer.load(tokenizer_file), name=Path(name).name if Path(name).is_dir() else name)
 
     @property
     def config(self):
@@ -250,10 +268,4 @@ def raw_scores(recorded: dict[str, torch.Tensor], n_layers: int) -> np.ndarray:
 
 def load_model(name_or_path: str | os.PathLike | None = None, device: str | torch.device = "auto") -> Translator:
     """The bundled default checkpoint, a bundled name, a local folder, or a Hub repo id ('owner/name')."""
-    folder = resolve_checkpoint(name_or_path)
-    model = load_transformer(folder, resolve_device(device))
-    tokenizer_file = Path(folder) / TOKENIZER_NAME
-    if not tokenizer_file.is_file():
-        raise CheckpointError(f"{folder} has no {TOKENIZER_NAME}")
-    name = str(name_or_path) if name_or_path is not None else Path(folder).name
-    return Translator(model, Tokenizer.load(tokenizer_file), name=Path(name).name if Path(name).is_dir() else name)
+    return Translator.from_pretrained(name_or_path, device)

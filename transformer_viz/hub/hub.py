@@ -20,9 +20,10 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_model as load_safetensors_into
 from safetensors.torch import save_file
 
+from ..model import transformer as plain
 from ..model.config import TransformerConfig
-from ..model.transformer import Transformer
 from .files import replace_file
+from .model import Transformer  # what loading builds: the model class with from_pretrained and push_to_hub
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be used; the message says what is wrong and how to fix it."""
 
 
-def save_checkpoint(folder: str | Path, model: Transformer, tokenizer_file: str | Path | None = None) -> Path:
+def save_checkpoint(folder: str | Path, model: plain.Transformer, tokenizer_file: str | Path | None = None) -> Path:
     """Write config.json + model.safetensors (+ a copy of tokenizer.model) into `folder`."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -63,7 +64,7 @@ def save_checkpoint(folder: str | Path, model: Transformer, tokenizer_file: str 
     return folder
 
 
-def save_weights(model: Transformer, path: Path) -> None:
+def save_weights(model: plain.Transformer, path: Path) -> None:
     """model.safetensors, byte for byte the same for the same weights.
 
     Tied tensors (shared embeddings, output projection) are stored once, under the first of their names in
@@ -185,8 +186,11 @@ def is_repo_id(name: str) -> bool:
     return bool(REPO_ID.match(name)) and ".." not in name and not name.endswith(".git")
 
 
-def resolve_checkpoint(name_or_path: str | os.PathLike | None = None) -> Path:
-    """A folder on disk for: nothing (the default bundled checkpoint), a bundled name, a path, or a Hub repo id."""
+def resolve_checkpoint(name_or_path: str | os.PathLike | None = None, **hub_options) -> Path:
+    """A folder on disk for: nothing (the default bundled checkpoint), a bundled name, a path, or a Hub repo id.
+
+    `hub_options` (revision, cache_dir, token, force_download, local_files_only) go to download() for a repo id.
+    """
     if name_or_path is None:
         name_or_path = os.environ.get("TRANSFORMER_VIZ_MODEL") or DEFAULT_CHECKPOINT
     text = str(name_or_path)
@@ -208,7 +212,7 @@ def resolve_checkpoint(name_or_path: str | os.PathLike | None = None) -> Path:
         )
     if is_repo_id(text) and not path.exists():
         try:
-            return download(text)
+            return download(text, **hub_options)
         except CheckpointError as err:
             if path.parent.is_dir():  # "checkpoints/seed001": most likely a local folder misspelt
                 raise CheckpointError(
@@ -218,32 +222,42 @@ def resolve_checkpoint(name_or_path: str | os.PathLike | None = None) -> Path:
     raise CheckpointError(f"{text!r} is neither a checkpoint folder nor a Hub repo id like 'owner/name'")
 
 
-def download(repo_id: str, revision: str | None = None) -> Path:
-    """The repo's checkpoint files from the local Hub cache first, then (when online) the Hub."""
+def download(
+    repo_id: str,
+    revision: str | None = None,
+    cache_dir: str | Path | None = None,
+    token: str | bool | None = None,
+    force_download: bool = False,
+    local_files_only: bool = False,
+) -> Path:
+    """The repo's checkpoint files from the local Hub cache first (unless force_download), then the Hub if online."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
 
     patterns = list(CHECKPOINT_FILES) + [CARD_NAME, *RECORD_FILES]
+    where_from = dict(revision=revision, allow_patterns=patterns, cache_dir=cache_dir)
     missing = list(CHECKPOINT_FILES)
     try:
-        cached = Path(snapshot_download(repo_id, revision=revision, allow_patterns=patterns, local_files_only=True))
-        missing = [f for f in CHECKPOINT_FILES if not (cached / f).is_file()]
-        if not missing:
-            return cached
+        if not force_download:
+            cached = Path(snapshot_download(repo_id, **where_from, local_files_only=True))
+            missing = [f for f in CHECKPOINT_FILES if not (cached / f).is_file()]
+            if not missing:
+                return cached
     except (LocalEntryNotFoundError, FileNotFoundError):
         pass
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+    offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+    if offline or local_files_only:
         where = (
             "is not in the local Hugging Face cache"
             if len(missing) == len(CHECKPOINT_FILES)
             else f"lacks {missing} in the local Hugging Face cache"
         )
         raise CheckpointError(
-            f"{repo_id} {where} and HF_HUB_OFFLINE is set; "
+            f"{repo_id} {where} and {'HF_HUB_OFFLINE' if offline else 'local_files_only'} is set; "
             f"download it once with network access (`hf download {repo_id}`) or use a local folder"
         )
     try:
-        folder = Path(snapshot_download(repo_id, revision=revision, allow_patterns=patterns))
+        folder = Path(snapshot_download(repo_id, **where_from, token=token, force_download=force_download))
     except RepositoryNotFoundError:
         raise CheckpointError(
             f"no Hub repository {repo_id!r} (or it is private: log in with `hf auth login`)"
