@@ -15,6 +15,7 @@ from safetensors.torch import load_file, save_file
 
 import transformer_viz.hub.hub as hub
 from tests.tiny import tiny_tokenizer_file, tiny_translator
+from transformer_viz import Transformer
 from transformer_viz.hub.hub import CONFIG_NAME, TOKENIZER_NAME, WEIGHTS_NAME, CheckpointError, save_checkpoint
 from transformer_viz.translator import load_model
 
@@ -36,6 +37,12 @@ def folder(tmp_path, monkeypatch):
     return save_checkpoint(tmp_path / "ckpt", tiny_translator().model, tiny_tokenizer_file())
 
 
+@pytest.fixture(params=["load_model", "Transformer.from_pretrained"])
+def load(request):
+    """Both ways in, the Translator's and the Hub class's: each refuses a bad checkpoint the same way."""
+    return load_model if request.param == "load_model" else Transformer.from_pretrained
+
+
 @pytest.fixture
 def no_model_built(monkeypatch):
     """Fail if a real (non-meta) Transformer is built: a bad checkpoint must be refused from its header."""
@@ -53,23 +60,24 @@ def test_pickles_beside_the_safetensors_are_never_opened(folder, tmp_path):
     for name in ("pytorch_model.bin", "train_state.pt", "model.ckpt"):
         (folder / name).write_bytes(pickle.dumps(Boom(marker)))
     assert isinstance(load_model(folder).translate("I see the house.", max_new_tokens=3), str)
+    assert isinstance(Transformer.from_pretrained(folder), Transformer)
     assert not marker.exists()
 
 
-def test_a_folder_of_only_pickles_is_refused_without_opening_them(folder, tmp_path):
+def test_a_folder_of_only_pickles_is_refused_without_opening_them(folder, tmp_path, load):
     marker = tmp_path / "marker"
     (folder / WEIGHTS_NAME).unlink()
     (folder / "pytorch_model.bin").write_bytes(pickle.dumps(Boom(marker)))
     with pytest.raises(CheckpointError, match="pickle weights can run code"):
-        load_model(folder)
+        load(folder)
     assert not marker.exists()
 
 
-def test_a_pickle_renamed_to_safetensors_is_refused(folder, tmp_path):
+def test_a_pickle_renamed_to_safetensors_is_refused(folder, tmp_path, load):
     marker = tmp_path / "marker"
     (folder / WEIGHTS_NAME).write_bytes(pickle.dumps(Boom(marker)))
     with pytest.raises(CheckpointError, match=f"{WEIGHTS_NAME} is not a readable safetensors file"):
-        load_model(folder)
+        load(folder)
     assert not marker.exists()
 
 
@@ -82,53 +90,55 @@ def test_a_pickle_renamed_to_safetensors_is_refused(folder, tmp_path):
         ("max_len", 10**8, "max_len=100,000,000 is more positions"),  # a built table, not a weight the file could check
     ],
 )
-def test_a_config_claiming_a_huge_model_is_refused_before_allocating_it(folder, no_model_built, field, value, message):
+def test_a_config_claiming_a_huge_model_is_refused_before_allocating_it(
+    folder, no_model_built, field, value, message, load
+):
     config = json.loads((folder / CONFIG_NAME).read_text())
     (folder / CONFIG_NAME).write_text(json.dumps({**config, field: value}))
     with pytest.raises(CheckpointError, match=message):
-        load_model(folder)
+        load(folder)
 
 
-def test_a_shape_mismatch_names_the_tensor_and_both_shapes(folder, no_model_built):
+def test_a_shape_mismatch_names_the_tensor_and_both_shapes(folder, no_model_built, load):
     tensors = load_file(str(folder / WEIGHTS_NAME))
     name = "decoder.layers.1.ffn.w_1.weight"
     tensors[name] = torch.zeros(65, 32)  # the config says (d_ff, d_model) = (64, 32)
     save_file(tensors, str(folder / WEIGHTS_NAME))
     with pytest.raises(CheckpointError, match=rf"'{name}': the file has \[65, 32\], the config needs \[64, 32\]"):
-        load_model(folder)
+        load(folder)
 
 
-def test_missing_and_extra_tensors_are_named(folder, no_model_built):
+def test_missing_and_extra_tensors_are_named(folder, no_model_built, load):
     tensors = load_file(str(folder / WEIGHTS_NAME))
     name = "decoder.layers.1.ffn.w_1.weight"
     save_file({k: v for k, v in tensors.items() if k != name}, str(folder / WEIGHTS_NAME))
     with pytest.raises(CheckpointError, match=f"missing tensor '{name}'"):
-        load_model(folder)
+        load(folder)
     save_file({**tensors, "decoder.ffn.w_1.weight": tensors[name].clone()}, str(folder / WEIGHTS_NAME))
     with pytest.raises(CheckpointError, match=r"unexpected tensors \['decoder.ffn.w_1.weight'\]"):
-        load_model(folder)
+        load(folder)
 
 
-def test_integer_weights_are_refused(folder, no_model_built):
+def test_integer_weights_are_refused(folder, no_model_built, load):
     tensors = load_file(str(folder / WEIGHTS_NAME))
     name = sorted(tensors)[0]
     tensors[name] = tensors[name].to(torch.int32)
     save_file(tensors, str(folder / WEIGHTS_NAME))
     with pytest.raises(CheckpointError, match="not a floating-point weight"):
-        load_model(folder)
+        load(folder)
 
 
-def test_an_oversized_or_undecodable_config_is_refused(folder, no_model_built):
+def test_an_oversized_or_undecodable_config_is_refused(folder, no_model_built, load):
     path = folder / CONFIG_NAME
     path.write_text(json.dumps({"name": "x" * (hub.MAX_CONFIG_BYTES + 1)}))
     with pytest.raises(CheckpointError, match="not a config"):
-        load_model(folder)
+        load(folder)
     path.write_bytes(b'{"name": "\xff\xfe"}')
     with pytest.raises(CheckpointError, match="not valid JSON"):
-        load_model(folder)
+        load(folder)
     path.write_text("[" * 100_000 + "]" * 100_000)  # deep nesting: the JSON parser's recursion limit
     with pytest.raises(CheckpointError):
-        load_model(folder)
+        load(folder)
 
 
 @pytest.mark.parametrize("data", [b"", b"garbage", b"\x00" * 64])
