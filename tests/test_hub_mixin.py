@@ -40,7 +40,7 @@ isolated, offline_cache = test_hub.isolated, test_hub.offline_cache  # the fixtu
 
 def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
     ours, theirs = a.state_dict(), b.state_dict()
-    return ours.keys() == theirs.keys() and all(torch.equal(ours[k], theirs[k]) for k in ours)
+    return ours.keys() == theirs.keys() and all(torch.equal(ours[k].cpu(), theirs[k].cpu()) for k in ours)
 
 
 def tokens(translator: Translator) -> list[int]:
@@ -110,7 +110,9 @@ def test_cache_dir_and_local_files_only_are_honoured(offline_cache, monkeypatch)
     write_hub_cache(other, "owner/name", save_checkpoint(cache.parent / "src", original.model, tiny_tokenizer_file()))
     with pytest.raises(CheckpointError, match="not in the local Hugging Face cache"):
         Transformer.from_pretrained("owner/name")  # the default cache is empty
-    assert same_weights(Transformer.from_pretrained("owner/name", cache_dir=other), original.model)
+    assert same_weights(Transformer.from_pretrained("owner/name", cache_dir=other, map_location="auto"), original.model)
+    with pytest.raises(CheckpointError, match="HF_HUB_OFFLINE"):  # force_download skips the cache, and cannot go online
+        Transformer.from_pretrained("owner/name", cache_dir=other, force_download=True)
     monkeypatch.delenv("HF_HUB_OFFLINE")  # online, but told to stay local: no download is tried
     with pytest.raises(CheckpointError, match="local_files_only is set"):
         Transformer.from_pretrained("owner/name", local_files_only=True)

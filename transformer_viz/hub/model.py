@@ -82,7 +82,7 @@ class Transformer(
             force_download=force_download,
             local_files_only=local_files_only,
         )
-        return load_transformer(folder, map_location)
+        return load_transformer(folder, plain.resolve_device(map_location))  # "auto" picks CUDA, MPS or the CPU
 
     def generate_model_card(self, *args, **kwargs) -> ModelCard:
         """The mixin's card from CARD_TEMPLATE, told the model's config and size."""
