@@ -1,14 +1,14 @@
 """The app's words in English, Japanese and Korean, and how a visitor's language is chosen.
 
-Plain data and functions (no gradio): ui.py looks every label, explanation and
-message up here with `text(key, lang)`. TEXTS gathers the tables: the page's words
-(page.py), the interventions' (lab.py) and the figures' (figures.py).
+Plain data and functions (no gradio, no torch): the app looks every label, explanation and message up here
+with `text(key, lang)`, and shows the library's errors and notices with `message(err, lang)`, by their key.
+TEXTS gathers the tables: the page's words (page.py), the interventions' (lab.py), the figures'
+(figures.py) and the library's messages (errors.py).
 """
 
 from __future__ import annotations
 
-import re
-
+from .errors import MESSAGE_TEXTS
 from .figures import FIGURE_TEXTS
 from .lab import LAB_TEXTS
 from .page import PAGE_TEXTS
@@ -17,23 +17,7 @@ LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 DEFAULT = "en"
 
 # key → {language → text}: every word the app shows, looked up by text(key, lang).
-TEXTS: dict[str, dict[str, str]] = {**PAGE_TEXTS, **LAB_TEXTS, **FIGURE_TEXTS}
-
-# The library speaks English; its messages are recognised here and put into the visitor's language.
-MESSAGES: list[tuple[re.Pattern, str]] = [
-    (re.compile(r"^the sentence is empty"), "err-empty"),
-    (re.compile(r"^nothing is switched off yet"), "whatif-nothing"),
-    (re.compile(r"^input cut to the model's limit of (?P<n>\d+) tokens"), "notice-cut-tokens"),
-    (re.compile(r"^input cut to its first (?P<n>\d+) characters"), "notice-cut-chars"),
-    (re.compile(r"^no room to left-pad the target"), "notice-no-pad-room"),
-    (
-        re.compile(
-            r"^(?P<detail>(strategy|max_new_tokens|beam_size|temperature|top_k|top_p|length_penalty|n_alternatives|seed) must .*)$",
-            re.S,
-        ),
-        "err-option",
-    ),
-]
+TEXTS: dict[str, dict[str, str]] = {**PAGE_TEXTS, **LAB_TEXTS, **FIGURE_TEXTS, **MESSAGE_TEXTS}
 
 
 def language(lang: str | None) -> str:
@@ -66,12 +50,11 @@ def from_accept_language(header: str | None) -> str:
     return min(ranked)[2] if ranked else DEFAULT
 
 
-def message(english: str, lang: str | None) -> str:
-    """A library message (error or notice) in the visitor's language; unknown ones keep their English detail."""
+def message(err: object, lang: str | None) -> str:
+    """A library error or notice in the visitor's language, by its key; one without a key keeps its English detail."""
+    key = getattr(err, "key", None)
+    if key is not None:  # a parameter may be a keyed error itself (the reason for this one)
+        return text(key, lang, **{k: message(v, lang) if hasattr(v, "key") else v for k, v in err.params.items()})
     if language(lang) == DEFAULT:
-        return english
-    for pattern, key in MESSAGES:
-        match = pattern.match(english)
-        if match:
-            return text(key, lang, **match.groupdict())
-    return text("err-other", lang, detail=english)
+        return str(err)
+    return text("err-other", lang, detail=str(err))
