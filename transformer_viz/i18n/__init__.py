@@ -3,13 +3,14 @@
 Plain data and functions (no gradio, no torch): the app looks every label, explanation and message up here
 with `text(key, lang)`, and shows the library's errors and notices with `message(err, lang)`, by their key.
 TEXTS gathers the tables: the page's words (page.py), the interventions' (lab.py), the figures'
-(figures.py) and the library's messages (errors.py).
+(figures.py, figures_analysis.py) and the library's messages (errors.py).
 """
 
 from __future__ import annotations
 
 from .errors import MESSAGE_TEXTS
 from .figures import FIGURE_TEXTS
+from .figures_analysis import ANALYSIS_FIGURE_TEXTS
 from .lab import LAB_TEXTS
 from .page import PAGE_TEXTS
 
@@ -17,7 +18,7 @@ LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 DEFAULT = "en"
 
 # key → {language → text}: every word the app shows, looked up by text(key, lang).
-TEXTS: dict[str, dict[str, str]] = {**PAGE_TEXTS, **LAB_TEXTS, **FIGURE_TEXTS, **MESSAGE_TEXTS}
+TEXTS: dict[str, dict[str, str]] = {**PAGE_TEXTS, **LAB_TEXTS, **FIGURE_TEXTS, **ANALYSIS_FIGURE_TEXTS, **MESSAGE_TEXTS}
 
 
 def language(lang: str | None) -> str:
