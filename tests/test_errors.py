@@ -12,7 +12,7 @@ from pathlib import Path
 import gradio as gr
 import huggingface_hub
 import pytest
-from huggingface_hub.errors import LocalEntryNotFoundError
+from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
 
 from tests.tiny import tiny_translator
 from transformer_viz import i18n
@@ -128,26 +128,35 @@ def test_unknown_checkpoints_raise_their_keys(isolated):
     assert checkpoint_key("checkpoints/seed999") == "err-no-folder"  # a local folder misspelt
 
 
-def hub_answers(monkeypatch, tmp_path, online):
-    """snapshot_download with nothing in the cache, then `online` (an exception to raise, or a folder)."""
+def hub_answers(monkeypatch, online, cached=None, offline="0"):
+    """snapshot_download: `cached` (a folder) or nothing from the cache, then `online` (an exception or a folder)."""
 
     def fake(repo_id, local_files_only=False, **kwargs):
-        if local_files_only:
-            raise LocalEntryNotFoundError("not cached")
-        if isinstance(online, Exception):
-            raise online
-        return str(online)
+        answer = (cached or LocalEntryNotFoundError("not cached")) if local_files_only else online
+        if isinstance(answer, Exception):
+            raise answer
+        return str(answer)
 
-    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setenv("HF_HUB_OFFLINE", offline)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", fake)
 
 
+class NoSuchRepo(RepositoryNotFoundError):
+    def __init__(self):  # the Hub's own needs an HTTP response
+        Exception.__init__(self, "404")
+
+
 def test_hub_failures_raise_their_keys(isolated, monkeypatch):
-    hub_answers(monkeypatch, isolated, OSError("connection refused"))
+    hub_answers(monkeypatch, OSError("connection refused"))
     assert checkpoint_key("owner/name") == "err-repo-download"
-    (isolated / "empty").mkdir()
-    hub_answers(monkeypatch, isolated, isolated / "empty")
+    hub_answers(monkeypatch, NoSuchRepo())
+    assert checkpoint_key("owner/name") == "err-repo-not-found"
+    (isolated / "partial").mkdir()
+    (isolated / "partial" / hub.CONFIG_NAME).write_text("{}")
+    hub_answers(monkeypatch, isolated / "partial")
     assert checkpoint_key("owner/name") == "err-repo-not-checkpoint"
+    hub_answers(monkeypatch, AssertionError("offline: never asked"), cached=isolated / "partial", offline="1")
+    assert checkpoint_key("owner/name") == "err-repo-offline-partial"
 
 
 # ---------------------------------------------------------------- the lookup never reads the English
@@ -182,6 +191,8 @@ def test_keyed_errors_and_notices_survive_pickling_and_copying(translator):
     assert Trace.from_dict(json.loads(trace.to_json())).notices == [
         "input cut to the model's limit of 8 tokens"
     ]  # JSON: English
+    long_trace = translator.trace("word " * (MAX_CHARS // 4))  # 2500 characters
+    assert [n.key for n in long_trace.notices] == ["notice-cut-tokens", "notice-cut-chars"]
     notice = pickle.loads(pickle.dumps(Notice("notice-cut-chars", n=5)))
     assert (notice, notice.key, notice.params) == ("input cut to its first 5 characters", "notice-cut-chars", {"n": 5})
 

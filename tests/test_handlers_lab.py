@@ -97,6 +97,7 @@ def test_the_padding_bug_says_when_there_is_no_room_for_pads():
     assert comp.left_pad == 0
     assert lab.comparison_summary(comp, "en").startswith("**no room to left-pad the target within max_len")
     assert i18n.text("notice-no-pad-room", "ja") in lab.comparison_summary(comp, "ja")
+    assert "notice-no-pad-room" in [getattr(n, "key", None) for n in comp.forced_changed.notices]
     plain = lab.run_comparison(session, lab.intervention_from_ui([], bug="mask_ignored"))
     assert "no room" not in lab.comparison_summary(plain, "en")
 
