@@ -17,6 +17,7 @@ import torch
 from tests.tiny import EVIL, MARKUP, shown, tiny_tokenizer_file, tiny_translator
 from transformer_viz.app import handlers as h
 from transformer_viz.decoding import DecodeOptions
+from transformer_viz.errors import Notice
 from transformer_viz.figures import esc
 from transformer_viz.hub.hub import save_checkpoint
 from transformer_viz.model.hooks import hook_names
@@ -182,7 +183,7 @@ def test_clamp_step(session):
 
 
 def test_notices_are_a_list_in_the_visitors_language(session):
-    trace = dataclasses.replace(session.trace, notices=["input cut to the model's limit of 24 tokens (37 pieces)"])
+    trace = dataclasses.replace(session.trace, notices=[Notice("notice-cut-tokens", n=24)])
     assert h.notices_info(trace, "en").startswith("- input cut to the model's limit of 24 tokens")
     assert h.notices_info(trace, "ja").startswith("- 入力はモデルの上限 24 トークンで切り詰めました")
     assert h.notices_info(dataclasses.replace(trace, notices=[]), "ko") == ""

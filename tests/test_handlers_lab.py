@@ -46,7 +46,8 @@ def test_head_choices_cover_every_head_and_parse_back(translator):
 def test_a_lab_run_with_nothing_chosen_is_refused_in_the_visitors_language(session):
     with pytest.raises(ValueError) as err:
         lab.run_comparison(session, lab.intervention_from_ui([]))
-    assert i18n.message(str(err.value), "ko") == i18n.text("whatif-nothing", "ko")
+    assert err.value.key == "err-lab-nothing"
+    assert i18n.message(err.value, "ko") == i18n.text("err-lab-nothing", "ko")
 
 
 def test_whatif_equals_the_library_comparison_and_explains_itself(session, translator):
@@ -96,6 +97,7 @@ def test_the_padding_bug_says_when_there_is_no_room_for_pads():
     assert comp.left_pad == 0
     assert lab.comparison_summary(comp, "en").startswith("**no room to left-pad the target within max_len")
     assert i18n.text("notice-no-pad-room", "ja") in lab.comparison_summary(comp, "ja")
+    assert "notice-no-pad-room" in [getattr(n, "key", None) for n in comp.forced_changed.notices]
     plain = lab.run_comparison(session, lab.intervention_from_ui([], bug="mask_ignored"))
     assert "no room" not in lab.comparison_summary(plain, "en")
 

@@ -1,4 +1,4 @@
-"""The three UI languages: complete tables, the browser's choice, and library messages put into each language."""
+"""The three UI languages: complete tables, the browser's choice, and library messages put into each language by key."""
 
 from __future__ import annotations
 
@@ -10,6 +10,12 @@ import pytest
 from tests.tiny import tiny_translator
 from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
+from transformer_viz.i18n.errors import MESSAGE_TEXTS
+from transformer_viz.i18n.figures import FIGURE_TEXTS
+from transformer_viz.i18n.figures_analysis import ANALYSIS_FIGURE_TEXTS
+from transformer_viz.i18n.lab import LAB_TEXTS
+from transformer_viz.i18n.page import PAGE_TEXTS
+from transformer_viz.lab.interventions import EXPLANATIONS, LABELS, SEED_BUGS
 
 
 def fields(template: str) -> set[str]:
@@ -55,19 +61,35 @@ def test_language_from_the_browser(header, expected):
     assert i18n.from_accept_language(header) == expected
 
 
+def test_no_key_is_in_two_tables():
+    """TEXTS merges the tables: a key in two of them would silently lose one text."""
+    tables = [PAGE_TEXTS, LAB_TEXTS, FIGURE_TEXTS, ANALYSIS_FIGURE_TEXTS, MESSAGE_TEXTS]
+    assert len(i18n.TEXTS) == sum(len(table) for table in tables)
+
+
+def test_the_interventions_english_texts_live_beside_their_translations():
+    assert (
+        set(LABELS) == set(EXPLANATIONS) == {"ablate_zero", "ablate_mean", "no_positions", "no_causal_mask", *SEED_BUGS}
+    )
+    for name in LABELS:
+        assert i18n.text(f"iv-label-{name}", "en") == LABELS[name]
+        assert i18n.text(f"iv-explain-{name}", "en") == EXPLANATIONS[name]
+        assert i18n.text(f"iv-explain-{name}", "ja") != EXPLANATIONS[name]
+
+
 def test_text_fills_values_and_falls_back_to_english():
     assert i18n.text("notice-cut-tokens", "ko", n=7) == "입력을 모델의 한도인 7토큰에서 잘랐습니다"
     assert i18n.text("translate", "ja-JP") == i18n.TEXTS["translate"]["ja"]
     assert i18n.text("translate", "xx") == "Translate"
 
 
-def library_errors() -> list[str]:
-    """Real messages raised by the library for a visitor's mistakes."""
-    messages = []
+def library_errors() -> list[ValueError]:
+    """Real errors raised by the library for a visitor's mistakes."""
+    errors = []
     translator = tiny_translator("seed000")
     with pytest.raises(ValueError) as empty:
         translator.trace("   \u200b ")
-    messages.append(str(empty.value))
+    errors.append(empty.value)
     for bad in (
         dict(temperature=-1.0),
         dict(beam_size=0),
@@ -78,17 +100,18 @@ def library_errors() -> list[str]:
     ):
         with pytest.raises(ValueError) as err:
             DecodeOptions(**bad).validate()
-        messages.append(str(err.value))
-    return messages
+        errors.append(err.value)
+    return errors
 
 
 @pytest.mark.parametrize("lang", ["ja", "ko"])
 def test_library_errors_arrive_in_the_visitors_language(lang):
     script = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]" if lang == "ja" else r"[\uac00-\ud7af]")
-    for english in library_errors():
-        shown = i18n.message(english, lang)
-        assert shown != english and script.search(shown), (english, shown)
-    assert i18n.message(library_errors()[0], "en") == library_errors()[0]
+    for err in library_errors():
+        shown = i18n.message(err, lang)
+        assert shown == i18n.text(err.key, lang, **err.params), err.key  # the whole text, by key: no English lead-in
+        assert shown != str(err) and script.search(shown), (str(err), shown)
+    assert i18n.message(library_errors()[0], "en") == str(library_errors()[0])
 
 
 def test_truncation_notices_are_translated_with_their_numbers():

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .errors import UserError
 from .model.transformer import Transformer
 
 STRATEGIES = ("greedy", "beam", "sample")
@@ -48,33 +49,30 @@ class DecodeOptions:
     def validate(self) -> DecodeOptions:
         for name in ("max_new_tokens", "beam_size", "top_k", "n_alternatives"):
             if not is_int(getattr(self, name)):
-                raise ValueError(f"{name} must be a whole number, got {getattr(self, name)!r}")
+                raise UserError("err-option-whole", name=name, value=getattr(self, name))
         for name in ("temperature", "top_p", "length_penalty"):
             if not is_number(getattr(self, name)):
-                raise ValueError(f"{name} must be a number, got {getattr(self, name)!r}")
+                raise UserError("err-option-number", name=name, value=getattr(self, name))
         if not isinstance(self.use_cache, bool):
-            raise ValueError(f"use_cache must be True or False, got {self.use_cache!r}")
+            raise UserError("err-option-use-cache", value=self.use_cache)
         if self.seed is not None and not (is_int(self.seed) and -MAX_SEED < self.seed < MAX_SEED):
-            raise ValueError(f"seed must be a whole number between -2**63 and 2**63 (or None), got {self.seed!r}")
+            raise UserError("err-option-seed", value=self.seed)
         if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+            raise UserError("err-option-strategy", choices=STRATEGIES, value=self.strategy)
         if self.max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens!r}")
+            raise UserError("err-option-max-new-tokens", value=self.max_new_tokens)
         if not 1 <= self.beam_size <= MAX_BEAM_SIZE:
-            raise ValueError(f"beam_size must be between 1 and {MAX_BEAM_SIZE}, got {self.beam_size!r}")
+            raise UserError("err-option-beam-size", high=MAX_BEAM_SIZE, value=self.beam_size)
         if not (math.isfinite(self.temperature) and self.temperature >= MIN_TEMPERATURE):
-            raise ValueError(
-                f"temperature must be a number of at least {MIN_TEMPERATURE}, got {self.temperature!r} "
-                "(use greedy for 'no randomness')"
-            )
+            raise UserError("err-option-temperature", low=MIN_TEMPERATURE, value=self.temperature)
         if self.top_k < 0:
-            raise ValueError(f"top_k must be 0 (off) or positive, got {self.top_k!r}")
+            raise UserError("err-option-top-k", value=self.top_k)
         if not 0.0 < self.top_p <= 1.0:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}")
+            raise UserError("err-option-top-p", value=self.top_p)
         if not math.isfinite(self.length_penalty) or not 0.0 <= self.length_penalty <= 5.0:
-            raise ValueError(f"length_penalty must be in [0, 5], got {self.length_penalty!r}")
+            raise UserError("err-option-length-penalty", value=self.length_penalty)
         if not 1 <= self.n_alternatives <= 50:
-            raise ValueError(f"n_alternatives must be between 1 and 50, got {self.n_alternatives!r}")
+            raise UserError("err-option-n-alternatives", high=50, value=self.n_alternatives)
         return self
 
 

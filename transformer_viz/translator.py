@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from .decoding import DecodeOptions, Hypothesis, generate
+from .errors import Notice, UserError
 from .hub.hub import TOKENIZER_NAME, CheckpointError, resolve_checkpoint
 from .hub.model import Transformer as HubTransformer
 from .lab.interventions import Intervention, input_hooks, recording_hooks
@@ -86,13 +87,13 @@ class Translator:
             notes: list[str] = []
             cleaned = clean_text(text[:MAX_CHARS])
             if not cleaned:
-                raise ValueError("the sentence is empty: type an English sentence to translate")
+                raise UserError("err-empty")
             ids = self.tokenizer.encode(cleaned)
             if len(ids) > max_len:
                 ids = ids[: max_len - 1] + [self.config.eos_id]
-                notes.append(f"input cut to the model's limit of {max_len} tokens")
+                notes.append(Notice("notice-cut-tokens", n=max_len))
             if len(text) > MAX_CHARS:
-                notes.append(f"input cut to its first {MAX_CHARS} characters")
+                notes.append(Notice("notice-cut-chars", n=MAX_CHARS))
             rows.append(ids)
             notices.append(notes)
         S = max(len(r) for r in rows)
@@ -126,11 +127,10 @@ class Translator:
         src, notices = self.encode_sources(texts)
         cut = [i for i, notes in enumerate(notices) if notes]  # every notice says the input was cut
         if cut and not truncate:
-            where = "the text" if single else f"text {cut[0]}"
-            raise ValueError(
-                f"{where} is too long: the model reads at most {self.config.max_len} tokens "
-                f"({MAX_CHARS} characters); send a shorter text, e.g. one sentence at a time"
-            )
+            limits = dict(tokens=self.config.max_len, chars=MAX_CHARS)
+            if single:
+                raise UserError("err-text-too-long", **limits)
+            raise UserError("err-texts-too-long", index=cut[0], **limits)
         opts = self.options(options, **overrides)
         extra = [] if intervention is None else input_hooks(self.model, src, intervention, opts)
         with intervene(self.model, extra):

@@ -88,7 +88,7 @@ def localised_errors(fn):
         try:
             return fn(lang, *args, **kwargs)
         except (ValueError, TypeError) as err:
-            raise gr.Error(i18n.message(str(err), lang), print_exception=False) from None
+            raise gr.Error(i18n.message(err, lang), print_exception=False) from None  # by its key, if it has one
 
     return wrapped
 

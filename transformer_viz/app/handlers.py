@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 
 from .. import figures, i18n
 from ..decoding import STRATEGIES, DecodeOptions
+from ..errors import UserError
 from ..figures.words import t as figure_text
 from ..hub.hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
 from ..trace import Trace
@@ -129,7 +130,7 @@ def branch(session: Session, step: int, token_id: int) -> Session:
     """Force `token_id` at `step` (keeping the tokens before it) and let the model continue."""
     trace = session.trace
     if not 0 <= step < len(trace.target_ids):
-        raise ValueError(f"step {step} is outside the translation (0–{len(trace.target_ids) - 1})")
+        raise UserError("err-step-outside", step=step, last=len(trace.target_ids) - 1)
     prefix = trace.target_ids[:step] + [int(token_id)]
     options = DecodeOptions(**session.options)
     translator = get_translator(session.model)
@@ -427,7 +428,7 @@ def parse_click(value: str, fields: int) -> list[str]:
     """The first `fields` words of a click box's value ('cross 1 2 (1732…)' → ['cross', '1', '2'])."""
     parts = (value or "").split()
     if len(parts) < fields:
-        raise ValueError(f"cannot read a click from {value!r}")
+        raise UserError("err-click", value=value)
     return parts[:fields]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import figures, i18n
 from ..decoding import DecodeOptions
+from ..errors import UserError
 from .handlers import Session, get_translator, parse_click
 
 LAB_KINDS = ("encoder_self", "decoder_self", "cross")  # one checkbox group of heads per attention type
@@ -46,7 +47,7 @@ def run_comparison(session: Session, intervention):
     from ..lab.compare import compare
 
     if intervention.is_identity:
-        raise ValueError("nothing is switched off yet: choose heads, positions or the mask first")
+        raise UserError("err-lab-nothing")
     translator = get_translator(session.model)
     trace = session.trace  # its options are those it was decoded with (a branch may have raised max_new_tokens)
     return compare(

@@ -5,7 +5,7 @@
 
 A ContextVar, not a global: each thread and each asyncio task sees its own language, and the context manager
 puts the previous one back on the way out, so concurrent visitors never get each other's words.
-The words live in i18n.TEXTS under "fig-" keys (transformer_viz/i18n_figures.py).
+The words live in i18n.TEXTS under "fig-" keys (transformer_viz/i18n/figures.py, figures_analysis.py).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_model as load_safetensors_into
 from safetensors.torch import save_file
 
+from ..errors import UserError
 from ..model import transformer as plain
 from ..model.config import TransformerConfig
 from .files import replace_file
@@ -50,6 +51,10 @@ MAX_POSITIONS = 1 << 16
 
 class CheckpointError(ValueError):
     """A checkpoint that cannot be used; the message says what is wrong and how to fix it."""
+
+
+class CheckpointNotFound(UserError, CheckpointError):
+    """No checkpoint by that name, folder or repo id: a user's mistake, by key (transformer_viz.errors)."""
 
 
 def save_checkpoint(folder: str | Path, model: plain.Transformer, tokenizer_file: str | Path | None = None) -> Path:
@@ -195,31 +200,24 @@ def resolve_checkpoint(name_or_path: str | os.PathLike | None = None, **hub_opti
         name_or_path = os.environ.get("TRANSFORMER_VIZ_MODEL") or DEFAULT_CHECKPOINT
     text = str(name_or_path)
     if not text.strip():  # Path("") is the current directory: never load that by accident
-        raise CheckpointError(
-            "no model given: name a checkpoint folder, a bundled name (seed000) or a Hub repo id 'owner/name'"
-        )
+        raise CheckpointNotFound("err-no-model-given")
     path = Path(text).expanduser()
     if path.is_dir():
         return path
     if (CHECKPOINTS_DIR / text).is_dir():
         return CHECKPOINTS_DIR / text
     if text == DEFAULT_CHECKPOINT:
-        raise CheckpointError(
-            f"the bundled checkpoint checkpoints/{DEFAULT_CHECKPOINT} is missing; restore it with "
-            f"`git checkout -- checkpoints/{DEFAULT_CHECKPOINT}`, or train one with "
-            f"`python -m transformer_viz train --preset seed000 --out checkpoints/{DEFAULT_CHECKPOINT}` (the default "
-            f"architecture; the shipped model's exact commands are in its model card)"
-        )
+        raise CheckpointNotFound("err-default-missing", name=DEFAULT_CHECKPOINT, preset="seed000")
     if is_repo_id(text) and not path.exists():
         try:
             return download(text, **hub_options)
         except CheckpointError as err:
             if path.parent.is_dir():  # "checkpoints/seed001": most likely a local folder misspelt
-                raise CheckpointError(
-                    f"no checkpoint folder {text} ({path.parent} has no {path.name!r}); as a Hub repo id: {err}"
+                raise CheckpointNotFound(
+                    "err-no-folder", name=text, parent=str(path.parent), missing=path.name, reason=err
                 ) from None
             raise
-    raise CheckpointError(f"{text!r} is neither a checkpoint folder nor a Hub repo id like 'owner/name'")
+    raise CheckpointNotFound("err-unknown-model", name=text)
 
 
 def download(
@@ -247,28 +245,19 @@ def download(
         pass
     offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
     if offline or local_files_only:
-        where = (
-            "is not in the local Hugging Face cache"
-            if len(missing) == len(CHECKPOINT_FILES)
-            else f"lacks {missing} in the local Hugging Face cache"
-        )
-        raise CheckpointError(
-            f"{repo_id} {where} and {'HF_HUB_OFFLINE' if offline else 'local_files_only'} is set; "
-            f"download it once with network access (`hf download {repo_id}`) or use a local folder"
-        )
+        switch = "HF_HUB_OFFLINE" if offline else "local_files_only"
+        if len(missing) == len(CHECKPOINT_FILES):
+            raise CheckpointNotFound("err-repo-offline", repo=repo_id, switch=switch)
+        raise CheckpointNotFound("err-repo-offline-partial", repo=repo_id, missing=missing, switch=switch)
     try:
         folder = Path(snapshot_download(repo_id, **where_from, token=token, force_download=force_download))
     except RepositoryNotFoundError:
-        raise CheckpointError(
-            f"no Hub repository {repo_id!r} (or it is private: log in with `hf auth login`)"
-        ) from None
+        raise CheckpointNotFound("err-repo-not-found", repo=repo_id) from None
     except (HfHubHTTPError, LocalEntryNotFoundError, OSError) as err:
-        raise CheckpointError(
-            f"could not download {repo_id}: {str(err).splitlines()[0][:300]} (offline? use a local folder)"
-        ) from None
+        raise CheckpointNotFound("err-repo-download", repo=repo_id, reason=str(err).splitlines()[0][:300]) from None
     missing = [f for f in CHECKPOINT_FILES if not (folder / f).is_file()]
     if missing:
-        raise CheckpointError(f"Hub repository {repo_id} is not a transformer-viz checkpoint: it lacks {missing}")
+        raise CheckpointNotFound("err-repo-not-checkpoint", repo=repo_id, missing=missing)
     return folder
 
 

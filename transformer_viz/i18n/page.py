@@ -266,11 +266,6 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "元の各トークンの確率の平均変化 (教師強制): {dp}",
         "ko": "원래 각 토큰의 확률의 평균 변화(교사 강요): {dp}",
     },
-    "whatif-nothing": {
-        "en": "Nothing is switched off yet: choose heads, positions or the mask first.",
-        "ja": "まだ何もオフにしていません。先にヘッド、位置、マスクのどれかを選んでください。",
-        "ko": "아직 아무것도 끄지 않았습니다. 먼저 헤드, 위치, 마스크 중 하나를 고르세요.",
-    },
     "pad-weight": {
         "en": "The real target tokens put up to {buggy} of their attention on the {k} pad tokens in front (correct mask: {correct}).",
         "ja": "本物のターゲットトークンは、前に置かれた {k} 個のパディングトークンにアテンションの最大 {buggy} を向けていました (正しいマスクでは {correct})。",
@@ -305,31 +300,5 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "en": "translate a sentence first: the lab compares it without and with the change",
         "ja": "先に文を翻訳してください。ラボはその文を変更なしと変更ありで比べます",
         "ko": "먼저 문장을 번역하세요. 실험실은 그 문장을 변경 없이, 그리고 변경을 넣어 비교합니다",
-    },
-    "err-empty": {
-        "en": "the sentence is empty: type an English sentence to translate",
-        "ja": "文が空です。翻訳する英語の文を入力してください",
-        "ko": "문장이 비어 있습니다. 번역할 영어 문장을 입력하세요",
-    },
-    "err-option": {
-        "en": "this decoding option is out of range: {detail}",
-        "ja": "デコードの設定値が範囲外です: {detail}",
-        "ko": "디코딩 설정값이 범위를 벗어났습니다: {detail}",
-    },
-    "err-other": {"en": "{detail}", "ja": "エラー: {detail}", "ko": "오류: {detail}"},
-    "notice-cut-tokens": {
-        "en": "input cut to the model's limit of {n} tokens",
-        "ja": "入力はモデルの上限 {n} トークンで切り詰めました",
-        "ko": "입력을 모델의 한도인 {n}토큰에서 잘랐습니다",
-    },
-    "notice-cut-chars": {
-        "en": "input cut to its first {n} characters",
-        "ja": "入力は先頭の {n} 文字で切り詰めました",
-        "ko": "입력을 앞의 {n}자에서 잘랐습니다",
-    },
-    "notice-no-pad-room": {
-        "en": "no room to left-pad the target within max_len: pads cannot show",
-        "ja": "max_len の範囲でターゲットの前にパディングを置く余地がないため、パディングは表示できません",
-        "ko": "max_len 안에서 타깃 앞에 패딩을 둘 자리가 없어 패딩을 보여 줄 수 없습니다",
     },
 }

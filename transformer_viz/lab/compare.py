@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from ..decoding import DecodeOptions, Hypothesis, ban_never_generated, describe, read_steps
+from ..errors import Notice
 from ..model.hooks import HookPoint, Tracer, intervene
 from ..trace import Trace
 from ..translator import SOURCE_HOOKS, TARGET_HOOKS, Translator, raw_scores, stack_patterns
@@ -208,5 +209,5 @@ def compare(
         padded_changed,
     )
     if comparison.pads_missing:
-        forced_changed.notices.append("no room to left-pad the target within max_len: pads cannot show")
+        forced_changed.notices.append(Notice("notice-no-pad-room"))
     return comparison

@@ -22,6 +22,7 @@ from dataclasses import dataclass, fields
 import torch
 
 from ..decoding import DecodeOptions, generate
+from ..i18n.lab import LAB_TEXTS
 from ..model.config import TransformerConfig
 from ..model.hooks import HookPoint, Tracer
 from ..model.masks import causal_mask
@@ -37,60 +38,11 @@ ATTENTION_MODULES = {
     "cross": "decoder.layers.{}.cross_attn",
 }
 
-# Short names for menus and checkboxes (English; the UI localises them).
-LABELS = {
-    "ablate_zero": "Zero the chosen heads",
-    "ablate_mean": "Replace the chosen heads by their mean",
-    "no_positions": "Remove the positional encodings",
-    "no_causal_mask": "Remove the causal mask",
-    "mask_ignored": "Seed 000, bug 2: the mask has no effect",
-    "scale_multiplied": "Seed 000, bug 1: scores × √d_head instead of ÷ √d_head",
-    "scale_d_model": "Seed 004, bug 2: scores ÷ √d_model instead of ÷ √d_head",
-    "target_padding_unmasked": "Seed 004, bug 3: target padding left unmasked",
-}
-
-# What each intervention reveals, or why each bug breaks the model: 1–3 sentences a learner reads beside the result.
+# Short names for menus and checkboxes, and what each intervention reveals or why each bug breaks the model
+# (1–3 sentences a learner reads beside the result): English, from the word tables beside their translations.
+LABELS = {k.removeprefix("iv-label-"): text["en"] for k, text in LAB_TEXTS.items() if k.startswith("iv-label-")}
 EXPLANATIONS = {
-    "ablate_zero": (
-        "Zeroing a head removes everything it writes into the residual stream, as if it had never been trained. "
-        "If the translation or a step's probability changes, the model relied on that head; if nothing changes, "
-        "other heads do the same work or the head does not matter for this sentence."
-    ),
-    "ablate_mean": (
-        "Mean ablation replaces the head's output at every position by its average over this sentence, so the "
-        "head still adds its usual offset but no longer tells positions apart. It separates what the head "
-        "computes for each token from the constant it always contributes, which zeroing would also remove."
-    ),
-    "no_positions": (
-        "Attention itself ignores word order: without positional encodings the encoder sees a bag of words, so "
-        '"dog bites man" and "man bites dog" give the same vectors, only in a different order. '
-        "The decoder can still count a little through its causal mask, but word order in the output suffers."
-    ),
-    "no_causal_mask": (
-        "The causal mask stops each target position from looking at the words after it. Decoding word by word "
-        "with the key/value cache, each position is computed before any later word exists, so the translation "
-        "stays the same. In a teacher-forced pass (training) the whole target is fed at once: without the mask "
-        "the model can read the word it should predict, and the upper triangle of the decoder's map lights up."
-    ),
-    "mask_ignored": (
-        "In seed 000 the mask is added to the scores after the copy that softmax uses was made, so no mask applies: "
-        "padding and future tokens are attended. The teacher-forced pass shows queries reading the very words they "
-        "should predict; a model trained like that learns to copy instead of translate, and fails at inference."
-    ),
-    "scale_multiplied": (
-        "Seed 000 multiplies the scores by √d_head instead of dividing, making them d_head times too large. "
-        "Softmax of huge scores is almost one-hot: each query stares at a single key, and the gradients through "
-        "softmax vanish, so training stalls."
-    ),
-    "scale_d_model": (
-        "Seed 004 divides by √d_model instead of √d_head: the scores become √n_heads times too small. "
-        "Softmax of small scores is almost uniform, so every head blurs over all keys and sharp alignments fade."
-    ),
-    "target_padding_unmasked": (
-        "Seed 004 masks the target only causally, not its padding. With padding at the end the causal mask hides "
-        "the pads anyway, so the bug stays invisible; with padding in front (as in batched generation) real "
-        "tokens attend to pads, and the same sentence translates differently depending on its batch partners."
-    ),
+    k.removeprefix("iv-explain-"): text["en"] for k, text in LAB_TEXTS.items() if k.startswith("iv-explain-")
 }
 
 

@@ -1,0 +1,142 @@
+"""Imports run one way: each layer's modules, imported in a fresh interpreter with the forbidden modules
+blocked, never reach for them. A failure names the module that made the forbidden import."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "transformer_viz"
+
+# Run in a fresh interpreter: a sys.meta_path finder refuses the forbidden modules and records who asked.
+BLOCKER = r"""
+import importlib, json, sys
+
+rule = json.loads(sys.argv[1])
+
+
+def matches(name, prefixes):
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def importer():
+    frame = sys._getframe(2)  # past find_spec and importer()
+    while frame and (frame.f_code.co_filename.startswith("<frozen") or frame.f_globals.get("__name__") == "importlib"):
+        frame = frame.f_back  # the import machinery
+    return frame.f_globals.get("__name__", "?") if frame else "?"
+
+
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        # The root package is every module's parent; its __init__ imports nothing (names load on first use).
+        if name != "transformer_viz" and matches(name, rule["forbidden"]) and not matches(name, rule["allowed"]):
+            violations.append(f"{importer()} imports {name}")
+            raise ImportError(f"{name} is forbidden here ({rule['name']})")
+        return None
+
+
+violations = []
+sys.meta_path.insert(0, Blocker())
+for module in rule["modules"]:
+    try:
+        importlib.import_module(module)
+    except Exception as err:
+        if "is forbidden here" not in str(err):  # a forbidden import is already recorded, by its importer
+            violations.append(f"{module} failed to import: {err!r}")
+print(json.dumps(sorted(set(violations))))
+"""
+
+
+def modules(*subpackages: str, top_level: bool = False, exclude: tuple[str, ...] = ()) -> list[str]:
+    """The package's modules in `subpackages` (every module when none is named), and its top-level ones."""
+    found = []
+    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts  # ("transformer_viz", "model", "attention")
+        sub = parts[1] if len(parts) > 2 else None  # None: a top-level module, or the package itself
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if sub in exclude:
+            continue
+        if (not subpackages and not top_level) or sub in subpackages or (top_level and sub is None):
+            found.append(name)
+    return found
+
+
+def violations(rule: dict, path: Path = ROOT) -> list[str]:
+    """Import every module of `rule` with its forbidden modules blocked; what each forbidden import was."""
+    result = subprocess.run(
+        [sys.executable, "-c", BLOCKER, json.dumps(rule)],
+        cwd=path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys([str(path), str(ROOT)]))},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+THIRD_PARTY_UI = ["gradio", "plotly", "huggingface_hub", "sentencepiece", "safetensors"]
+RULES = [
+    dict(
+        name="the model imports only torch, the standard library and transformer_viz.errors",
+        modules=modules("model"),
+        forbidden=[PACKAGE, *THIRD_PARTY_UI],
+        allowed=[f"{PACKAGE}.model", f"{PACKAGE}.errors"],
+    ),
+    dict(
+        name="figures read traces and arrays: no torch, no model, no gradio",
+        modules=modules("figures"),
+        forbidden=["torch", f"{PACKAGE}.model", "gradio"],
+        allowed=[],
+    ),
+    dict(
+        name="the word tables import no torch, no gradio and no other layer",
+        modules=modules("i18n"),
+        forbidden=["torch", "gradio", PACKAGE],
+        allowed=[f"{PACKAGE}.i18n", f"{PACKAGE}.errors"],
+    ),
+    dict(
+        name="only the app imports gradio",
+        modules=modules(exclude=("app",)),
+        forbidden=["gradio"],
+        allowed=[],
+    ),
+    dict(
+        name="the library below the app never imports the app or the figures",
+        modules=modules("lab", "training", "hub", top_level=True),
+        forbidden=[f"{PACKAGE}.app", f"{PACKAGE}.figures"],
+        allowed=[],
+    ),
+]
+
+
+def test_the_rules_cover_the_package():
+    everything = set(modules())
+    assert {f"{PACKAGE}.model.attention", f"{PACKAGE}.figures.heads", f"{PACKAGE}.i18n.lab"} <= everything
+    assert f"{PACKAGE}.app.page" not in RULES[3]["modules"] and f"{PACKAGE}.training.train" in RULES[3]["modules"]
+    assert {f"{PACKAGE}.translator", f"{PACKAGE}.__main__", f"{PACKAGE}.errors"} <= set(RULES[4]["modules"])
+    assert not {m for m in RULES[4]["modules"] if m.startswith((f"{PACKAGE}.app", f"{PACKAGE}.figures"))}
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[rule["name"] for rule in RULES])
+def test_imports_run_one_way(rule):
+    found = violations(rule)
+    assert not found, f"{rule['name']}:\n" + "\n".join(found)
+
+
+def test_a_forbidden_import_is_caught_and_named(tmp_path):
+    (tmp_path / "probe_direct.py").write_text("import json\nfrom transformer_viz.model import config\n")
+    (tmp_path / "probe_indirect.py").write_text("from transformer_viz.lab import interventions\n")
+    rule = dict(
+        name="probe", modules=["probe_direct", "probe_indirect"], forbidden=["torch", f"{PACKAGE}.model"], allowed=[]
+    )
+    found = violations(rule, tmp_path)
+    assert "probe_direct imports transformer_viz.model" in found
+    assert "transformer_viz.lab.interventions imports torch" in found  # the module that made it, not the probe
+    assert violations(dict(rule, forbidden=["gradio"]), tmp_path) == []
