@@ -172,9 +172,9 @@ def test_train_has_a_typed_flag_for_every_option():
     from transformer_viz.training.train import TrainOptions
 
     args = build_parser().parse_args(
-        ["train", "--d-model", "64", "--dropout", "0.2", "--average", "3", "--kinds", "sentence", "--resume"]
+        ["train", "--d-model", "64", "--dropout", "0.2", "--snapshots", "3", "--kinds", "sentence", "--resume"]
     )
-    assert (args.d_model, args.dropout, args.average, args.kinds, args.resume) == (64, 0.2, 3, "sentence", True)
+    assert (args.d_model, args.dropout, args.snapshots, args.kinds, args.resume) == (64, 0.2, 3, "sentence", True)
     assert args.n_heads is None and args.max_steps is None  # unset flags leave TrainOptions' defaults
     defaults = build_parser().parse_args(["train"])
     assert {f.name for f in dataclasses.fields(TrainOptions)} <= set(vars(defaults))

@@ -1,4 +1,5 @@
-"""The run folder, written at every validation: the best weights, train_state.pt, the learning curve, training.json.
+"""The run folder, written at every validation: the best weights, train_state.pt, the learning curve, training.json
+(and, with --snapshots, the weights at the scheduled steps in snapshots/).
 
 Only rank 0 writes. Each file is replaced in one step, so a run killed at any moment leaves a folder
 that loads and resumes; the learning curve may then hold rows past the saved state, which the resumed
@@ -24,6 +25,7 @@ from ..hub.files import replace_file
 from ..hub.hub import WEIGHTS_NAME, save_checkpoint
 from ..model.transformer import Transformer
 from .options import TrainOptions, learning_rate
+from .snapshots import save_snapshot
 
 if TYPE_CHECKING:
     from .state import TrainState
@@ -91,6 +93,11 @@ class Checkpointer:
         replace_file(self.out / STATE_NAME, lambda tmp: torch.save(saved, tmp))  # a kill mid-write keeps the last
         write_training_record(self.out, self.opts, row, self.world, self.device, run_started=self.started)
         log.info("step %d: valid loss %.3f (best %.3f)", state.step, valid_loss, state.best)
+
+    def snapshot(self, state: TrainState, model: Transformer, valid_loss: float) -> None:
+        """Keep the weights at this step of the --snapshots schedule in snapshots/ (before the state of the step is
+        saved: a run resumed from that state does not take them again)."""
+        save_snapshot(self.out, model, state.step, valid_loss)
 
     def finish(self, model: Transformer) -> None:
         """A run that never validated still leaves a checkpoint: its last weights."""

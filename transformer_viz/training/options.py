@@ -44,6 +44,7 @@ class TrainOptions(ModelOptions):
     label_smoothing: float = 0.1  # ε_ls, sec. 5.4
     word_dropout: float = 0.0  # replace each source piece by <unk> with this probability while training
     average: int = 0  # keep the mean of the last N validations' weights if it validates better (sec. 6.1)
+    snapshots: int = 0  # keep the weights at N log-spaced steps of the run in snapshots/ (fp16), to replay training
     clip: float = 1.0  # max gradient norm
     seed: int = 0
     valid_every: int = 250  # steps between validations / checkpoint writes
@@ -62,6 +63,8 @@ class TrainOptions(ModelOptions):
             raise ValueError(f"word_dropout must be a probability in [0, 1), got {self.word_dropout}")
         if self.average < 0:
             raise ValueError(f"average must be a number of validations (0 = off), got {self.average}")
+        if self.snapshots < 0:
+            raise ValueError(f"snapshots must be a number of weight snapshots (0 = off), got {self.snapshots}")
         for name in ("valid_every", "warmup", "max_tokens"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")

@@ -23,6 +23,7 @@ from ..model.transformer import Transformer
 from .checkpointer import METRICS_NAME, STATE_NAME, TRAINING_NAME, forget_metrics_after
 from .distributed import restore_rng
 from .options import TrainOptions, adam
+from .snapshots import forget_snapshots_after
 
 log = logging.getLogger(__package__ + ".train")
 
@@ -130,6 +131,8 @@ def resume(
         if rank == 0:
             forget_metrics_after(out / METRICS_NAME, state.step)
         log.info("resumed %s at step %d (epoch %d)", out, state.step, state.epoch)
+    if rank == 0:
+        forget_snapshots_after(out, state.step)  # a new run keeps none; a resumed one those it will not repeat
     return model, optimizer, state
 
 

@@ -39,6 +39,7 @@ from .checkpointer import METRICS_NAME, STATE_NAME, TRAINING_NAME, Checkpointer
 from .data import Pair, load_corpus, token_batches
 from .distributed import all_ranks_agree, barrier, rng_states, setup_distributed
 from .options import TrainOptions, adam, learning_rate, noam_lr
+from .snapshots import snapshot_steps
 from .state import TrainState, average_weights, can_resume, refuse_used_folder, resume, weights_digest
 
 log = logging.getLogger(__name__)
@@ -113,10 +114,12 @@ class Run:
     device: torch.device
     checkpointer: Checkpointer
     net: torch.nn.Module = field(init=False)  # the model, or its DDP wrapper that averages the gradients
+    snapshot_steps: set[int] = field(init=False)
 
     def __post_init__(self) -> None:
         self.net = DistributedDataParallel(self.model) if self.world > 1 else self.model
         self.model.train()
+        self.snapshot_steps = set(snapshot_steps(self.opts.snapshots, self.opts.valid_every, self.opts.max_steps))
 
     def announce(self) -> None:
         if self.rank == 0:
@@ -177,14 +180,19 @@ def train_step(run: Run, state: TrainState, batch: list[int]) -> int:
 
 
 def after_step(run: Run, state: TrainState, last: bool) -> None:
-    """Every `valid_every` steps and at the end, validate and checkpoint."""
-    if not (state.step % run.opts.valid_every == 0 or last):
+    """Every `valid_every` steps and at the end, validate and checkpoint; at a snapshot step, keep the weights."""
+    validating = state.step % run.opts.valid_every == 0 or last
+    snapshot = state.step in run.snapshot_steps
+    if not (validating or snapshot):
         return
-    rng = rng_states(run.rank, run.world, run.device)  # every rank's, before validation draws anything
+    rng = rng_states(run.rank, run.world, run.device) if validating else {}  # every rank's, before validation
     if run.rank == 0:
         valid_loss = run.validation_loss(run.model)
-        averaged = averaged_model(run, state, final=last) if run.opts.average > 1 else None
-        run.checkpointer.validated(state, run.model, run.optimizer, valid_loss, rng, averaged)
+        if snapshot:
+            run.checkpointer.snapshot(state, run.model, valid_loss)
+        if validating:
+            averaged = averaged_model(run, state, final=last) if run.opts.average > 1 else None
+            run.checkpointer.validated(state, run.model, run.optimizer, valid_loss, rng, averaged)
     barrier()
 
 
