@@ -6,6 +6,7 @@ tests read their results; cheaper checks call `main([...])` in this process.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -18,7 +19,7 @@ import torch
 
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz import __version__
-from transformer_viz.__main__ import main
+from transformer_viz.__main__ import build_parser, main
 from transformer_viz.hub.hub import save_checkpoint
 from transformer_viz.trace import SCHEMA
 from transformer_viz.translator import load_model
@@ -165,6 +166,18 @@ def test_training_into_a_checkpoint_without_resume_is_one_line(model_dir, capsys
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "already holds a training run; pass --resume" in err[0]
     assert {f.name: f.read_bytes() for f in model_dir.iterdir()} == before
+
+
+def test_train_has_a_typed_flag_for_every_option():
+    from transformer_viz.training.train import TrainOptions
+
+    args = build_parser().parse_args(
+        ["train", "--d-model", "64", "--dropout", "0.2", "--snapshots", "3", "--kinds", "sentence", "--resume"]
+    )
+    assert (args.d_model, args.dropout, args.snapshots, args.kinds, args.resume) == (64, 0.2, 3, "sentence", True)
+    assert args.n_heads is None and args.max_steps is None  # unset flags leave TrainOptions' defaults
+    defaults = build_parser().parse_args(["train"])
+    assert {f.name for f in dataclasses.fields(TrainOptions)} <= set(vars(defaults))
 
 
 def test_unknown_command_is_an_argparse_error(capsys):

@@ -7,6 +7,7 @@ ask for fewer), plus the single words, so that training sees every word.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import logging
@@ -22,7 +23,9 @@ import torch
 
 from transformer_viz.hub.card import write_model_card
 from transformer_viz.hub.hub import WEIGHTS_NAME, load_transformer
+from transformer_viz.model.config import PRESETS, TransformerConfig
 from transformer_viz.training.data import Pair, load_corpus, token_batches
+from transformer_viz.training.options import MODEL_FIELDS
 from transformer_viz.training.train import (
     METRICS_NAME,
     STATE_NAME,
@@ -102,6 +105,19 @@ def test_cooldown_scales_noam_linearly_to_its_last_step():
     assert learning_rate(1001, opts, 256) == 0.0  # past max_steps nothing moves
     plain = TrainOptions(warmup=100, max_steps=1000)
     assert learning_rate(1000, plain, 256) == noam_lr(1000, 256, 100)
+
+
+def test_the_model_options_are_the_configs_own_fields():
+    """TrainOptions sizes the model with TransformerConfig's fields and defaults; the preset decides the rest."""
+    config_fields = {f.name: f for f in dataclasses.fields(TransformerConfig)}
+    option_fields = {f.name: f for f in dataclasses.fields(TrainOptions)}
+    for name in MODEL_FIELDS:
+        assert option_fields[name].default == config_fields[name].default
+        assert option_fields[name].type == config_fields[name].type
+    config = TrainOptions(preset="seed004", d_model=16, n_heads=2, dropout=0.2).model_config(vocab_size=80)
+    assert (config.d_model, config.n_heads, config.dropout, config.n_layers) == (16, 2, 0.2, TransformerConfig.n_layers)
+    assert config.src_vocab_size == config.tgt_vocab_size == 80 and config.share_embeddings and config.tie_embeddings
+    assert config.name == "seed004" and all(getattr(config, k) == v for k, v in PRESETS["seed004"].items())
 
 
 def test_collate_shifts_targets_and_pads_with_zero():

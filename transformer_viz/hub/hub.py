@@ -36,6 +36,11 @@ CHECKPOINT_FILES = (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME)
 # How the checkpoint was made and how it scores (train.py, evaluate.py and card.py write them; the card links the
 # curve and evaluate reads the seed and corpus of the split): pushed and fetched with the checkpoint when present.
 RECORD_FILES = ("training.json", "metrics.jsonl", "evaluation.json", "learning_curve.svg")
+# Weights along the run (training/snapshots.py), never read by the loader; they travel with the checkpoint when
+# all of them fit in MAX_SNAPSHOTS_BYTES.
+SNAPSHOTS_DIR = "snapshots"
+SNAPSHOT_FILES = (f"{SNAPSHOTS_DIR}/index.json", f"{SNAPSHOTS_DIR}/step-*.safetensors")
+MAX_SNAPSHOTS_BYTES = 40 * 2**20
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
 # The bundled checkpoints; TRANSFORMER_VIZ_CHECKPOINTS points the app and load_model() at another folder.
@@ -232,7 +237,7 @@ def download(
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
 
-    patterns = list(CHECKPOINT_FILES) + [CARD_NAME, *RECORD_FILES]
+    patterns = list(CHECKPOINT_FILES) + [CARD_NAME, *RECORD_FILES, *SNAPSHOT_FILES]
     where_from = dict(revision=revision, allow_patterns=patterns, cache_dir=cache_dir)
     missing = list(CHECKPOINT_FILES)
     try:
@@ -261,6 +266,22 @@ def download(
     return folder
 
 
+def snapshot_patterns(folder: Path) -> list[str]:
+    """The snapshots/ files to push: all of them when they fit in MAX_SNAPSHOTS_BYTES, else none (with a warning)."""
+    files = [p for p in (folder / SNAPSHOTS_DIR).glob("*") if any(p.match(f) for f in SNAPSHOT_FILES)]
+    size = sum(p.stat().st_size for p in files)
+    if size > MAX_SNAPSHOTS_BYTES:
+        log.warning(
+            "%s/ holds %.1f MiB of weight snapshots, more than the %d MiB pushed with a checkpoint: left out "
+            "(train with fewer --snapshots)",
+            folder / SNAPSHOTS_DIR,
+            size / 2**20,
+            MAX_SNAPSHOTS_BYTES // 2**20,
+        )
+        return []
+    return list(SNAPSHOT_FILES) if files else []
+
+
 def push_to_hub(folder: str | Path, repo_id: str, private: bool = False, token: str | None = None) -> str:
     """Upload a checkpoint folder to the Hub (token from HF_TOKEN or `hf auth login`); returns the repo URL."""
     from huggingface_hub import HfApi
@@ -280,7 +301,7 @@ def push_to_hub(folder: str | Path, repo_id: str, private: bool = False, token: 
         api.upload_folder(
             folder_path=str(folder),
             repo_id=repo_id,
-            allow_patterns=list(CHECKPOINT_FILES) + [CARD_NAME, *RECORD_FILES, "*.png"],
+            allow_patterns=list(CHECKPOINT_FILES) + [CARD_NAME, *RECORD_FILES, "*.png", *snapshot_patterns(folder)],
         )
     except (HfHubHTTPError, OSError) as err:
         raise CheckpointError(

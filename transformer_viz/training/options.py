@@ -1,0 +1,101 @@
+"""TrainOptions, the optimizer and the learning-rate schedule of a run (sec. 5.3).
+
+The architecture a run may size (d_model, n_heads, …) is TransformerConfig's own fields, with
+their defaults and types; everything else about the model comes from the preset.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import torch
+
+from ..model.config import TransformerConfig
+
+# TransformerConfig's fields a run chooses; the rest are the preset's (the vocabulary is the tokenizer's).
+MODEL_FIELDS = ("d_model", "n_heads", "n_layers", "d_ff", "dropout", "max_len")
+
+ModelOptions = dataclasses.make_dataclass(
+    "ModelOptions",
+    [
+        (f.name, f.type, dataclasses.field(default=f.default))
+        for f in dataclasses.fields(TransformerConfig)
+        if f.name in MODEL_FIELDS
+    ],
+)
+ModelOptions.__module__ = __name__
+ModelOptions.__doc__ = f"The sizes of the model a run trains: TransformerConfig's {', '.join(MODEL_FIELDS)}."
+
+
+@dataclass
+class TrainOptions(ModelOptions):
+    """Everything a training run depends on; saved in training.json beside the checkpoint."""
+
+    out: str = "checkpoints/seed000"
+    preset: str = "seed000"
+    vocab_size: int = 8000  # joint English+German SentencePiece vocabulary
+    max_tokens: int = 4096  # source or target tokens per batch (per process)
+    max_steps: int = 100_000
+    max_minutes: float = 0.0  # stop after this wall time (0 = no limit)
+    lr_factor: float = 1.0  # lrate = factor · D^-0.5 · min(step^-0.5, step · warmup^-1.5), eq. (3)
+    warmup: int = 1000
+    cooldown_steps: int = 0  # scale the rate linearly down to 0 over the last N of max_steps (0 = pure Noam)
+    label_smoothing: float = 0.1  # ε_ls, sec. 5.4
+    word_dropout: float = 0.0  # replace each source piece by <unk> with this probability while training
+    average: int = 0  # keep the mean of the last N validations' weights if it validates better (sec. 6.1)
+    snapshots: int = 0  # keep the weights at N log-spaced steps of the run in snapshots/ (fp16), to replay training
+    clip: float = 1.0  # max gradient norm
+    seed: int = 0
+    valid_every: int = 250  # steps between validations / checkpoint writes
+    device: str = "auto"
+    threads: int = 0  # torch CPU threads (0 = torch's default)
+    extra_tsv: str = ""  # more training pairs, english<TAB>german
+    max_pairs: int = 0  # use only this many training pairs (0 = all); for quick runs
+    word_pairs: int = 40_000  # single-word dictionary pairs kept (seeded sample; -1 = all of ~280k)
+    kinds: str = "sentence,phrase,word"  # pair kinds trained on; "sentence" fine-tunes on sentences alone
+    corpus: str = ""  # the Ding file (default: the Debian package's)
+    resume: bool = False
+
+    def check(self) -> None:
+        """Refuse options no run can use, before any work (the model's own fields are checked by its config)."""
+        if not 0.0 <= self.word_dropout < 1.0:
+            raise ValueError(f"word_dropout must be a probability in [0, 1), got {self.word_dropout}")
+        if self.average < 0:
+            raise ValueError(f"average must be a number of validations (0 = off), got {self.average}")
+        if self.snapshots < 0:
+            raise ValueError(f"snapshots must be a number of weight snapshots (0 = off), got {self.snapshots}")
+        for name in ("valid_every", "warmup", "max_tokens"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+
+    def model_config(self, vocab_size: int) -> TransformerConfig:
+        """The preset, sized by these options, over one joint vocabulary (shared and tied embeddings)."""
+        sizes = {name: getattr(self, name) for name in MODEL_FIELDS}
+        return TransformerConfig.preset(
+            self.preset,
+            src_vocab_size=vocab_size,
+            tgt_vocab_size=vocab_size,
+            share_embeddings=True,
+            tie_embeddings=True,
+            **sizes,
+        )
+
+
+def adam(model: torch.nn.Module) -> torch.optim.Adam:
+    """Adam with β1 0.9, β2 0.98, ε 1e-9 (sec. 5.3); the rate is set at every step by eq. (3)."""
+    return torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
+
+
+def noam_lr(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
+    """lrate = factor · d_model^-0.5 · min(step^-0.5, step · warmup_steps^-1.5), eq. (3)."""
+    step = max(step, 1)
+    return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+def learning_rate(step: int, opts: TrainOptions, d_model: int) -> float:
+    """Eq. (3), times a linear cool-down (max_steps - step + 1) / cooldown_steps over the run's last steps."""
+    rate = noam_lr(step, d_model, opts.warmup, opts.lr_factor)
+    if opts.cooldown_steps and step > opts.max_steps - opts.cooldown_steps:
+        rate *= max(opts.max_steps - step + 1, 0) / opts.cooldown_steps
+    return rate
