@@ -28,6 +28,8 @@ from common import timed  # noqa: E402  (benchmarks/common.py, beside this scrip
 
 from transformer_viz import figures
 from transformer_viz.app import handlers  # noqa: E402
+from transformer_viz.app import session as sessions  # noqa: E402
+from transformer_viz.app.models import get_translator  # noqa: E402
 from transformer_viz.decoding import DecodeOptions  # noqa: E402
 
 
@@ -59,9 +61,9 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    translator = handlers.get_translator(args.model)
+    translator = get_translator(args.model)
     options = DecodeOptions(max_new_tokens=64)
-    session = handlers.translate(args.sentence, args.model, options)
+    session = sessions.translate(args.sentence, args.model, options)
     trace = session.trace
     src, _ = translator.encode_sources([args.sentence])
     tgt_in = torch.tensor([[translator.config.bos_id] + trace.target_ids[:-1]])
@@ -85,7 +87,7 @@ def main() -> None:
         return sum(len(figures.figure_json(f)) for f in figs.values() if f is not None)
 
     def fresh_translation() -> None:
-        handlers.translate(args.sentence, args.model, options)
+        sessions.translate(args.sentence, args.model, options)
         all_views()
 
     forward_ms = timed(forward, args.repeat)

@@ -11,6 +11,7 @@ from ..decoding import STRATEGIES
 from ..lab.interventions import SEED_BUGS
 from . import handlers as h
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
+from .session import SLIDER_RANGES
 
 T = i18n.text  # English when the page is built; Words switches it
 
@@ -181,19 +182,19 @@ def lay_out(models: list[str]) -> Page:
                 )
                 with gr.Row():
                     beam = words(
-                        gr.Slider(*h.SLIDER_RANGES["beam"], value=4, step=1, label=T("beam-size"), elem_id="beam-size"),
+                        gr.Slider(*SLIDER_RANGES["beam"], value=4, step=1, label=T("beam-size"), elem_id="beam-size"),
                         "label",
                         "beam-size",
                     )
                     max_len = words(
-                        gr.Slider(*h.SLIDER_RANGES["max_len"], value=64, step=1, label=T("max-len"), elem_id="max-len"),
+                        gr.Slider(*SLIDER_RANGES["max_len"], value=64, step=1, label=T("max-len"), elem_id="max-len"),
                         "label",
                         "max-len",
                     )
                 with gr.Row():
                     temperature = words(
                         gr.Slider(
-                            *h.SLIDER_RANGES["temperature"],
+                            *SLIDER_RANGES["temperature"],
                             value=1.0,
                             step=0.05,
                             label=T("temperature"),
@@ -203,12 +204,12 @@ def lay_out(models: list[str]) -> Page:
                         "temperature",
                     )
                     top_k = words(
-                        gr.Slider(*h.SLIDER_RANGES["top_k"], value=0, step=1, label=T("top-k"), elem_id="top-k"),
+                        gr.Slider(*SLIDER_RANGES["top_k"], value=0, step=1, label=T("top-k"), elem_id="top-k"),
                         "label",
                         "top-k",
                     )
                     top_p = words(
-                        gr.Slider(*h.SLIDER_RANGES["top_p"], value=1.0, step=0.05, label=T("top-p"), elem_id="top-p"),
+                        gr.Slider(*SLIDER_RANGES["top_p"], value=1.0, step=0.05, label=T("top-p"), elem_id="top-p"),
                         "label",
                         "top-p",
                     )

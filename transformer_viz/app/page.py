@@ -12,7 +12,12 @@ from ..decoding import DecodeOptions
 from . import handlers as h
 from . import handlers_lab as lab
 from .common import CLICK_JS, CSS, EXAMPLES, LOOK_KEYS, LOOKS, THEME, Words, localised_errors, plot, slides, user_error
+from .downloads import TRACE_FILE_AGE_S, trace_file
 from .layout import lay_out
+from .model_card import model_card
+from .models import available_models, get_translator
+from .session import branch, decode_options, translate, unbranch
+from .share import parse_query, share_query
 
 # The names this module has always offered, now partly defined in ui_common.py (app.py imports `launch`).
 __all__ = [
@@ -33,9 +38,9 @@ __all__ = [
 
 
 def build_demo() -> gr.Blocks:
-    models = h.available_models()
+    models = available_models()
     # delete_cache: Gradio's copies of the downloads (and other outputs) older than an hour go, hourly
-    with gr.Blocks(title="transformer-viz", delete_cache=(3600, h.TRACE_FILE_AGE_S)) as demo:
+    with gr.Blocks(title="transformer-viz", delete_cache=(3600, TRACE_FILE_AGE_S)) as demo:
         page = lay_out(models)
 
         # ------------------------------------------------------------------ wiring
@@ -108,17 +113,17 @@ def build_demo() -> gr.Blocks:
         def on_translate(lng, text, model_name, lay, hd, *opts):
             if not model_name:
                 raise gr.Error(i18n.text("err-no-model", lng), print_exception=False)
-            options = h.decode_options(*opts)
-            sess = h.translate(text, model_name, options)
+            options = decode_options(*opts)
+            sess = translate(text, model_name, options)
             return new_session_outputs(sess, text, model_name, options, lng, lay, hd)
 
         def new_session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=None, hd=None):
             """Everything a new session shows; the layer and head, when given, are kept where its model has them."""
             trace = sess.trace
-            translator = h.get_translator(sess.model)
+            translator = get_translator(sess.model)
             cfg = translator.config
             last = len(trace.target_ids) - 1
-            path = h.trace_file(trace)
+            path = trace_file(trace)
             heads = ["mean"] + [str(i) for i in range(cfg.n_heads)]
             picks = [f"layer {i} head {hh}" for i in range(cfg.n_layers) for hh in range(cfg.n_heads)]
             layer = dict(minimum=0, maximum=max(cfg.n_layers - 1, 1), interactive=cfg.n_layers > 1)
@@ -135,8 +140,8 @@ def build_demo() -> gr.Blocks:
                 gr.update(**head),
                 gr.update(choices=picks, value=None),
                 gr.update(value=str(path), interactive=True),
-                h.share_query(text, model_name, options),
-                h.model_card(translator),
+                share_query(text, model_name, options),
+                model_card(translator),
                 h.branch_info(sess, lng),
                 gr.update(interactive=sess.original is not None),  # "back to the original" only after a branch
             ]
@@ -179,7 +184,7 @@ def build_demo() -> gr.Blocks:
             results stayed on screen while their comparison was gone, so no later change redrew them)."""
             if sess is None:
                 return [gr.skip()] * len(lab_reset)
-            cfg = h.get_translator(sess.model).config
+            cfg = get_translator(sess.model).config
             return (
                 [
                     gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, kind), value=[])
@@ -395,13 +400,13 @@ def build_demo() -> gr.Blocks:
         def on_branch(lng, sess, t, token_id):
             if sess is None or token_id is None:
                 raise gr.Error(i18n.text("err-translate-first", lng), print_exception=False)
-            new = h.branch(sess, h.clamp_step(sess.trace, t), int(token_id))
+            new = branch(sess, h.clamp_step(sess.trace, t), int(token_id))
             return new_session_outputs(new, new.trace.source_text, new.model, DecodeOptions(**new.options), lng)
 
         def on_unbranch(lng, sess):
             if sess is None:
                 return [gr.skip()] * len(translate_out)
-            back = h.unbranch(sess)
+            back = unbranch(sess)
             return new_session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options), lng)
 
         page.branch_btn.click(
@@ -421,7 +426,7 @@ def build_demo() -> gr.Blocks:
         )
 
         def on_load(request: gr.Request):
-            values = h.parse_query(dict(request.query_params)) if request is not None else {}
+            values = parse_query(dict(request.query_params)) if request is not None else {}
             out = [values.get("sentence", gr.skip()), values["model"] if values.get("model") in models else gr.skip()]
             for key in ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len"):
                 out.append(values.get(key, gr.skip()))
@@ -494,7 +499,7 @@ def build_demo() -> gr.Blocks:
             name = model_name or (models[0] if models else None)
             if name not in models:
                 raise ValueError(f"unknown model {name!r}; choose one of {models}")
-            return h.get_translator(name).translate(text, truncate=False)
+            return get_translator(name).translate(text, truncate=False)
 
         gr.api(api_translate, api_name="translate")
     return demo
