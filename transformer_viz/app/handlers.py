@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from .. import figures, i18n
 from ..decoding import DecodeOptions
-from ..figures.words import t as figure_text
 from ..trace import Trace
 from .markdown import md
-from .models import get_translator, learned_and_sinusoidal
+from .models import get_translator
+from .registry import OTHER_PLOTS, PLOTS, STEP_PLOTS, View
 from .session import Session
 
 KINDS = {"cross": "cross", "decoder self": "decoder_self", "encoder self": "encoder_self"}
@@ -80,71 +80,35 @@ def alternatives(trace: Trace, step: int) -> list[tuple[str, int]]:
     return [(f"{alt['token']}  (p = {alt['prob']:.2f})", alt["id"]) for alt in trace.steps[step]["top_k"]]
 
 
+def view_figures(plots, trace: Trace | None, step=0, layer=0, head="mean", kind="cross", presentation=False, lang="en"):
+    """{plot id: figure} for `plots` (registry.Plot) drawn from `trace` and the page's controls, words in `lang`."""
+    head = "mean" if head in (None, "mean", "all") else int(head)
+    view = View(trace, step=step, layer=layer, head=head, kind=KINDS.get(kind, kind), presentation=presentation)
+    with figures.language(lang):
+        return {plot.id: plot.draw(view) for plot in plots}
+
+
 def step_figures(trace: Trace, step: int, layer: int, head, presentation: bool, lang: str = "en") -> dict:
     """The views that change with the step: the query row being produced is highlighted; words in `lang`."""
-    head = "mean" if head in (None, "mean", "all") else int(head)
-    with figures.language(lang):
-        return {
-            "plot-topk": figures.topk_bar(trace, step, presentation=presentation),
-            "plot-cross": figures.attention_grid(trace, "cross", layer, step=step, presentation=presentation),
-            "plot-alignment": figures.alignment(trace, layer, head=head, step=step, presentation=presentation),
-            "plot-dec-self": figures.attention_grid(trace, "decoder_self", layer, step=step, presentation=presentation),
-            "plot-masks": figures.decoder_causal_mask(trace, step, presentation=presentation),
-            "plot-pipeline": figures.score_pipeline(
-                trace, layer, 0 if head == "mean" else head, step=step, presentation=presentation
-            ),
-        }
+    return view_figures(STEP_PLOTS, trace, step, layer, head, presentation=presentation, lang=lang)
 
 
 def static_figures(trace: Trace, layer: int, kind: str, presentation: bool, lang: str = "en") -> dict:
-    """The views that do not depend on the step, with their words in `lang`."""
-    pe = trace.positional_encoding
-    with figures.language(lang):
-        return {
-            "plot-enc-self": figures.attention_grid(trace, "encoder_self", layer, presentation=presentation),
-            "plot-overview": figures.overview(trace, KINDS.get(kind, kind), presentation=presentation),
-            "plot-pe": figures.positional_heatmap(pe, tokens=trace.source_tokens, presentation=presentation),
-            "plot-pe-curves": figures.positional_curves(pe, presentation=presentation),
-            "plot-pe-similarity": figures.position_similarity(pe, presentation=presentation),
-            "plot-enc-mask": figures.encoder_padding_mask(
-                trace, partner_len=len(trace.source_ids) + 3, presentation=presentation
-            ),
-            "plot-cross-mask": figures.cross_mask(trace, presentation=presentation),
-        }
+    """The attention and model views that do not depend on the step, with their words in `lang`."""
+    plots = [p for p in OTHER_PLOTS if p.from_trace and p.group != "analysis"]
+    return view_figures(plots, trace, layer=layer, kind=kind, presentation=presentation, lang=lang)
 
 
 def comparison_figures(presentation: bool, lang: str = "en") -> dict:
     """Heatmap and similarity matrix of the learned and the sinusoidal tables (None where a kind is missing)."""
-    out = {}
-    with figures.language(lang):
-        tables = learned_and_sinusoidal()
-        for kind in ("sinusoidal", "learned"):
-            title, table = tables.get(kind, (None, None))
-            out[f"plot-pe-{kind}"] = (
-                None if table is None else figures.positional_heatmap(table, title=title, presentation=presentation)
-            )
-            out[f"plot-pe-{kind}-similarity"] = (
-                None
-                if table is None
-                else figures.position_similarity(
-                    table, title=figure_text("similarity-of", title=title), presentation=presentation
-                )
-            )
-    return out
+    plots = [p for p in PLOTS if not p.from_trace]
+    return view_figures(plots, None, presentation=presentation, lang=lang)
 
 
 def analysis_figures(trace: Trace, layer: int, presentation: bool, lang: str = "en") -> dict:
     """What the heads do, rollout beside raw attention, words instead of pieces, and the beam tree, in `lang`."""
-    with figures.language(lang):
-        return {
-            "plot-heads-cross": figures.head_summary_figure(trace, "cross", presentation=presentation),
-            "plot-heads-dec-self": figures.head_summary_figure(trace, "decoder_self", presentation=presentation),
-            "plot-heads-enc-self": figures.head_summary_figure(trace, "encoder_self", presentation=presentation),
-            "plot-rollout": figures.rollout_figure(trace, layer=layer, presentation=presentation),
-            "plot-rollout-words": figures.rollout_figure(trace, layer=layer, presentation=presentation, words=True),
-            "plot-words-cross": figures.word_attention_figure(trace, "cross", layer, presentation=presentation),
-            "plot-beam": figures.beam_tree_figure(trace, presentation=presentation),
-        }
+    plots = [p for p in PLOTS if p.group == "analysis"]
+    return view_figures(plots, trace, layer=layer, presentation=presentation, lang=lang)
 
 
 def parse_click(value: str, fields: int) -> list[str]:

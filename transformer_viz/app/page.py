@@ -16,6 +16,7 @@ from .downloads import TRACE_FILE_AGE_S, trace_file
 from .layout import lay_out
 from .model_card import model_card
 from .models import available_models, get_translator
+from .registry import OTHER_PLOTS, STEP_PLOTS
 from .session import branch, decode_options, translate, unbranch
 from .share import parse_query, share_query
 
@@ -45,48 +46,9 @@ def build_demo() -> gr.Blocks:
 
         # ------------------------------------------------------------------ wiring
         options_in = [page.strategy, page.beam, page.temperature, page.top_k, page.top_p, page.seed, page.max_len]
-        step_out = [page.topk, page.cross, page.alignment, page.dec_self, page.masks, page.pipeline]
-        static_out = [
-            page.enc_self,
-            page.overview,
-            page.pe,
-            page.pe_curves,
-            page.pe_sim,
-            page.enc_mask,
-            page.cross_mask,
-            page.pe_sin,
-            page.pe_learned,
-            page.pe_sin_sim,
-            page.pe_learned_sim,
-            page.heads_cross,
-            page.heads_dec,
-            page.heads_enc,
-            page.rollout,
-            page.rollout_words,
-            page.words_cross,
-            page.beam_tree,
-        ]
-        step_keys = ["plot-topk", "plot-cross", "plot-alignment", "plot-dec-self", "plot-masks", "plot-pipeline"]
-        static_keys = [
-            "plot-enc-self",
-            "plot-overview",
-            "plot-pe",
-            "plot-pe-curves",
-            "plot-pe-similarity",
-            "plot-enc-mask",
-            "plot-cross-mask",
-            "plot-pe-sinusoidal",
-            "plot-pe-learned",
-            "plot-pe-sinusoidal-similarity",
-            "plot-pe-learned-similarity",
-            "plot-heads-cross",
-            "plot-heads-dec-self",
-            "plot-heads-enc-self",
-            "plot-rollout",
-            "plot-rollout-words",
-            "plot-words-cross",
-            "plot-beam",
-        ]
+        shown = {c.elem_id: c for c in vars(page).values() if isinstance(c, gr.Plot)}  # plot id → its gr.Plot
+        step_out = [shown[p.id] for p in STEP_PLOTS]
+        static_out = [shown[p.id] for p in OTHER_PLOTS]
 
         def draw_step(sess, t, lay, hd, pres, lng):
             if sess is None:
@@ -94,7 +56,7 @@ def build_demo() -> gr.Blocks:
             trace = sess.trace
             t = h.clamp_step(trace, t)
             figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng)
-            return [plot(figs[k], pres) for k in step_keys] + [
+            return [plot(figs[p.id], pres) for p in STEP_PLOTS] + [
                 h.step_label(trace, t, lng),
                 gr.update(choices=h.alternatives(trace, t), value=None),
             ]
@@ -102,12 +64,9 @@ def build_demo() -> gr.Blocks:
         def draw_all(sess, t, lay, hd, pres, lng, knd):
             if sess is None:
                 return [gr.skip()] * (len(step_out) + 2 + len(static_out))
-            figs = {
-                **h.static_figures(sess.trace, int(lay), knd, slides(pres), lang=lng),
-                **h.comparison_figures(slides(pres), lang=lng),
-                **h.analysis_figures(sess.trace, int(lay), slides(pres), lang=lng),
-            }
-            return draw_step(sess, t, lay, hd, pres, lng) + [plot(figs[k], pres) for k in static_keys]
+            t = h.clamp_step(sess.trace, t)
+            figs = h.view_figures(OTHER_PLOTS, sess.trace, t, int(lay), hd, knd, slides(pres), lang=lng)
+            return draw_step(sess, t, lay, hd, pres, lng) + [plot(figs[p.id], pres) for p in OTHER_PLOTS]
 
         @localised_errors
         def on_translate(lng, text, model_name, lay, hd, *opts):
