@@ -4,7 +4,7 @@
 
 Server time is what a handler spends between receiving the values and handing
 Gradio the serialised figures (figure building + JSON), measured in-process with
-the same functions ui.py wires. The baseline is one teacher-forced forward pass
+the same functions the app's page wires. The baseline is one teacher-forced forward pass
 of the same model on the same sentence and translation, measured in the same run.
 Cold start is the time from starting `python app.py` (a fresh process: imports, model
 loading, building the page) until its first page answers 200 on 127.0.0.1.
@@ -77,7 +77,7 @@ def main() -> None:
         return sum(len(figures.figure_json(f)) for f in figs.values())
 
     def all_views() -> int:
-        # what ui.draw_all sends after a translation: every tab's figures
+        # what page.draw_all sends after a translation: every tab's figures
         figs = {
             **handlers.step_figures(trace, 0, 0, "mean", False),
             **handlers.static_figures(trace, 0, "cross", False),

@@ -1,4 +1,4 @@
-"""What the app's ui files share: the page's constants, figures for gr.Plot, error messages, and its words."""
+"""What the page and its tabs share: the page's constants, figures for gr.Plot, error messages, and its words."""
 
 from __future__ import annotations
 
