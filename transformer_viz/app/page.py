@@ -57,8 +57,8 @@ def build_demo() -> gr.Blocks:
         demo.load(None, None, None, js=CLICK_JS)
         wire_translation(demo, top, models, session_out, [redraw_all, new_session])
         wire_steps(top, redraw_step)
-        for control in (top.layer, top.presentation, attention_tabs.kind):  # .input: a new translation sets them
-            control.input(redraw_all.fn, redraw_all.inputs, redraw_all.outputs, api_visibility="private")
+        # .input, not .change: a new translation resets the layer slider's range, which must not redraw twice
+        redraw_all.on(top.layer.input, top.presentation.input, attention_tabs.kind.input)
         wire_language(top, words, [redraw_all, Event.merged([e for group in groups for e in group.on_language])])
         gr.api(translate_api(models), api_name="translate")
     return demo
@@ -197,15 +197,15 @@ def wire_steps(top: Header, redraw_step: Event) -> None:
             return gr.Timer(active=False), gr.skip()
         return gr.Timer(active=True), int(t) + 1
 
-    redraw = dict(fn=redraw_step.fn, inputs=redraw_step.inputs, outputs=redraw_step.outputs, api_visibility="private")
-    top.step.input(**redraw, trigger_mode="always_last")
+    redraw_step.on(top.step.input, trigger_mode="always_last")
     for button, delta in ((top.prev_btn, -1), (top.next_btn, +1)):
-        button.click(
+        moved = button.click(
             lambda s, t, delta=delta: move(s, t, delta), [top.session, top.step], top.step, api_visibility="private"
-        ).then(**redraw)
-    top.play_btn.click(start_play, top.session, [top.timer, top.step], api_visibility="private").then(**redraw)
-    top.timer.tick(tick, [top.session, top.step], [top.timer, top.step], api_visibility="private").then(**redraw)
-    top.head.input(**redraw)
+        )
+        redraw_step.after(moved)
+    redraw_step.after(top.play_btn.click(start_play, top.session, [top.timer, top.step], api_visibility="private"))
+    redraw_step.after(top.timer.tick(tick, [top.session, top.step], [top.timer, top.step], api_visibility="private"))
+    redraw_step.on(top.head.input)
 
 
 def wire_language(top: Header, words: Words, after: list[Event]) -> None:

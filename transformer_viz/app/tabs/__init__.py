@@ -40,6 +40,11 @@ class Event:
     inputs: list
     outputs: list
 
+    def on(self, *triggers, **options) -> None:
+        """Run on each of `triggers` (a component's event method, e.g. `slider.input`) with the listener `options`."""
+        for trigger in triggers:
+            trigger(self.fn, self.inputs, self.outputs, api_visibility="private", **options)
+
     def after(self, dependency):
         """Run after `dependency` (an event listener's result) has succeeded."""
         return dependency.then(self.fn, self.inputs, self.outputs, api_visibility="private")
@@ -66,6 +71,13 @@ class TabGroup:
     plots: dict[str, gr.Plot]  # registry plot id → its component
     on_new_session: list[Event] = field(default_factory=list)  # a new translation, branch or model: what it empties
     on_language: list[Event] = field(default_factory=list)  # what it redraws in a new language, after the plots
+
+
+def emptied(session: gr.State, closed: dict) -> Event:
+    """On a new session, each component of `closed` back to its value there (no change while there is no session)."""
+    return Event(
+        lambda sess: [gr.skip()] * len(closed) if sess is None else list(closed.values()), [session], list(closed)
+    )
 
 
 class Plots(dict):

@@ -7,7 +7,7 @@ import gradio as gr
 from ... import figures
 from .. import handlers as h
 from ..common import Words, localised_errors, plot, slides
-from . import Controls, Event, Plots, TabGroup, explain, hidden_box, redrawn, tab
+from . import Controls, Event, Plots, TabGroup, emptied, explain, hidden_box, redrawn, tab
 
 
 def open_summary_head(sess, choice, pres, lng):
@@ -72,9 +72,7 @@ def build(words: Words, controls: Controls) -> TabGroup:
     reopen_event = Event(
         reopen, [lang, s, heads_clicked, beam_clicked, controls.layer, look], [heads_open, beam_info, beam_node]
     )
-    for control in (controls.layer, look):
-        control.input(reopen_event.fn, reopen_event.inputs, reopen_event.outputs, api_visibility="private")
+    reopen_event.on(controls.layer.input, look.input)
     # a new translation: the views opened by clicks on the old one no longer apply
-    opened = {heads_clicked: "", heads_open: None, beam_clicked: "", beam_info: "", beam_node: None}
-    closed = Event(lambda sess: [gr.skip()] * len(opened) if sess is None else list(opened.values()), [s], list(opened))
+    closed = emptied(s, {heads_clicked: "", heads_open: None, beam_clicked: "", beam_info: "", beam_node: None})
     return TabGroup(plots=plots, on_new_session=[closed], on_language=[reopen_event])

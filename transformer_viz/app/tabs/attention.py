@@ -9,7 +9,7 @@ import gradio as gr
 from ... import figures
 from .. import handlers as h
 from ..common import Words, plot, slides
-from . import Controls, Event, Plots, T, TabGroup, explain, hidden_box, kind_radio, redrawn, tab
+from . import Controls, Event, Plots, T, TabGroup, emptied, explain, hidden_box, kind_radio, redrawn, tab
 
 
 @dataclass(kw_only=True)
@@ -69,12 +69,7 @@ def build(words: Words, controls: Controls) -> AttentionGroup:
         return [redrawn(open_head, sess, choice, knd, pres, lng, width=2)[0]]
 
     reopen_event = Event(reopen, [controls.lang, controls.session, large_choice, kind, controls.presentation], [large])
-    for control in (controls.layer, controls.presentation, kind):
-        control.input(reopen_event.fn, reopen_event.inputs, reopen_event.outputs, api_visibility="private")
+    reopen_event.on(controls.layer.input, controls.presentation.input, kind.input)
     # a new translation: the head opened on the old one no longer applies
-    closed = Event(
-        lambda sess: [gr.skip()] * 3 if sess is None else [None, "", ""],
-        [controls.session],
-        [large, large_choice, clicked],
-    )
+    closed = emptied(controls.session, {large: None, large_choice: "", clicked: ""})
     return AttentionGroup(plots=plots, kind=kind, pick=pick, on_new_session=[closed], on_language=[reopen_event])

@@ -159,7 +159,6 @@ def build(words: Words, controls: Controls) -> TabGroup:
         [whatif["out"][0], bugs["out"][0], whatif["kind"], layer, head, look, lang],
         whatif["out"][-3:] + bugs["out"][-3:],  # summary, probabilities, maps of each lab
     )
-    for control in (layer, head, look, whatif["kind"]):
-        control.input(redraw.fn, redraw.inputs, redraw.outputs, api_visibility="private")
+    redraw.on(layer.input, head.input, look.input, whatif["kind"].input)
     reset = Event(reset_labs, [s], whatif["ablate_groups"] + whatif["out"] + bugs["out"])
     return TabGroup(plots={}, on_new_session=[reset], on_language=[redraw])
