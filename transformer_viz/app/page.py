@@ -50,7 +50,7 @@ def build_demo() -> gr.Blocks:
         redraw_step = Event(draw_step, step_in, step_out)
         redraw_all = Event(draw_all, step_in + [attention_tabs.kind], step_out + [plots[p.id] for p in OTHER_PLOTS])
         new_session = Event.merged([event for group in groups for event in group.on_new_session])
-        session_out = [
+        session_out = [  # in the order of what session_outputs returns
             *(top.session, top.translation, top.notices, top.tokens, top.step, top.layer, top.head),
             *(attention_tabs.pick, top.download, top.share, inside_tabs.card, top.branch_md, top.unbranch_btn),
         ]
