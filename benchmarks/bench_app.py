@@ -4,7 +4,7 @@
 
 Server time is what a handler spends between receiving the values and handing
 Gradio the serialised figures (figure building + JSON), measured in-process with
-the same functions ui.py wires. The baseline is one teacher-forced forward pass
+the same functions the app's page wires. The baseline is one teacher-forced forward pass
 of the same model on the same sentence and translation, measured in the same run.
 Cold start is the time from starting `python app.py` (a fresh process: imports, model
 loading, building the page) until its first page answers 200 on 127.0.0.1.
@@ -28,6 +28,8 @@ from common import timed  # noqa: E402  (benchmarks/common.py, beside this scrip
 
 from transformer_viz import figures
 from transformer_viz.app import handlers  # noqa: E402
+from transformer_viz.app import session as sessions  # noqa: E402
+from transformer_viz.app.models import get_translator  # noqa: E402
 from transformer_viz.decoding import DecodeOptions  # noqa: E402
 
 
@@ -59,9 +61,9 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    translator = handlers.get_translator(args.model)
+    translator = get_translator(args.model)
     options = DecodeOptions(max_new_tokens=64)
-    session = handlers.translate(args.sentence, args.model, options)
+    session = sessions.translate(args.sentence, args.model, options)
     trace = session.trace
     src, _ = translator.encode_sources([args.sentence])
     tgt_in = torch.tensor([[translator.config.bos_id] + trace.target_ids[:-1]])
@@ -75,7 +77,7 @@ def main() -> None:
         return sum(len(figures.figure_json(f)) for f in figs.values())
 
     def all_views() -> int:
-        # what ui.draw_all sends after a translation: every tab's figures
+        # what page.draw_all sends after a translation: every tab's figures
         figs = {
             **handlers.step_figures(trace, 0, 0, "mean", False),
             **handlers.static_figures(trace, 0, "cross", False),
@@ -85,7 +87,7 @@ def main() -> None:
         return sum(len(figures.figure_json(f)) for f in figs.values() if f is not None)
 
     def fresh_translation() -> None:
-        handlers.translate(args.sentence, args.model, options)
+        sessions.translate(args.sentence, args.model, options)
         all_views()
 
     forward_ms = timed(forward, args.repeat)

@@ -111,9 +111,9 @@ def evil_trace(trace):
 @pytest.fixture
 def empty_registry(monkeypatch):
     """The app's model registry, empty for one test and restored after it: the test registers what it uses."""
-    from transformer_viz.app import handlers
+    from transformer_viz.app import models
 
-    monkeypatch.setattr(handlers, "_models", {})
+    monkeypatch.setattr(models, "_models", {})
 
 
 # ---------------------------------------------------------------- the app in a subprocess (browser and API tests)

@@ -33,6 +33,7 @@ from tests.pages import (
     wait_translation,
 )
 from transformer_viz.app import handlers as h
+from transformer_viz.app.share import share_query
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.translator import load_model
 
@@ -94,7 +95,7 @@ def test_translate_shows_the_library_translation(page, server):
     topk = plot_info(page, "plot-topk")
     assert escaped(a["token"] for a in trace.steps[last]["top_k"]) in topk["ticks"]
     share = page.input_value("#share-link textarea")
-    assert share == h.share_query(SENTENCE, "seed000", DecodeOptions())
+    assert share == share_query(SENTENCE, "seed000", DecodeOptions())
     screenshot(page, "#plot-topk", "topk.png")
 
 

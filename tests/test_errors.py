@@ -16,7 +16,7 @@ from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundEr
 
 from tests.tiny import tiny_translator
 from transformer_viz import i18n
-from transformer_viz.app import common
+from transformer_viz.app import common, models, session
 from transformer_viz.app import handlers as h
 from transformer_viz.app import handlers_lab as lab
 from transformer_viz.decoding import DecodeOptions
@@ -96,12 +96,12 @@ def test_each_decoding_option_out_of_range_raises_its_key(bad, key):
 
 
 def test_the_handlers_raise_their_keys(translator, empty_registry):
-    h.register_translator("tiny", translator)
-    session = h.translate("I see the house.", "tiny", DecodeOptions(max_new_tokens=4))
-    err = raised(h.branch, session, 99, 5)
-    assert (err.key, err.params) == ("err-step-outside", dict(step=99, last=len(session.trace.target_ids) - 1))
+    models.register_translator("tiny", translator)
+    visit = session.translate("I see the house.", "tiny", DecodeOptions(max_new_tokens=4))
+    err = raised(session.branch, visit, 99, 5)
+    assert (err.key, err.params) == ("err-step-outside", dict(step=99, last=len(visit.trace.target_ids) - 1))
     assert raised(h.parse_click, "cross 1", 3).key == "err-click"
-    assert raised(lab.run_comparison, session, lab.intervention_from_ui([])).key == "err-lab-nothing"
+    assert raised(lab.run_comparison, visit, lab.intervention_from_ui([])).key == "err-lab-nothing"
 
 
 @pytest.fixture
@@ -199,13 +199,13 @@ def test_keyed_errors_and_notices_survive_pickling_and_copying(translator):
 
 # ---------------------------------------------------------------- the UI path
 def test_the_app_shows_a_keyed_error_in_the_visitors_language(translator, empty_registry):
-    h.register_translator("tiny", translator)
-    on_translate = common.localised_errors(lambda lang, text: h.translate(text, "tiny", DecodeOptions()))
+    models.register_translator("tiny", translator)
+    on_translate = common.localised_errors(lambda lang, text: session.translate(text, "tiny", DecodeOptions()))
     for lang in ("ja", "ko", "en"):
         with pytest.raises(gr.Error) as shown:
             on_translate(lang, "   ")
         assert shown.value.message == i18n.text("err-empty", lang)
-    options = common.localised_errors(lambda lang, beam: h.decode_options("beam", beam, 1.0, 0, 1.0, 0, 64))
+    options = common.localised_errors(lambda lang, beam: session.decode_options("beam", beam, 1.0, 0, 1.0, 0, 64))
     with pytest.raises(gr.Error) as shown:
         options("ko", 1000)
     assert shown.value.message == "빔 크기(beam_size)는 1에서 16 사이여야 합니다(입력값: 1000)"

@@ -16,6 +16,8 @@ from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz import i18n
 from transformer_viz.app import handlers as h
 from transformer_viz.app import handlers_lab as lab
+from transformer_viz.app import models
+from transformer_viz.app import session as sessions
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.style import esc
 from transformer_viz.hub.hub import save_checkpoint
@@ -216,8 +218,8 @@ def test_two_threads_build_in_two_languages_at_once(traces):
 
 @pytest.fixture
 def registered(translator, empty_registry):
-    h.register_translator("tiny", translator)
-    return h.translate(SENTENCE, "tiny", h.decode_options("greedy", 3, 1.0, 0, 1.0, 0, 6))
+    models.register_translator("tiny", translator)
+    return sessions.translate(SENTENCE, "tiny", sessions.decode_options("greedy", 3, 1.0, 0, 1.0, 0, 6))
 
 
 @pytest.mark.parametrize("lang", ["ja", "ko"])
@@ -226,9 +228,9 @@ def test_the_handlers_build_every_view_in_the_visitors_language(registered, tran
     comparison = lab.run_comparison(registered, lab.intervention_from_ui(["cross 0 1"]))
     # The positional comparison reads bundled checkpoints: one tiny learned-positions model stands in for them.
     save_checkpoint(tmp_path / "seed004", tiny_translator("seed004").model, tiny_tokenizer_file())
-    monkeypatch.setattr(h, "CHECKPOINTS_DIR", tmp_path)
-    monkeypatch.setattr(h, "available_models", lambda folder=tmp_path: ["seed004"])
-    h.register_translator("seed004", tiny_translator("seed004"))
+    monkeypatch.setattr(models, "CHECKPOINTS_DIR", tmp_path)
+    monkeypatch.setattr(models, "available_models", lambda folder=tmp_path: ["seed004"])
+    models.register_translator("seed004", tiny_translator("seed004"))
     views = {
         **h.step_figures(trace, 1, 1, "2", False, lang=lang),
         **h.static_figures(trace, 1, "cross", False, lang=lang),

@@ -15,7 +15,10 @@ import pytest
 import torch
 
 from tests.tiny import EVIL, MARKUP, shown, tiny_tokenizer_file, tiny_translator
+from transformer_viz.app import downloads, models, share
 from transformer_viz.app import handlers as h
+from transformer_viz.app import session as sessions
+from transformer_viz.app.model_card import model_card
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.errors import Notice
 from transformer_viz.figures import esc
@@ -38,8 +41,8 @@ def translators():
 @pytest.fixture
 def session(translators):
     for name, tr in translators.items():
-        h.register_translator(name, tr)
-    return h.translate(SENTENCE, "tiny-a", h.decode_options(*UI_DEFAULTS.values()))
+        models.register_translator(name, tr)
+    return sessions.translate(SENTENCE, "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
 
 
 def axis_ticks(fig) -> list[list[str]]:
@@ -69,7 +72,7 @@ def test_translate_records_the_translators_trace(session, translators):
 
 
 def test_decode_options_casts_slider_floats():
-    options = h.decode_options("beam", 3.0, 0.5, 10.0, 0.9, 7.0, 20.0)
+    options = sessions.decode_options("beam", 3.0, 0.5, 10.0, 0.9, 7.0, 20.0)
     assert options == DecodeOptions(
         strategy="beam", beam_size=3, temperature=0.5, top_k=10, top_p=0.9, seed=7, max_new_tokens=20
     )
@@ -78,19 +81,19 @@ def test_decode_options_casts_slider_floats():
 
 def test_a_cleared_seed_box_means_the_default_seed():
     """Gradio sends None for an emptied number box: that is seed 0, not a TypeError."""
-    assert h.decode_options(**{**UI_DEFAULTS, "seed": None}) == h.decode_options(**UI_DEFAULTS)
-    sampled = h.decode_options(**{**UI_DEFAULTS, "strategy": "sample", "seed": None})
+    assert sessions.decode_options(**{**UI_DEFAULTS, "seed": None}) == sessions.decode_options(**UI_DEFAULTS)
+    sampled = sessions.decode_options(**{**UI_DEFAULTS, "strategy": "sample", "seed": None})
     assert sampled.seed == 0
 
 
 def test_trace_files_are_swept_after_an_hour(trace, monkeypatch, tmp_path):
     """Every translation writes one download file; this process's files older than the limit are deleted."""
-    monkeypatch.setattr(h, "trace_folder", lambda: tmp_path)
-    first, second = h.trace_file(trace), h.trace_file(trace)
+    monkeypatch.setattr(downloads, "trace_folder", lambda: tmp_path)
+    first, second = downloads.trace_file(trace), downloads.trace_file(trace)
     assert first != second and json.loads(first.read_text(encoding="utf-8")) == trace.to_dict()
-    hour_ago = time.time() - h.TRACE_FILE_AGE_S - 1
+    hour_ago = time.time() - downloads.TRACE_FILE_AGE_S - 1
     os.utime(first, (hour_ago, hour_ago))
-    third = h.trace_file(trace)
+    third = downloads.trace_file(trace)
     assert sorted(tmp_path.iterdir()) == sorted([second, third])
 
 
@@ -108,19 +111,19 @@ def test_trace_files_are_swept_after_an_hour(trace, monkeypatch, tmp_path):
 )
 def test_decode_options_rejects_bad_values(field, value, message):
     with pytest.raises(ValueError, match=message):
-        h.decode_options(**{**UI_DEFAULTS, field: value})
+        sessions.decode_options(**{**UI_DEFAULTS, field: value})
 
 
 def test_translate_refuses_an_empty_sentence(session):
     with pytest.raises(ValueError, match="empty"):
-        h.translate("  ", "tiny-a", DecodeOptions())
+        sessions.translate("  ", "tiny-a", DecodeOptions())
 
 
 # ---------------------------------------------------------------- branching
 def test_branch_forces_the_token_and_lets_the_model_continue(session, translators):
     trace, t = session.trace, 2
     forced = next(alt["id"] for alt in trace.steps[t]["top_k"] if alt["id"] != trace.target_ids[t])
-    new = h.branch(session, t, forced)
+    new = sessions.branch(session, t, forced)
     ids = new.trace.target_ids
     assert ids[:t] == trace.target_ids[:t] and ids[t] == forced
     assert new.trace.forced_prefix == t + 1
@@ -133,14 +136,14 @@ def test_branch_forces_the_token_and_lets_the_model_continue(session, translator
     )  # all in the visitor's language
     assert h.branch_info(session, "en") == ""
     # A branch at an earlier step decodes the later steps afresh: only the earlier branches stay listed.
-    later = h.branch(new, t + 2, forced)
+    later = sessions.branch(new, t + 2, forced)
     assert [b[0] for b in later.branches] == [t, t + 2]
-    earlier = h.branch(later, t - 1, forced)
+    earlier = sessions.branch(later, t - 1, forced)
     assert [b[0] for b in earlier.branches] == [t - 1] and earlier.trace.forced_prefix == t
-    again = h.branch(new, t, forced)  # the same step twice: listed once
+    again = sessions.branch(new, t, forced)  # the same step twice: listed once
     assert [b[0] for b in again.branches] == [t]
     # The label is Markdown: a forced `</s>` must read as text, not vanish as an HTML tag.
-    eos = shown(h.branch_info(h.branch(session, t, translators["tiny-a"].config.eos_id)))
+    eos = shown(h.branch_info(sessions.branch(session, t, translators["tiny-a"].config.eos_id)))
     assert eos[1].endswith("→ </s>") and "</s>" not in eos[0]
 
     # After the forced token every step is the model's own greedy choice: recompute it with one teacher-forced pass.
@@ -154,18 +157,18 @@ def test_branch_forces_the_token_and_lets_the_model_continue(session, translator
 
 def test_branch_twice_keeps_the_first_original_and_unbranch_returns_it(session):
     trace = session.trace
-    first = h.branch(session, 1, trace.steps[1]["top_k"][1]["id"])
-    second = h.branch(first, 3, first.trace.steps[3]["top_k"][1]["id"])
+    first = sessions.branch(session, 1, trace.steps[1]["top_k"][1]["id"])
+    second = sessions.branch(first, 3, first.trace.steps[3]["top_k"][1]["id"])
     assert second.original is trace and len(second.branches) == 2
-    back = h.unbranch(second)
+    back = sessions.unbranch(second)
     assert back.trace is trace and back.original is None and back.branches == []
-    assert h.unbranch(back) is back  # nothing to undo
+    assert sessions.unbranch(back) is back  # nothing to undo
 
 
 @pytest.mark.parametrize("step", [-1, 10_000])
 def test_branch_outside_the_translation_is_an_error(session, step):
     with pytest.raises(ValueError, match="outside the translation"):
-        h.branch(session, step, 5)
+        sessions.branch(session, step, 5)
 
 
 # ---------------------------------------------------------------- stepping and figures
@@ -231,7 +234,7 @@ def test_tokens_and_names_in_markdown_read_as_typed(session, translators, piece)
     )
     branched = dataclasses.replace(session, branches=[(0, piece, piece)])
     assert shown(h.branch_info(branched))[1] == f"Branch: step 0: {piece} → {piece}"
-    card = h.model_card(Translator(translators["tiny-a"].model, translators["tiny-a"].tokenizer, name=piece))
+    card = model_card(Translator(translators["tiny-a"].model, translators["tiny-a"].tokenizer, name=piece))
     assert shown(card.split("\n", 1)[0])[1] == f"{piece} (preset seed000)"
 
 
@@ -299,9 +302,9 @@ def test_share_query_round_trips():
         strategy="sample", beam_size=2, temperature=0.7, top_k=5, top_p=0.9, seed=3, max_new_tokens=30
     )
     sentence = "Where is the station? <b>&</b> 100% #1"
-    query = h.share_query(sentence, "seed004", options)
+    query = share.share_query(sentence, "seed004", options)
     assert query.startswith("?")
-    values = h.parse_query(dict(parse_qsl(query[1:])))
+    values = share.parse_query(dict(parse_qsl(query[1:])))
     assert values == dict(
         sentence=sentence,
         model="seed004",
@@ -314,7 +317,7 @@ def test_share_query_round_trips():
         max_len=30,
     )
     assert (
-        h.decode_options(
+        sessions.decode_options(
             values["strategy"],
             values["beam"],
             values["temperature"],
@@ -328,7 +331,7 @@ def test_share_query_round_trips():
 
 
 def test_parse_query_ignores_malformed_and_unknown_values():
-    values = h.parse_query(
+    values = share.parse_query(
         {
             "beam": "four",
             "temperature": "hot",
@@ -340,49 +343,49 @@ def test_parse_query_ignores_malformed_and_unknown_values():
         }
     )
     assert values == {"max_len": 12, "sentence": "x" * 2000}
-    assert h.parse_query({}) == {}
+    assert share.parse_query({}) == {}
 
 
 def test_parse_query_keeps_only_a_strategy_the_radio_offers():
     """?strategy=Beam would make the strategy radio refuse every later event of the page."""
-    assert h.parse_query({"strategy": "Beam"}) == {"strategy": "beam"}
-    assert h.parse_query({"strategy": " sample "}) == {"strategy": "sample"}
-    assert h.parse_query({"strategy": "nucleus", "beam": "3"}) == {"beam": 3}
+    assert share.parse_query({"strategy": "Beam"}) == {"strategy": "beam"}
+    assert share.parse_query({"strategy": " sample "}) == {"strategy": "sample"}
+    assert share.parse_query({"strategy": "nucleus", "beam": "3"}) == {"beam": 3}
 
 
 def test_parse_query_holds_numbers_to_the_sliders_ranges():
     """A hand-edited link cannot set a slider beyond its range (Gradio would refuse the whole page load)."""
-    values = h.parse_query(
+    values = share.parse_query(
         {"beam": "100", "temperature": "9", "top_k": "-5", "top_p": "0", "max_len": "100000", "seed": "12345678901"}
     )
     assert values == dict(beam=8, temperature=2.0, top_k=0, top_p=0.05, max_len=128, seed=12345678901)
-    assert h.parse_query({"temperature": "nan", "top_p": "inf"}) == {}
-    for key, (low, high) in h.SLIDER_RANGES.items():  # every value in range is a valid decoding option
-        h.decode_options(
+    assert share.parse_query({"temperature": "nan", "top_p": "inf"}) == {}
+    for key, (low, high) in sessions.SLIDER_RANGES.items():  # every value in range is a valid decoding option
+        sessions.decode_options(
             "sample", *(dict(beam=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=64) | {key: low}).values()
         )
-        h.decode_options(
+        sessions.decode_options(
             "sample", *(dict(beam=4, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=64) | {key: high}).values()
         )
 
 
 # ---------------------------------------------------------------- models
 def test_available_models_lists_checkpoint_folders_default_first(tmp_path, monkeypatch):
-    monkeypatch.delenv(h.HUB_MODEL_ENV, raising=False)
+    monkeypatch.delenv(models.HUB_MODEL_ENV, raising=False)
     for name in ("aaa", "seed004", "seed000", "zzz"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "config.json").write_text("{}")
     (tmp_path / "not-a-checkpoint").mkdir()
     (tmp_path / "notes.txt").write_text("")
-    assert h.available_models(tmp_path) == ["seed000", "aaa", "seed004", "zzz"]
-    monkeypatch.setenv(h.HUB_MODEL_ENV, "someone/transformer-viz-seed000")
-    assert h.available_models(tmp_path)[-1] == "someone/transformer-viz-seed000"
-    assert h.available_models(tmp_path / "missing") == ["someone/transformer-viz-seed000"]
+    assert models.available_models(tmp_path) == ["seed000", "aaa", "seed004", "zzz"]
+    monkeypatch.setenv(models.HUB_MODEL_ENV, "someone/transformer-viz-seed000")
+    assert models.available_models(tmp_path)[-1] == "someone/transformer-viz-seed000"
+    assert models.available_models(tmp_path / "missing") == ["someone/transformer-viz-seed000"]
 
 
 def test_model_card_lists_every_hook_with_its_shape(translators):
     tr = translators["tiny-b"]
-    card = h.model_card(tr)
+    card = model_card(tr)
     names = hook_names(tr.model)
     assert names and all(f"| `{name}` |" in card for name in names)
     assert "| `decoder.layers.0.cross_attn.hook_pattern` | (B, H, T, S) |" in card
@@ -395,28 +398,28 @@ def test_model_card_lists_every_hook_with_its_shape(translators):
 
 def test_get_translator_loads_each_model_once(tmp_path, monkeypatch):
     folder = save_checkpoint(tmp_path / "ckpt", tiny_translator("seed004", max_len=24).model, tiny_tokenizer_file())
-    calls, load = [], h.load_model
-    monkeypatch.setattr(h, "load_model", lambda name: calls.append(name) or load(name))
-    first = h.get_translator(str(folder))
-    assert h.get_translator(str(folder)) is first
+    calls, load = [], models.load_model
+    monkeypatch.setattr(models, "load_model", lambda name: calls.append(name) or load(name))
+    first = models.get_translator(str(folder))
+    assert models.get_translator(str(folder)) is first
     assert calls == [str(folder)]
     assert first.translate(SENTENCE) == tiny_translator("seed004", max_len=24).translate(SENTENCE)
 
 
 def test_get_translator_names_the_fix_for_a_missing_model(tmp_path):
     with pytest.raises(ValueError, match="neither a checkpoint folder nor a Hub repo id"):
-        h.get_translator(str(tmp_path / "no" / "such" / "folder"))
+        models.get_translator(str(tmp_path / "no" / "such" / "folder"))
 
 
 def test_positional_comparison_shows_the_learned_table_beside_the_sinusoidal_one(tmp_path, monkeypatch):
     """Each bundled model's encoder table, read from the model itself; the formula fills in a missing kind."""
-    monkeypatch.delenv(h.HUB_MODEL_ENV, raising=False)
+    monkeypatch.delenv(models.HUB_MODEL_ENV, raising=False)
     learned = tiny_translator("seed004", seed=3)
     save_checkpoint(tmp_path / "seed004", learned.model, tiny_tokenizer_file())
-    monkeypatch.setattr(h, "CHECKPOINTS_DIR", tmp_path)
-    monkeypatch.setattr(h, "available_models", lambda folder=tmp_path: ["seed004"])
-    h.register_translator("seed004", learned)
-    tables = h.learned_and_sinusoidal(n_positions=10)
+    monkeypatch.setattr(models, "CHECKPOINTS_DIR", tmp_path)
+    monkeypatch.setattr(models, "available_models", lambda folder=tmp_path: ["seed004"])
+    models.register_translator("seed004", learned)
+    tables = models.learned_and_sinusoidal(n_positions=10)
     np.testing.assert_array_equal(tables["learned"][1], learned.model.encoder.pos.table.weight[:10].detach().numpy())
     d = learned.config.d_model
     pos, i = 7, 3  # PE(pos, 2i+1) = cos(pos / 10000^(2i/d))

@@ -11,6 +11,8 @@ import pytest
 
 from tests.tiny import MARKUP, shown, tiny_translator
 from transformer_viz.app import handlers as h
+from transformer_viz.app import models
+from transformer_viz.app import session as sessions
 from transformer_viz.figures import esc
 from transformer_viz.lab import analysis
 
@@ -21,12 +23,12 @@ BEAM = dict(strategy="beam", beam_size=3, temperature=1.0, top_k=0, top_p=1.0, s
 @pytest.fixture(autouse=True)
 def _tiny(empty_registry):
     """The tiny seed000 model, alone in the registry as "tiny"."""
-    h.register_translator("tiny", tiny_translator("seed000", max_len=24))
+    models.register_translator("tiny", tiny_translator("seed000", max_len=24))
 
 
 @pytest.fixture
 def beam_session():
-    return h.translate(SENTENCE, "tiny", h.decode_options(*BEAM.values()))
+    return sessions.translate(SENTENCE, "tiny", sessions.decode_options(*BEAM.values()))
 
 
 def test_analysis_figures_label_every_head_and_token(beam_session):

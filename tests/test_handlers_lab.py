@@ -7,8 +7,9 @@ import pytest
 
 from tests.tiny import tiny_translator
 from transformer_viz import i18n
-from transformer_viz.app import handlers as h
 from transformer_viz.app import handlers_lab as lab
+from transformer_viz.app import models
+from transformer_viz.app import session as sessions
 from transformer_viz.lab.compare import compare
 from transformer_viz.lab.interventions import SEED_BUGS, Intervention
 from transformer_viz.training.train import weights_digest
@@ -27,8 +28,8 @@ def translator():
 
 @pytest.fixture
 def session(translator):
-    h.register_translator("tiny", translator)
-    return h.translate(SENTENCE, "tiny", h.decode_options(*UI_DEFAULTS.values()))
+    models.register_translator("tiny", translator)
+    return sessions.translate(SENTENCE, "tiny", sessions.decode_options(*UI_DEFAULTS.values()))
 
 
 def test_head_choices_cover_every_head_and_parse_back(translator):
@@ -54,7 +55,7 @@ def test_whatif_equals_the_library_comparison_and_explains_itself(session, trans
     values = [v for _, v in lab.head_choices(translator.config.n_layers, translator.config.n_heads, "cross")]
     intervention = lab.intervention_from_ui(values, "zero", no_positions=True)
     comp = lab.run_comparison(session, intervention)
-    expected = compare(translator, SENTENCE, intervention, options=h.decode_options(*UI_DEFAULTS.values()))
+    expected = compare(translator, SENTENCE, intervention, options=sessions.decode_options(*UI_DEFAULTS.values()))
     assert comp.changed.target_ids == expected.changed.target_ids
     np.testing.assert_allclose(comp.prob_change, expected.prob_change, atol=1e-6)
     summary = lab.comparison_summary(comp, "ja")
@@ -90,8 +91,8 @@ def test_the_padding_bug_says_when_there_is_no_room_for_pads():
     The summary says so, in the visitor's language.
     """
     full = tiny_translator("seed004", max_len=12)  # the untrained model runs to the limit
-    h.register_translator("full", full)
-    session = h.translate(SENTENCE, "full", h.decode_options(*UI_DEFAULTS.values()))
+    models.register_translator("full", full)
+    session = sessions.translate(SENTENCE, "full", sessions.decode_options(*UI_DEFAULTS.values()))
     assert len(session.trace.target_ids) == full.config.max_len
     comp = lab.run_comparison(session, lab.intervention_from_ui([], bug="target_padding_unmasked"))
     assert comp.left_pad == 0
@@ -109,7 +110,7 @@ def test_a_lab_run_on_a_branch_compares_the_branch(session):
     """
     trace, t = session.trace, 1
     forced = next(alt["id"] for alt in trace.steps[t]["top_k"] if alt["id"] != trace.target_ids[t])
-    branched = h.branch(session, t, forced)
+    branched = sessions.branch(session, t, forced)
     comp = lab.run_comparison(branched, lab.intervention_from_ui([], bug="mask_ignored"))
     assert comp.original.target_ids == branched.trace.target_ids
     assert comp.changed.target_ids[: t + 1] == branched.trace.target_ids[: t + 1]

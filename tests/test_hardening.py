@@ -17,7 +17,8 @@ import torch
 
 from tests.tiny import EVIL, SENTENCES, tiny_translator
 from transformer_viz import Tracer, intervene
-from transformer_viz.app import handlers as h
+from transformer_viz.app import models
+from transformer_viz.app import session as sessions
 from transformer_viz.decoding import DecodeOptions, generate
 from transformer_viz.model.hooks import active_hooks
 from transformer_viz.translator import MAX_CHARS
@@ -273,14 +274,14 @@ def test_concurrent_callers_get_their_own_results_and_the_model_is_never_mutated
 
 def test_concurrent_visitors_never_see_each_others_trace_or_branch(translator):
     name = f"hardening-{translator.config.name}"
-    h.register_translator(name, translator)
+    models.register_translator(name, translator)
     options = DecodeOptions(max_new_tokens=6)
 
     def visit(i: int) -> tuple[list[int], list[int], list[int], list[int]]:
         text = TEXTS[i % len(TEXTS)]
-        session = h.translate(text, name, options)
-        branched = h.branch(session, 1, 4 + i % 20)
-        back = h.unbranch(branched)
+        session = sessions.translate(text, name, options)
+        branched = sessions.branch(session, 1, 4 + i % 20)
+        back = sessions.unbranch(branched)
         return session.trace.source_ids, session.trace.target_ids, branched.trace.target_ids, back.trace.target_ids
 
     alone = [visit(i) for i in range(8)]

@@ -1,4 +1,4 @@
-"""What the app's ui files share: the page's constants, figures for gr.Plot, error messages, and its words."""
+"""What the page and its tabs share: the page's constants, figures for gr.Plot, error messages, and its words."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import gradio as gr
 from gradio.components.plot import PlotData
 
 from .. import __version__, figures, i18n
+from .registry import CLICKABLE
 
 EXAMPLES = [
     "I get up early every morning.",  # separable verb: "stehe … auf"
@@ -19,16 +20,14 @@ EXAMPLES = [
     "Where is the station?",
 ]
 # gr.Plot has no click event with point data: listen to Plotly's own and write what was clicked into a
-# hidden textbox, whose change event the server handles. [plot id, box id, point → text or null]
-CLICK_JS = """() => {
+# hidden textbox, whose change event the server handles. [plot id, box id, point → text or null], from the registry
+_CLICKS = "\n".join(f"    ['{plot.id}', '{plot.click.box}', {plot.click.read}]," for plot in CLICKABLE)
+CLICK_JS = (
+    """() => {
   const clicks = [
-    ['plot-overview', 'overview-click', p => p.data.meta ? `layer ${p.data.meta[0]} head ${p.data.meta[1]}` : null],
-    ['plot-heads-cross', 'heads-click', p => p.customdata ? `cross ${p.customdata[0]} ${p.customdata[1]}` : null],
-    ['plot-heads-dec-self', 'heads-click',
-     p => p.customdata ? `decoder_self ${p.customdata[0]} ${p.customdata[1]}` : null],
-    ['plot-heads-enc-self', 'heads-click',
-     p => p.customdata ? `encoder_self ${p.customdata[0]} ${p.customdata[1]}` : null],
-    ['plot-beam', 'beam-click', p => (p.customdata === undefined || p.customdata === null) ? null : `${p.customdata}`],
+"""
+    + _CLICKS
+    + """
   ];
   const attach = () => {
     for (const [plotId, boxId, read] of clicks) {
@@ -46,6 +45,7 @@ CLICK_JS = """() => {
   };
   new MutationObserver(attach).observe(document.body, {childList: true, subtree: true});
 }"""
+)
 CSS = "#step-label {min-height: 2.5em} .tv-hidden {display: none !important}"
 # System fonts only: the page must load nothing from outside the machine.
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])

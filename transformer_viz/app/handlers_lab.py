@@ -1,6 +1,6 @@
 """Handlers behind "What if?" and the seed-bug lab: UI values → Intervention → Comparison → text and figures.
 
-Plain functions like those in handlers.py (no gradio); they run the shared model through handlers.get_translator.
+Plain functions like those in handlers.py (no gradio); they run the shared model through models.get_translator.
 """
 
 from __future__ import annotations
@@ -8,7 +8,9 @@ from __future__ import annotations
 from .. import figures, i18n
 from ..decoding import DecodeOptions
 from ..errors import UserError
-from .handlers import Session, get_translator, parse_click
+from .handlers import parse_click
+from .models import get_translator
+from .session import Session
 
 LAB_KINDS = ("encoder_self", "decoder_self", "cross")  # one checkbox group of heads per attention type
 

@@ -1,0 +1,73 @@
+"""The plot registry against the page built from it: every plot placed once, in the tab it names; no browser."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tiny import tiny_translator
+from transformer_viz.app import handlers as h
+from transformer_viz.app import models
+from transformer_viz.app import session as sessions
+from transformer_viz.app.common import CLICK_JS
+from transformer_viz.app.registry import CLICKABLE, OTHER_PLOTS, PLOTS, STEP_PLOTS
+from transformer_viz.app.tabs import Event
+
+
+@pytest.fixture(scope="module")
+def page_config():
+    from transformer_viz.app.page import build_demo
+
+    return build_demo().get_config_file()
+
+
+def tabs_around(config) -> dict[str, list[str]]:
+    """elem_id → the elem_ids of the tabs it sits in, outermost first."""
+    props = {c["id"]: c.get("props", {}) for c in config["components"]}
+    kinds = {c["id"]: c["type"] for c in config["components"]}
+    out: dict[str, list[str]] = {}
+
+    def walk(node, tabs):
+        elem_id = props.get(node["id"], {}).get("elem_id")
+        if elem_id:
+            out[elem_id] = tabs
+        if kinds.get(node["id"]) in ("tab", "tabitem") and elem_id:
+            tabs = tabs + [elem_id]
+        for child in node.get("children", []):
+            walk(child, tabs)
+
+    walk(config["layout"], [])
+    return out
+
+
+def test_every_registered_plot_sits_in_its_group_and_tab(page_config):
+    where = tabs_around(page_config)
+    for plot in PLOTS:
+        expected = [] if plot.group == "page" else [f"group-{plot.group}", plot.tab]
+        assert where[plot.id] == expected, plot.id
+    plot_ids = [c["props"].get("elem_id") for c in page_config["components"] if c["type"] == "plot"]
+    assert all(plot_ids.count(plot.id) == 1 for plot in PLOTS)
+
+
+def test_the_click_table_lists_every_clickable_plot_with_its_box():
+    for plot in CLICKABLE:
+        assert f"['{plot.id}', '{plot.click.box}', {plot.click.read}]," in CLICK_JS
+    assert CLICK_JS.count("', p => ") == len(CLICKABLE)
+
+
+def test_step_and_other_plots_split_the_registry_by_what_they_follow(empty_registry):
+    assert {p.id for p in STEP_PLOTS} | {p.id for p in OTHER_PLOTS} == {p.id for p in PLOTS}
+    assert all(p.follows & {"step", "head"} for p in STEP_PLOTS)
+    assert not any(p.follows & {"step", "head"} for p in OTHER_PLOTS)
+    models.register_translator("tiny", tiny_translator("seed000"))
+    trace = sessions.translate("I see the house.", "tiny", sessions.decode_options("greedy", 4, 1, 0, 1, 0, 8)).trace
+    drawn = h.view_figures(PLOTS, trace, step=1, layer=1, head="1", kind="decoder self")
+    assert set(drawn) == {p.id for p in PLOTS}
+    assert "Decoder self-attention" in drawn["plot-overview"].layout.title.text
+
+
+def test_merged_events_run_each_handler_on_its_own_inputs():
+    first = Event(lambda a, b: [a + b], ["a", "b"], ["x"])
+    second = Event(lambda c: [c * 2, c * 3], ["c"], ["y", "z"])
+    merged = Event.merged([first, second])
+    assert merged.inputs == ["a", "b", "c"] and merged.outputs == ["x", "y", "z"]
+    assert merged.fn(1, 2, 5) == [3, 10, 15]

@@ -1,0 +1,200 @@
+"""The page above the tabs: the title and language, the sentence and how to decode it, the translation, the steps."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from .. import i18n
+from ..decoding import STRATEGIES
+from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
+from .session import SLIDER_RANGES
+from .tabs import Controls, Plots
+
+T = i18n.text  # English when the page is built; Words switches it
+
+
+class Header:
+    """The components above the tabs, named by what they show; top to bottom as on the page."""
+
+    session: gr.State  # the visitor's session.Session
+    lang: gr.Radio
+    # the sentence and how to decode it
+    sentence: gr.Textbox
+    translate_btn: gr.Button
+    model: gr.Dropdown
+    strategy: gr.Radio
+    beam: gr.Slider
+    max_len: gr.Slider
+    temperature: gr.Slider
+    top_k: gr.Slider
+    top_p: gr.Slider
+    seed: gr.Number
+    # the translation and what comes with it
+    translation: gr.Textbox
+    notices: gr.Markdown
+    tokens: gr.Dataframe
+    presentation: gr.Radio  # one of LOOKS
+    download: gr.DownloadButton
+    share: gr.Textbox
+    copy: gr.Button
+    # the decoding steps, one at a time
+    prev_btn: gr.Button
+    step: gr.Slider
+    next_btn: gr.Button
+    play_btn: gr.Button
+    step_md: gr.Markdown
+    timer: gr.Timer
+    plots: Plots  # the top-k bar beside the branch controls
+    alt: gr.Dropdown  # another token to branch on at this step
+    branch_btn: gr.Button
+    unbranch_btn: gr.Button
+    branch_md: gr.Markdown
+    layer: gr.Slider
+    head: gr.Dropdown
+
+    @property
+    def options(self) -> list:
+        """The decoding options, in the order session.decode_options takes them."""
+        return [self.strategy, self.beam, self.temperature, self.top_k, self.top_p, self.seed, self.max_len]
+
+    @property
+    def controls(self) -> Controls:
+        """What the tab groups read and listen to."""
+        return Controls(self.session, self.lang, self.layer, self.head, self.presentation)
+
+
+def lay_out(words: Words, models: list[str]) -> Header:
+    """Build the page above the tabs inside the open gr.Blocks; `models` fills the model menu (the first is chosen)."""
+    top = Header()
+    top.session = gr.State(None)
+    with gr.Row():
+        words(gr.Markdown(f"# {T('title')}\n{T('intro')}"), "title", None)
+        top.lang = words(
+            gr.Radio(
+                [(name, code) for code, name in i18n.LANGUAGES.items()],
+                value=i18n.DEFAULT,
+                label=T("language"),
+                elem_id="language",
+                scale=0,
+                min_width=260,
+            ),
+            "label",
+            "language",
+        )
+    with gr.Row():
+        with gr.Column(scale=3):
+            lay_out_sentence(words, models, top)
+        with gr.Column(scale=4):
+            lay_out_translation(words, top)
+    lay_out_steps(words, top)
+    return top
+
+
+def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
+    """The sentence, Translate, the model menu, the decoding options and the examples."""
+    top.sentence = words(
+        gr.Textbox(
+            label=T("sentence"),
+            elem_id="sentence",
+            max_lines=3,
+            max_length=2000,
+            placeholder="I get up early every morning.",
+        ),
+        "label",
+        "sentence",
+    )
+    with gr.Row():
+        top.translate_btn = words(
+            gr.Button(T("translate"), variant="primary", elem_id="translate", scale=1), "value", "translate"
+        )
+        top.model = words(
+            gr.Dropdown(
+                models,
+                value=models[0] if models else None,
+                label=T("model"),
+                elem_id="model",
+                allow_custom_value=False,
+                scale=2,
+            ),
+            "label",
+            "model",
+        )
+    with words(gr.Accordion(T("options"), open=False), "label", "options"):
+        top.strategy = words(
+            gr.Radio(list(STRATEGIES), value="greedy", label=T("strategy"), elem_id="strategy"), "label", "strategy"
+        )
+        with gr.Row():
+            top.beam = slider(words, "beam", "beam-size", value=4, step=1)
+            top.max_len = slider(words, "max_len", "max-len", value=64, step=1)
+        with gr.Row():
+            top.temperature = slider(words, "temperature", "temperature", value=1.0, step=0.05)
+            top.top_k = slider(words, "top_k", "top-k", value=0, step=1)
+            top.top_p = slider(words, "top_p", "top-p", value=1.0, step=0.05)
+            top.seed = words(gr.Number(0, precision=0, label=T("seed"), elem_id="seed"), "label", "seed")
+    examples = gr.Examples(EXAMPLES, inputs=top.sentence, label=T("examples"))
+    words(examples.dataset, "label", "examples")
+
+
+def slider(words: Words, option: str, key: str, value, step) -> gr.Slider:
+    """A decoding option's slider over its SLIDER_RANGES; `key` is its elem_id and its label's i18n key."""
+    return words(gr.Slider(*SLIDER_RANGES[option], value=value, step=step, label=T(key), elem_id=key), "label", key)
+
+
+def lay_out_translation(words: Words, top: Header) -> None:
+    """The translation, its notices and tokens, the figures' look, the trace download and the share link."""
+    top.translation = words(
+        gr.Textbox(label=T("translation"), elem_id="translation", interactive=False), "label", "translation"
+    )
+    top.notices = gr.Markdown(elem_id="notices")
+    top.tokens = words(
+        gr.Dataframe(
+            headers=["side", "position", "piece", "id"],
+            label=T("tokens"),
+            elem_id="tokens",
+            interactive=False,
+            max_height=220,
+        ),
+        "label",
+        "tokens",
+    )
+    with gr.Row():
+        top.presentation = gr.Radio(
+            list(zip([T(k) for k in LOOK_KEYS], LOOKS)), value=LOOKS[0], label=T("figures"), elem_id="presentation"
+        )
+        words(top.presentation, "label", "figures")
+        words(top.presentation, "choices", list(zip(LOOK_KEYS, LOOKS)))
+        top.download = words(
+            gr.DownloadButton(T("download"), elem_id="download-trace", interactive=False), "label", "download"
+        )  # value is the file
+    with gr.Row():
+        top.share = words(
+            gr.Textbox(label=T("share"), elem_id="share-link", interactive=False, scale=4), "label", "share"
+        )
+        top.copy = words(gr.Button(T("copy"), elem_id="copy-link", scale=1), "value", "copy")
+
+
+def lay_out_steps(words: Words, top: Header) -> None:
+    """The step controls, the top-k bar with the branch controls beside it, the layer and the head."""
+    with gr.Row(equal_height=True):
+        top.prev_btn = words(gr.Button(T("prev"), elem_id="step-prev", scale=1), "value", "prev")
+        top.step = words(
+            gr.Slider(0, 1, value=0, step=1, label=T("step"), elem_id="step-slider", scale=6), "label", "step"
+        )
+        top.next_btn = words(gr.Button(T("next"), elem_id="step-next", scale=1), "value", "next")
+        top.play_btn = words(gr.Button(T("play"), elem_id="step-play", scale=1), "value", "play")
+    top.step_md = gr.Markdown(elem_id="step-label")
+    top.timer = gr.Timer(0.8, active=False)
+    top.plots = Plots()
+    with gr.Row():
+        with gr.Column(scale=3):
+            words(top.plots.place("plot-topk", label=T("topk")), "label", "topk")
+        with gr.Column(scale=2):
+            top.alt = words(gr.Dropdown([], label=T("alternative"), elem_id="alternative"), "label", "alternative")
+            top.branch_btn = words(gr.Button(T("branch"), elem_id="branch"), "value", "branch")
+            top.unbranch_btn = words(
+                gr.Button(T("unbranch"), elem_id="unbranch", interactive=False), "value", "unbranch"
+            )
+            top.branch_md = gr.Markdown(elem_id="branch-info")
+    with gr.Row():
+        top.layer = words(gr.Slider(0, 1, value=0, step=1, label=T("layer"), elem_id="layer"), "label", "layer")
+        top.head = words(gr.Dropdown(["mean"], value="mean", label=T("head"), elem_id="head"), "label", "head")

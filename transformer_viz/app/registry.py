@@ -1,0 +1,150 @@
+"""The plots drawn from a visitor's trace, each defined once: its id, where it is, what it follows, how it is drawn.
+
+The page's outputs, the click table in the browser and the redraws loop over PLOTS: a new plot is one entry here
+and its place in its tab's layout. The views a click or a lab opens (a head large, a beam node, a comparison) are
+drawn by their tab's handlers instead.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .. import figures
+from ..figures.words import t as figure_text
+from ..trace import Trace
+from .models import learned_and_sinusoidal
+
+# What a plot's drawing reads besides the trace and the look. A plot that follows the step or the head is redrawn
+# on every step; a change of layer, overview kind, look or language redraws every plot.
+FOLLOWS = ("step", "head", "layer", "kind")
+
+
+@dataclass
+class View:
+    """What the plots are drawn from: the visitor's trace and the page's controls."""
+
+    trace: Trace | None
+    step: int = 0
+    layer: int = 0
+    head: int | str = "mean"  # a head's number, or "mean"
+    kind: str = "cross"  # the overview's attention: "cross", "decoder_self" or "encoder_self"
+    presentation: bool = False  # the slides look
+
+    @functools.cached_property
+    def positional_tables(self) -> dict:
+        """The bundled models' learned and sinusoidal tables (read once for the four plots that show them)."""
+        return learned_and_sinusoidal()
+
+
+@dataclass(frozen=True)
+class Click:
+    """A click on a point writes text into a hidden box, whose change event the server handles."""
+
+    box: str  # the hidden box's elem_id
+    read: str  # JavaScript: Plotly point → the box's text, or null
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One gr.Plot of the page."""
+
+    id: str  # its elem_id
+    group: str  # the module that lays it out: "page" (beside the step controls) or its tab group
+    tab: str | None  # the tab it is in (elem_id)
+    draw: Callable[[View], object]  # View → Plotly figure, or None when there is nothing to show
+    follows: frozenset[str] = frozenset()  # of FOLLOWS
+    from_trace: bool = True  # False: drawn from the bundled models, the same for every visitor
+    click: Click | None = None
+
+
+def _head_click(kind: str) -> Click:
+    """A head-summary cell: 'kind layer head'."""
+    return Click("heads-click", f"p => p.customdata ? `{kind} ${{p.customdata[0]}} ${{p.customdata[1]}}` : null")
+
+
+def _positions(kind: str, similarity: bool) -> Callable[[View], object]:
+    """The bundled `kind` table's heatmap, or its similarity matrix (None without a bundled model of that kind)."""
+
+    def draw(view: View):
+        title, table = view.positional_tables.get(kind, (None, None))
+        if table is None:
+            return None
+        if similarity:
+            title = figure_text("similarity-of", title=title)
+            return figures.position_similarity(table, title=title, presentation=view.presentation)
+        return figures.positional_heatmap(table, title=title, presentation=view.presentation)
+
+    return draw
+
+
+def _step_head(view: View) -> int:
+    """The score pipeline shows one head: the chosen one, or head 0 for the mean."""
+    return 0 if view.head == "mean" else view.head
+
+
+STEP, HEAD, LAYER, KIND = (frozenset({name}) for name in FOLLOWS)
+# fmt: off
+PLOTS = [
+    Plot("plot-topk", "page", None, follows=STEP,
+         draw=lambda v: figures.topk_bar(v.trace, v.step, presentation=v.presentation)),
+    Plot("plot-cross", "attention", "tab-cross", follows=STEP | LAYER,
+         draw=lambda v: figures.attention_grid(v.trace, "cross", v.layer, step=v.step, presentation=v.presentation)),
+    Plot("plot-alignment", "attention", "tab-cross", follows=STEP | LAYER | HEAD,
+         draw=lambda v: figures.alignment(v.trace, v.layer, head=v.head, step=v.step, presentation=v.presentation)),
+    Plot("plot-dec-self", "attention", "tab-dec-self", follows=STEP | LAYER,
+         draw=lambda v: figures.attention_grid(
+             v.trace, "decoder_self", v.layer, step=v.step, presentation=v.presentation)),
+    Plot("plot-enc-self", "attention", "tab-enc-self", follows=LAYER,
+         draw=lambda v: figures.attention_grid(v.trace, "encoder_self", v.layer, presentation=v.presentation)),
+    Plot("plot-overview", "attention", "tab-overview", follows=KIND,
+         click=Click("overview-click", "p => p.data.meta ? `layer ${p.data.meta[0]} head ${p.data.meta[1]}` : null"),
+         draw=lambda v: figures.overview(v.trace, v.kind, presentation=v.presentation)),
+    Plot("plot-heads-cross", "analysis", "tab-heads", click=_head_click("cross"),
+         draw=lambda v: figures.head_summary_figure(v.trace, "cross", presentation=v.presentation)),
+    Plot("plot-heads-dec-self", "analysis", "tab-heads", click=_head_click("decoder_self"),
+         draw=lambda v: figures.head_summary_figure(v.trace, "decoder_self", presentation=v.presentation)),
+    Plot("plot-heads-enc-self", "analysis", "tab-heads", click=_head_click("encoder_self"),
+         draw=lambda v: figures.head_summary_figure(v.trace, "encoder_self", presentation=v.presentation)),
+    Plot("plot-rollout", "analysis", "tab-rollout", follows=LAYER,
+         draw=lambda v: figures.rollout_figure(v.trace, layer=v.layer, presentation=v.presentation)),
+    Plot("plot-rollout-words", "analysis", "tab-rollout", follows=LAYER,
+         draw=lambda v: figures.rollout_figure(v.trace, layer=v.layer, presentation=v.presentation, words=True)),
+    Plot("plot-words-cross", "analysis", "tab-rollout", follows=LAYER,
+         draw=lambda v: figures.word_attention_figure(v.trace, "cross", v.layer, presentation=v.presentation)),
+    Plot("plot-beam", "analysis", "tab-beam",
+         click=Click("beam-click",
+                     "p => (p.customdata === undefined || p.customdata === null) ? null : `${p.customdata}`"),
+         draw=lambda v: figures.beam_tree_figure(v.trace, presentation=v.presentation)),
+    Plot("plot-pe", "model", "tab-pe",
+         draw=lambda v: figures.positional_heatmap(
+             v.trace.positional_encoding, tokens=v.trace.source_tokens, presentation=v.presentation)),
+    Plot("plot-pe-curves", "model", "tab-pe",
+         draw=lambda v: figures.positional_curves(v.trace.positional_encoding, presentation=v.presentation)),
+    Plot("plot-pe-similarity", "model", "tab-pe",
+         draw=lambda v: figures.position_similarity(v.trace.positional_encoding, presentation=v.presentation)),
+    Plot("plot-pe-sinusoidal", "model", "tab-pe", from_trace=False, draw=_positions("sinusoidal", similarity=False)),
+    Plot("plot-pe-learned", "model", "tab-pe", from_trace=False, draw=_positions("learned", similarity=False)),
+    Plot("plot-pe-sinusoidal-similarity", "model", "tab-pe", from_trace=False,
+         draw=_positions("sinusoidal", similarity=True)),
+    Plot("plot-pe-learned-similarity", "model", "tab-pe", from_trace=False,
+         draw=_positions("learned", similarity=True)),
+    Plot("plot-enc-mask", "model", "tab-masks",
+         draw=lambda v: figures.encoder_padding_mask(
+             v.trace, partner_len=len(v.trace.source_ids) + 3, presentation=v.presentation)),
+    Plot("plot-masks", "model", "tab-masks", follows=STEP,
+         draw=lambda v: figures.decoder_causal_mask(v.trace, v.step, presentation=v.presentation)),
+    Plot("plot-cross-mask", "model", "tab-masks",
+         draw=lambda v: figures.cross_mask(v.trace, presentation=v.presentation)),
+    Plot("plot-pipeline", "model", "tab-masks", follows=STEP | LAYER | HEAD,
+         draw=lambda v: figures.score_pipeline(
+             v.trace, v.layer, _step_head(v), step=v.step, presentation=v.presentation)),
+]
+# fmt: on
+assert len({plot.id for plot in PLOTS}) == len(PLOTS), "a plot id is defined twice"
+assert all(plot.follows <= set(FOLLOWS) for plot in PLOTS)
+
+STEP_PLOTS = [plot for plot in PLOTS if plot.follows & (STEP | HEAD)]  # redrawn on every step and head change
+OTHER_PLOTS = [plot for plot in PLOTS if not plot.follows & (STEP | HEAD)]  # redrawn with the layer, kind, look
+CLICKABLE = [plot for plot in PLOTS if plot.click is not None]

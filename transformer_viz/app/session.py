@@ -1,0 +1,75 @@
+"""A visitor's recorded run: the decoding options from the page, the traced translation, and its branches.
+
+A `Session` lives in gr.State; stepping and switching views redraw from it and never run the model again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ..decoding import DecodeOptions
+from ..errors import UserError
+from ..trace import Trace
+from .models import get_translator
+
+
+@dataclass
+class Session:
+    """One visitor's state: the trace on screen, the original before any branch, and the inputs that made it."""
+
+    trace: Trace
+    model: str
+    options: dict
+    original: Trace | None = None  # set while looking at a branch
+    branches: list[tuple[int, str, str]] = field(default_factory=list)  # (step, the model's piece, the forced piece)
+
+
+# The decoding sliders' ranges (the page builds the sliders from these): a shared link is held to them too.
+SLIDER_RANGES = dict(beam=(1, 8), max_len=(1, 128), temperature=(0.05, 2.0), top_k=(0, 50), top_p=(0.05, 1.0))
+
+
+def decode_options(strategy: str, beam_size, temperature, top_k, top_p, seed, max_new_tokens) -> DecodeOptions:
+    """UI values → validated DecodeOptions (numbers from sliders may arrive as floats; a cleared seed box as None)."""
+    return DecodeOptions(
+        strategy=str(strategy),
+        beam_size=int(beam_size),
+        temperature=float(temperature),
+        top_k=int(top_k),
+        top_p=float(top_p),
+        seed=0 if seed is None else int(seed),
+        max_new_tokens=int(max_new_tokens),
+    ).validate()
+
+
+def translate(sentence: str, model: str, options: DecodeOptions) -> Session:
+    """Run the model once with the tracer on and keep everything the views need."""
+    translator = get_translator(model)
+    trace = translator.trace(sentence, options=options)
+    return Session(trace=trace, model=model, options=options.__dict__.copy())
+
+
+def branch(session: Session, step: int, token_id: int) -> Session:
+    """Force `token_id` at `step` (keeping the tokens before it) and let the model continue."""
+    trace = session.trace
+    if not 0 <= step < len(trace.target_ids):
+        raise UserError("err-step-outside", step=step, last=len(trace.target_ids) - 1)
+    prefix = trace.target_ids[:step] + [int(token_id)]
+    options = DecodeOptions(**session.options)
+    translator = get_translator(session.model)
+    new = translator.trace(
+        trace.source_text,
+        options=options,
+        max_new_tokens=max(options.max_new_tokens, len(prefix)),
+        forced_prefix=prefix,
+    )
+    label = (step, trace.target_tokens[step], translator.tokenizer.id_to_piece(int(token_id)))
+    # a branch at an earlier step decodes the later ones afresh: their forced tokens are gone
+    kept = [b for b in session.branches if b[0] < step]
+    return replace(session, trace=new, original=session.original or session.trace, branches=kept + [label])
+
+
+def unbranch(session: Session) -> Session:
+    """Back to the translation before any forced token."""
+    if session.original is None:
+        return session
+    return replace(session, trace=session.original, original=None, branches=[])

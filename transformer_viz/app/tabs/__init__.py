@@ -1,0 +1,122 @@
+"""The page's tab groups, one module each; each lays out and wires its own components and returns a `TabGroup`.
+
+A group's `build(words, controls)` runs inside the page's gr.Tabs and gets the page's controls it reads
+(`Controls`); it returns its registry plots, for the page's redraws, and what it does when a new translation
+arrives or the language changes, for the page to run after its own events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import gradio as gr
+
+from ... import i18n
+from ..common import Words
+from ..handlers import KINDS
+from ..registry import PLOTS
+
+T = i18n.text  # English when the page is built; Words switches it
+PLOT_IDS = {plot.id for plot in PLOTS}
+
+
+@dataclass
+class Controls:
+    """The page's components that the tab groups read (their values) or listen to (their events)."""
+
+    session: gr.State  # the visitor's session.Session
+    lang: gr.Radio
+    layer: gr.Slider
+    head: gr.Dropdown
+    presentation: gr.Radio  # one of common.LOOKS
+
+
+@dataclass
+class Event:
+    """A handler with its inputs and outputs, for the page to run after one of its own events."""
+
+    fn: Callable
+    inputs: list
+    outputs: list
+
+    def on(self, *triggers, **options) -> None:
+        """Run on each of `triggers` (a component's event method, e.g. `slider.input`) with the listener `options`."""
+        for trigger in triggers:
+            trigger(self.fn, self.inputs, self.outputs, api_visibility="private", **options)
+
+    def after(self, dependency):
+        """Run after `dependency` (an event listener's result) has succeeded."""
+        return dependency.then(self.fn, self.inputs, self.outputs, api_visibility="private")
+
+    @staticmethod
+    def merged(events: list[Event]) -> Event:
+        """One event doing what each of `events` does, in one round trip."""
+
+        def run(*values):
+            out, start = [], 0
+            for event in events:
+                out += list(event.fn(*values[start : start + len(event.inputs)]))
+                start += len(event.inputs)
+            return out
+
+        run.__name__ = "_and_".join(event.fn.__name__ for event in events)
+        return Event(run, [c for e in events for c in e.inputs], [c for e in events for c in e.outputs])
+
+
+@dataclass(kw_only=True)
+class TabGroup:
+    """What a tab group gives the page."""
+
+    plots: dict[str, gr.Plot]  # registry plot id → its component
+    on_new_session: list[Event] = field(default_factory=list)  # a new translation, branch or model: what it empties
+    on_language: list[Event] = field(default_factory=list)  # what it redraws in a new language, after the plots
+
+
+def emptied(session: gr.State, closed: dict) -> Event:
+    """On a new session, each component of `closed` back to its value there (no change while there is no session)."""
+    return Event(
+        lambda sess: [gr.skip()] * len(closed) if sess is None else list(closed.values()), [session], list(closed)
+    )
+
+
+class Plots(dict):
+    """The registry's plots a part of the page lays out: plot id → gr.Plot."""
+
+    def place(self, plot_id: str, **kwargs) -> gr.Plot:
+        """A gr.Plot for the registered plot `plot_id`, here in the layout."""
+        if plot_id not in PLOT_IDS or plot_id in self:
+            raise ValueError(f"{plot_id!r} is not a registered plot, or is placed twice")
+        self[plot_id] = gr.Plot(elem_id=plot_id, **kwargs)
+        return self[plot_id]
+
+
+def explain(words: Words, key: str) -> gr.Markdown:
+    """The explanation above a view, in the visitor's language."""
+    return words(gr.Markdown(T(f"explain-{key}"), elem_classes=["tv-explain"]), "value", f"explain-{key}")
+
+
+def tab(words: Words, key: str) -> gr.Tab:
+    """A tab whose elem_id and i18n key are both `key`."""
+    return words(gr.Tab(T(key), elem_id=key), "label", key)
+
+
+def hidden_box(elem_id: str) -> gr.Textbox:
+    """A hidden textbox that CLICK_JS writes a click into."""
+    return gr.Textbox(elem_id=elem_id, elem_classes=["tv-hidden"], show_label=False, container=False)
+
+
+def kind_radio(words: Words, key: str, value: str) -> gr.Radio:
+    """A radio of the three attention kinds (handlers.KINDS), labelled by i18n key `key`."""
+    radio = gr.Radio([(T(f"kind-{k}"), k) for k in KINDS], value=value, label=T(key), elem_id=key)
+    words(radio, "label", key)
+    words(radio, "choices", [(f"kind-{k}", k) for k in KINDS])
+    return radio
+
+
+def redrawn(draw, *args, width: int = 1):
+    """`draw(*args)` again (a view a click opened, in a new language or look); skipped when it no longer applies."""
+    try:
+        return draw(*args)
+    except (gr.Error, IndexError, ValueError):  # the choice belonged to an earlier translation or model
+        return (gr.skip(),) * width if width > 1 else gr.skip()

@@ -1,0 +1,78 @@
+"""The analysis views: what the heads do (click a cell to open it), rollout and words, the beam tree (click a node)."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from ... import figures
+from .. import handlers as h
+from ..common import Words, localised_errors, plot, slides
+from . import Controls, Event, Plots, TabGroup, emptied, explain, hidden_box, redrawn, tab
+
+
+def open_summary_head(sess, choice, pres, lng):
+    """A click on a head-summary cell ('kind layer head') opens that head large."""
+    if sess is None or not choice:
+        return gr.skip()
+    knd, lay, hd = h.parse_click(choice, 3)
+    with figures.language(lng):
+        return plot(figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres)), pres)
+
+
+@localised_errors
+def open_beam_node(lng, sess, choice, lay, pres):
+    """A click on a beam-tree node: the attention when that node's token was chosen."""
+    if sess is None or not choice:
+        return gr.skip(), gr.skip()
+    node = int(h.parse_click(choice, 1)[0])
+    trace, t = h.beam_node_trace(sess, node)
+    with figures.language(lng):
+        return h.beam_node_info(trace, node, t, lng), plot(
+            figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres)), pres
+        )
+
+
+def build(words: Words, controls: Controls) -> TabGroup:
+    """The "Analysis" tab group, laid out and wired."""
+    plots = Plots()
+    with tab(words, "group-analysis"), gr.Tabs(elem_id="views-analysis"):
+        with tab(words, "tab-heads"):
+            explain(words, "heads")
+            with gr.Row():
+                for plot_id in ("plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self"):
+                    plots.place(plot_id)
+            heads_clicked = hidden_box("heads-click")  # CLICK_JS writes the clicked cell's "kind layer head" here
+            heads_open = gr.Plot(elem_id="plot-heads-open")
+        with tab(words, "tab-rollout"):
+            explain(words, "rollout")
+            plots.place("plot-rollout")
+            plots.place("plot-rollout-words")
+            explain(words, "words")
+            plots.place("plot-words-cross")
+        with tab(words, "tab-beam"):
+            explain(words, "beam")
+            plots.place("plot-beam")
+            beam_clicked = hidden_box("beam-click")  # CLICK_JS writes the clicked node's number here
+            beam_info = gr.Markdown(elem_id="beam-node-info")
+            beam_node = gr.Plot(elem_id="plot-beam-node")
+
+    s, lang, look = controls.session, controls.lang, controls.presentation
+    heads_clicked.change(open_summary_head, [s, heads_clicked, look, lang], heads_open, api_visibility="private")
+    beam_clicked.change(
+        open_beam_node, [lang, s, beam_clicked, controls.layer, look], [beam_info, beam_node], api_visibility="private"
+    )
+
+    def reopen(lng, sess, summary_choice, beam_choice, lay, pres):
+        """The head-summary cell and the beam node opened by clicks, redrawn in the new language, look or layer."""
+        return [
+            redrawn(open_summary_head, sess, summary_choice, pres, lng),
+            *redrawn(open_beam_node, lng, sess, beam_choice, lay, pres, width=2),
+        ]
+
+    reopen_event = Event(
+        reopen, [lang, s, heads_clicked, beam_clicked, controls.layer, look], [heads_open, beam_info, beam_node]
+    )
+    reopen_event.on(controls.layer.input, look.input)
+    # a new translation: the views opened by clicks on the old one no longer apply
+    closed = emptied(s, {heads_clicked: "", heads_open: None, beam_clicked: "", beam_info: "", beam_node: None})
+    return TabGroup(plots=plots, on_new_session=[closed], on_language=[reopen_event])

@@ -1,0 +1,75 @@
+"""The attention maps: cross-attention, decoder and encoder self-attention, and the overview of every head."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gradio as gr
+
+from ... import figures
+from .. import handlers as h
+from ..common import Words, plot, slides
+from . import Controls, Event, Plots, T, TabGroup, emptied, explain, hidden_box, kind_radio, redrawn, tab
+
+
+@dataclass(kw_only=True)
+class AttentionGroup(TabGroup):
+    kind: gr.Radio  # which attention the overview shows; the page redraws on its change
+    pick: gr.Dropdown  # "layer L head H" to open large; a new translation fills it with its model's heads
+
+
+def open_head(sess, choice, knd, pres, lng):
+    """The head chosen in the menu or clicked in the overview, large; and the choice, to redraw it later."""
+    if sess is None or not choice:
+        return gr.skip(), gr.skip()
+    _, lay, _, hd = choice.split()[:4]  # "layer L head H", perhaps followed by a click's timestamp
+    with figures.language(lng):
+        return plot(
+            figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres)), pres
+        ), choice
+
+
+def build(words: Words, controls: Controls) -> AttentionGroup:
+    """The "Attention maps" tab group, laid out and wired."""
+    plots = Plots()
+    with tab(words, "group-attention"), gr.Tabs(elem_id="views-attention"):
+        with tab(words, "tab-cross"):
+            explain(words, "cross")
+            plots.place("plot-cross")
+            plots.place("plot-alignment")
+        with tab(words, "tab-dec-self"):
+            explain(words, "dec-self")
+            plots.place("plot-dec-self")
+        with tab(words, "tab-enc-self"):
+            explain(words, "enc-self")
+            plots.place("plot-enc-self")
+        with tab(words, "tab-overview"):
+            explain(words, "overview")
+            with gr.Row():
+                kind = kind_radio(words, "overview-kind", "cross")
+                pick = words(
+                    gr.Dropdown([], label=T("overview-pick"), elem_id="overview-pick"), "label", "overview-pick"
+                )
+            plots.place("plot-overview")
+            clicked = hidden_box("overview-click")  # CLICK_JS writes the clicked thumbnail's "layer L head H" here
+            large = gr.Plot(elem_id="plot-head")
+    large_choice = gr.State("")  # the head shown in `large`: the menu and the thumbnails both open one
+
+    # the menu and a click on a thumbnail both open a head large
+    for box in (pick, clicked):
+        box.change(
+            open_head,
+            [controls.session, box, kind, controls.presentation, controls.lang],
+            [large, large_choice],
+            api_visibility="private",
+        )
+
+    def reopen(lng, sess, choice, knd, pres):
+        """The head opened large, redrawn in the new language, look or kind."""
+        return [redrawn(open_head, sess, choice, knd, pres, lng, width=2)[0]]
+
+    reopen_event = Event(reopen, [controls.lang, controls.session, large_choice, kind, controls.presentation], [large])
+    reopen_event.on(controls.layer.input, controls.presentation.input, kind.input)
+    # a new translation: the head opened on the old one no longer applies
+    closed = emptied(controls.session, {large: None, large_choice: "", clicked: ""})
+    return AttentionGroup(plots=plots, kind=kind, pick=pick, on_new_session=[closed], on_language=[reopen_event])
