@@ -18,16 +18,21 @@ _PUBLIC = {  # name -> the module that defines it
     "Translator": "translator",
     "load_model": "translator",
     "Trace": "trace",
+    "Intervention": "lab.interventions",
+    "compare": "lab.compare",
 }
+_SUBMODULES = {"analysis": "lab.analysis"}  # `from transformer_viz import analysis`: a module of the lab
 
-__all__ = [*_PUBLIC, "__version__"]
+__all__ = [*_PUBLIC, *_SUBMODULES, "__version__"]
 
 
 def __getattr__(name: str):
     if name in _PUBLIC:
         return getattr(import_module(f".{_PUBLIC[name]}", __name__), name)
+    if name in _SUBMODULES:
+        return import_module(f".{_SUBMODULES[name]}", __name__)
     raise AttributeError(f"module 'transformer_viz' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_PUBLIC])
+    return sorted([*globals(), *_PUBLIC, *_SUBMODULES])
