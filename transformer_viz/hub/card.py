@@ -69,17 +69,32 @@ def write_model_card(folder: str | Path) -> Path:
     from .hub import load_transformer
 
     n_params = load_transformer(folder).num_parameters()
-    last = training.get("last", {})
+    lines = [
+        *architecture_lines(folder.name, config, n_params),
+        *training_lines(training),
+        *([f"![learning curve]({CURVE_NAME})", ""] if metrics else []),
+        *evaluation_lines(evaluation),
+        *LIMITATIONS,
+    ]
+    path = folder / "README.md"
+    replace_file(
+        path, lambda tmp: tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    )  # the app may be showing it
+    return path
+
+
+def architecture_lines(name: str, config, n_params: int) -> list[str]:
+    """The card's front matter, title, architecture and data sections."""
     arch = "pre-LN blocks with a final LayerNorm" if config.norm_first else "post-LN blocks"
     pos = "sinusoidal positional encodings" if config.positional == "sinusoidal" else "learned positional embeddings"
-    lines = [
+    return [
         "---",
         "language: [en, de]",
         "license: gpl-2.0",
         "library_name: transformer-viz",
         "tags: [translation, transformer, education]",
         "---",
-        f"# transformer-viz checkpoint `{folder.name}` (preset `{config.name}`)",
+        f"# transformer-viz checkpoint `{name}` (preset `{config.name}`)",
         "",
         f"An English→German encoder–decoder Transformer trained from scratch for the transformer-viz app: {arch}, {pos}.",
         "",
@@ -98,63 +113,68 @@ def write_model_card(folder: str | Path) -> Path:
         "as packaged by Debian (`trans-de-en`), licence **GPL-2.0-or-later**; hence these weights are offered under the same licence. "
         "Example sentences, multi-word phrases and single words; the test split holds sentences whose English side never occurs in training.",
         "",
-        "## Training",
+    ]
+
+
+def training_lines(training: dict) -> list[str]:
+    """The card's training section from training.json: the commands, where it stopped, the validation loss."""
+    lines = ["## Training", ""]
+    if not training:
+        return lines
+    last = training.get("last", {})
+    runs = training.get("runs") or []
+    return [
+        *lines,
+        f"- command: `{training.get('command', '')}`",
+        *[
+            f"  - run {i}: `{run['command']}` → step {run['step']}, {run['minutes']} minutes in all"
+            + (f" (this run on {run['processes']} process(es), device {run['device']})" if "device" in run else "")
+            for i, run in enumerate(runs, 1)
+            if len(runs) > 1
+        ],
+        f"- stopped at step {last.get('step')} (epoch {last.get('epoch')}), {last.get('tokens', 0):,} target tokens seen, "
+        f"{last.get('minutes')} minutes of training{' in all; the last run' if len(runs) > 1 else ''} "
+        f"on {training.get('processes')} process(es), device {training.get('device')}, "
+        f"{training.get('threads')} CPU threads of {training.get('cpu_count')} ({training.get('cpu')}), torch {training.get('torch')}",
+        f"- final validation loss {last.get('valid_loss')} (perplexity {last.get('valid_ppl')})",
+        *(
+            [
+                f"- the mean of the last {last['averaged']} validations' weights scored {last['averaged_valid_loss']} "
+                "(checkpoint averaging); the weights kept are those with the lowest validation loss"
+            ]
+            if "averaged" in last
+            else []
+        ),
         "",
     ]
-    if training:
-        runs = training.get("runs") or []
-        lines += [
-            f"- command: `{training.get('command', '')}`",
-            *[
-                f"  - run {i}: `{run['command']}` → step {run['step']}, {run['minutes']} minutes in all"
-                + (f" (this run on {run['processes']} process(es), device {run['device']})" if "device" in run else "")
-                for i, run in enumerate(runs, 1)
-                if len(runs) > 1
-            ],
-            f"- stopped at step {last.get('step')} (epoch {last.get('epoch')}), {last.get('tokens', 0):,} target tokens seen, "
-            f"{last.get('minutes')} minutes of training{' in all; the last run' if len(runs) > 1 else ''} "
-            f"on {training.get('processes')} process(es), device {training.get('device')}, "
-            f"{training.get('threads')} CPU threads of {training.get('cpu_count')} ({training.get('cpu')}), torch {training.get('torch')}",
-            f"- final validation loss {last.get('valid_loss')} (perplexity {last.get('valid_ppl')})",
-            *(
-                [
-                    f"- the mean of the last {last['averaged']} validations' weights scored {last['averaged_valid_loss']} "
-                    "(checkpoint averaging); the weights kept are those with the lowest validation loss"
-                ]
-                if "averaged" in last
-                else []
-            ),
-            "",
-        ]
-    if metrics:
-        lines += [f"![learning curve]({CURVE_NAME})", ""]
-    lines += ["## Evaluation (held-out test split, sacreBLEU)", ""]
-    if evaluation:
-        g, b = evaluation["greedy"], evaluation["beam"]
-        lines += [
-            "| decoding | BLEU | chrF | sentences |",
-            "|---|---|---|---|",
-            f"| greedy | {g['bleu']} | {g['chrf']} | {g['sentences']} |",
-            f"| beam {b['beam_size']} | {b['bleu']} | {b['chrf']} | {b['sentences']} |",
-            "",
-            "## Examples (our own sentences, greedy decoding)",
-            "",
-            "| English | model output |",
-            "|---|---|",
-            *[f"| {e['source']} | {e['greedy']} |" for e in evaluation.get("examples", [])],
-            "",
-        ]
-    else:
-        lines += ["Not evaluated yet: run `python -m transformer_viz evaluate --model <this folder>`.", ""]
-    lines += [
-        "## Known limitations",
+
+
+def evaluation_lines(evaluation: dict) -> list[str]:
+    """The card's scores (greedy and beam, sacreBLEU) and example translations from evaluation.json."""
+    lines = ["## Evaluation (held-out test split, sacreBLEU)", ""]
+    if not evaluation:
+        return [*lines, "Not evaluated yet: run `python -m transformer_viz evaluate --model <this folder>`.", ""]
+    g, b = evaluation["greedy"], evaluation["beam"]
+    return [
+        *lines,
+        "| decoding | BLEU | chrF | sentences |",
+        "|---|---|---|---|",
+        f"| greedy | {g['bleu']} | {g['chrf']} | {g['sentences']} |",
+        f"| beam {b['beam_size']} | {b['bleu']} | {b['chrf']} | {b['sentences']} |",
         "",
-        "- Trained only on a dictionary's example sentences, phrases and words: short everyday sentences work best; long, technical or informal text degrades quickly.",
-        "- A small model on a small corpus: expect wrong words, dropped clauses and repetitions; it is a teaching model, not a translator.",
-        "- Input longer than the model's max_len tokens is cut.",
+        "## Examples (our own sentences, greedy decoding)",
+        "",
+        "| English | model output |",
+        "|---|---|",
+        *[f"| {e['source']} | {e['greedy']} |" for e in evaluation.get("examples", [])],
+        "",
     ]
-    path = folder / "README.md"
-    replace_file(
-        path, lambda tmp: tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    )  # the app may be showing it
-    return path
+
+
+LIMITATIONS = [
+    "## Known limitations",
+    "",
+    "- Trained only on a dictionary's example sentences, phrases and words: short everyday sentences work best; long, technical or informal text degrades quickly.",
+    "- A small model on a small corpus: expect wrong words, dropped clauses and repetitions; it is a teaching model, not a translator.",
+    "- Input longer than the model's max_len tokens is cut.",
+]
