@@ -91,12 +91,27 @@ def test_entropy_and_confidence_by_hand():
 
 
 def test_the_best_detector_wins_only_above_the_threshold():
-    blend = 0.6 * PREVIOUS + 0.4 * DIAGONAL  # previous: 0.6 on rows 1..5; self: (1 + 5 * 0.4) / 6 = 0.5
+    # rows 1..3 on the previous token, rows 0, 4, 5 on themselves: previous 3 of the 5 rows that have one, self 3 of 6
+    blend = np.vstack([DIAGONAL[:1], PREVIOUS[1:4], DIAGONAL[4:]])
     scores = A.detector_scores(blend, "encoder_self")
     assert float(scores["previous"]) == pytest.approx(0.6) and float(scores["self"]) == pytest.approx(0.5)
     assert A.label_from_scores(scores) == "previous"
     assert A.label_from_scores(scores, threshold=0.65) == "mixed"
-    assert A.DETECTOR_THRESHOLD == 0.5
+    assert A.DETECTOR_THRESHOLD == pytest.approx(1 / 3)
+
+
+def test_a_query_points_at_a_key_holding_more_than_half_its_weight():
+    """Scores count queries, not weight: a row splitting evenly between two keys points at neither."""
+    halves = 0.5 * PREVIOUS + 0.5 * DIAGONAL
+    assert A.points_at(halves[1]).sum() == 0
+    assert float(A.detector_scores(halves, "encoder_self")["previous"]) == 0.0
+    assert A.label_from_scores(A.detector_scores(halves, "encoder_self")) == "mixed"
+    leaning = 0.6 * PREVIOUS + 0.4 * DIAGONAL  # every row with a previous token points at it
+    assert float(A.detector_scores(leaning, "encoder_self")["previous"]) == pytest.approx(1.0)
+    # a diagonal head that parks 2 of its 6 queries on </s> is still a diagonal head, scoring 4/6
+    parking = np.vstack([DIAGONAL[:2], ON_EOS[2:4], DIAGONAL[4:]])
+    scores = A.detector_scores(parking, "encoder_self")
+    assert float(scores["self"]) == pytest.approx(4 / 6) and A.label_from_scores(scores) == "self"
 
 
 def test_exact_ties_go_to_the_detector_listed_first():
@@ -143,7 +158,8 @@ def test_a_decoder_head_spread_evenly_is_mixed_however_short_the_translation(T_)
     summary = A.head_summary(trace, "decoder_self")
     assert summary.labels == [["mixed", "self", "previous", "sink"]]
     visible = np.arange(2, T_ + 1)  # keys seen by queries 1 … T-1
-    assert summary.scores["self"][0, 0] == pytest.approx(np.mean(1 / visible))
+    # no query of an even head puts more than half its weight on one key (query 1 splits ½–½): every score is 0
+    assert all(float(scores[0, 0]) == 0.0 for scores in summary.scores.values())
     assert summary.confidence[0, 0] == pytest.approx(np.mean(1 / visible))
     assert summary.entropy[0, 0] == pytest.approx(np.mean(np.log(visible)))
 
@@ -161,7 +177,7 @@ def test_cross_alignment_and_sink_heads():
     # The mean over heads puts 1/3 + 0.2/3 on aligned[t] and as much on </s>: skipping </s> finds the alignment.
     assert A.argmax_alignment(cross).tolist() == aligned
     scores = A.detector_scores(heads, "cross", reference=np.array(aligned))
-    assert scores["alignment"].tolist() == pytest.approx([1.0, 0.0, 0.2])
+    assert scores["alignment"].tolist() == pytest.approx([1.0, 0.0, 0.0])  # 0.2 on a key is no pointing
     trace = synthetic_trace(
         source,
         ["▁w", "▁x", "▁y", "</s>"],

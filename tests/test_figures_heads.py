@@ -25,7 +25,8 @@ def test_head_summary_figure_shows_labels_and_clicks_map_to_heads(trace):
     (cells,) = fig.data
     summary = A.head_summary(known, "encoder_self")
     np.testing.assert_allclose(cells.z, summary.confidence, atol=1e-6)
-    assert [list(row) for row in cells.text][1] == ["previous", "self", "sink", "mixed"]  # short names; hover in full
+    # short names over the best score, two lines so no label runs into the next cell; the hover names it in full
+    assert [list(row) for row in cells.text][1] == ["previous<br>1.00", "self<br>1.00", "sink<br>1.00", "mixed<br>0.00"]
     for layer in range(known.n_layers):
         for head in range(known.n_heads):
             assert list(cells.customdata[layer][head]) == [layer, head]
@@ -45,7 +46,10 @@ def test_head_summary_figure_shows_labels_and_clicks_map_to_heads(trace):
 def test_head_summary_figure_every_kind(trace, kind):
     fig = F.head_summary_figure(trace, kind)
     summary = A.head_summary(trace, kind)
-    assert [list(row) for row in fig.data[0].text] == summary.labels
+    best = [[max(summary.head(i, h)["scores"].values()) for h in range(trace.n_heads)] for i in range(trace.n_layers)]
+    expected = [[f"{x}<br>{b:.2f}" for x, b in zip(*rows)] for rows in zip(summary.labels, best)]
+    assert [list(row) for row in fig.data[0].text] == expected
+    assert all(len(line) <= 9 for row in fig.data[0].text for cell in row for line in cell.split("<br>"))
     for hover_row, label_row in zip(fig.data[0].hovertext, summary.labels):  # the hover names each label in full
         assert all(f"label: {A.LABEL_NAMES[x]}" in text for text, x in zip(hover_row, label_row))
     assert all(A.LABEL_NAMES[name] in fig.layout.title.text for name in A.DETECTORS[kind])

@@ -49,8 +49,9 @@ def head_summary_figure(
         z=summary.confidence.astype(np.float32),
         coloraxis="coloraxis",
         name=t("heads"),
-        # the cell shows the detector's short name (as the explanations use it); the hover names it in full
-        text=[list(row) for row in summary.labels],
+        # the cell shows the detector's short name (as the explanations use it) over its best score, on two
+        # lines so that no label runs into the next cell; the hover names it in full and lists every score
+        text=[[cell_text(summary.head(layer, head)) for head in range(n_heads)] for layer in range(n_layers)],
         texttemplate="%{text}",
         textfont=dict(size=max(9, st.font_size - 2)),
         hovertext=hover,
@@ -83,6 +84,11 @@ def head_summary_figure(
     )  # the title runs to five short lines: it must fit a third of a row
     height = n_layers * (2.6 * st.row_px + 2 * st.font_size) + 120 + 6 * st.title_size
     return finish([cell], layout, st, title, max(260, height))
+
+
+def cell_text(head: dict) -> str:
+    """A cell's two lines: the label's short name and the best detector's score, e.g. "self<br>0.83"."""
+    return f"{head['label']}<br>{max(head['scores'].values(), default=0.0):.2f}"
 
 
 def hover_text(head: dict, keys: list[str]) -> str:

@@ -94,11 +94,13 @@ ANALYSIS_FIGURE_TEXTS: dict[str, dict[str, str]] = {
     "fig-label-mixed": {"en": "mixed", "ja": "mixed (混合)", "ko": "mixed (혼합)"},
     "fig-summary-title": {
         "en": "{kind}<br>what each layer × head does (click one to open it)"
-        "<br><sup>label: {detectors}<br>when its score ≥ {threshold:.2f}, else mixed</sup>",
+        "<br><sup>label: {detectors}<br>when ≥ {threshold:.2f} of queries put > ½ their weight there, else mixed</sup>",
         "ja": "{kind}<br>各層 × ヘッドの役割 (クリックすると開きます)"
-        "<br><sup>ラベル: スコア ≥ {threshold:.2f} なら<br>{detectors}、どれも届かなければ mixed</sup>",
+        "<br><sup>ラベル: クエリの {threshold:.2f} 以上が重みの半分超を置くキーで<br>{detectors}、"
+        "どれも届かなければ mixed</sup>",
         "ko": "{kind}<br>각 층 × 헤드의 역할 (누르면 열립니다)"
-        "<br><sup>라벨: 점수 ≥ {threshold:.2f}이면<br>{detectors}, 어느 것도 못 미치면 mixed</sup>",
+        "<br><sup>라벨: 쿼리의 {threshold:.2f} 이상이 가중치의 절반 넘게를 그 키에 두면<br>{detectors}, "
+        "어느 것도 못 미치면 mixed</sup>",
     },
     "fig-sink-key": {
         "en": "sink key: {token} (key {k})",

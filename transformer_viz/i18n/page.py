@@ -162,16 +162,20 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "en": "One cell per head: its colour is the head's confidence (how much weight its strongest key gets, "
         "not counting `</s>`), its text a label from simple detectors: **self** (looks at its own position), "
         "**previous** / **next** (the neighbour), **sink** (parks on one key such as `</s>` from every query), "
-        "**alignment** (cross-attention that follows the word alignment), or **mixed** when no detector scores 0.5. "
+        "**alignment** (cross-attention that follows the word alignment). A detector's score is the share of queries "
+        "that put more than half of their weight on its key; the cell shows the best one, or **mixed** when fewer "
+        "than a third of the queries do. "
         "Hover for entropy and every score; click a cell to open the head.",
         "ja": "1マスが1ヘッドです。色はそのヘッドの確信度 (`</s>` を除き、いちばん強いキーにどれだけ重みを置くか)、"
         "文字は簡単な判定器によるラベルです。**self** (自分の位置を見る)、**previous** / **next** (隣を見る)、"
-        "**sink** (どのクエリからも `</s>` などひとつのキーに重みを預ける)、**alignment** (単語の対応に沿うクロスアテンション)、"
-        "どの判定器も 0.5 に届かなければ **mixed** です。マウスを重ねるとエントロピーと各スコア、クリックするとそのヘッドが開きます。",
+        "**sink** (どのクエリからも `</s>` などひとつのキーに重みを預ける)、**alignment** (単語の対応に沿うクロスアテンション) です。"
+        "判定器のスコアは、重みの半分超をそのキーに置くクエリの割合です。マスには最良のスコアが出て、"
+        "どの判定器もクエリの 3 分の 1 に届かなければ **mixed** です。マウスを重ねるとエントロピーと各スコア、クリックするとそのヘッドが開きます。",
         "ko": "한 칸이 헤드 하나입니다. 색은 그 헤드의 확신도(`</s>`를 빼고 가장 강한 키에 가중치를 얼마나 두는지), "
         "글자는 간단한 판별기가 붙인 이름입니다. **self**(자기 위치를 봄), **previous** / **next**(이웃을 봄), "
-        "**sink**(모든 쿼리가 `</s>` 같은 키 하나에 가중치를 맡김), **alignment**(단어 정렬을 따르는 크로스 어텐션), "
-        "어느 판별기도 0.5에 못 미치면 **mixed**입니다. 마우스를 올리면 엔트로피와 점수가, 누르면 그 헤드가 열립니다.",
+        "**sink**(모든 쿼리가 `</s>` 같은 키 하나에 가중치를 맡김), **alignment**(단어 정렬을 따르는 크로스 어텐션)입니다. "
+        "판별기의 점수는 가중치의 절반 넘게를 그 키에 두는 쿼리의 비율입니다. 칸에는 가장 높은 점수가 나오고, "
+        "어느 판별기도 쿼리의 3분의 1에 못 미치면 **mixed**입니다. 마우스를 올리면 엔트로피와 점수가, 누르면 그 헤드가 열립니다.",
     },
     "explain-rollout": {
         "en": "Raw attention shows one layer. But the residual connection carries each token's own vector past "
