@@ -1,0 +1,133 @@
+"""The corpus sources: which Debian packages to fetch, which files inside them to read, and how.
+
+Each source is one ``Source``: its packages (fetched with ``apt-get download``), the globs of
+the members to extract, the extractor that reads them (extract.py), the licence and the
+attribution line printed in ``ATTRIBUTION.md``. German translations of free software are made
+by volunteer teams; the attribution names the project whose translators wrote them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LOCALE_DE = "usr/share/locale/de/LC_MESSAGES/"
+WESNOTH_CAMPAIGNS = ("did", "dm", "dw", "ei", "httt", "l", "low", "nr", "sof", "sota", "sotbe", "thot", "trow", "tsg")
+WESNOTH_CAMPAIGNS += ("ttb", "utbs")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One corpus source: Debian packages, the members to read, the extractor, licence, credit."""
+
+    name: str  # file name of its TSV, and the name of --sources
+    packages: tuple[str, ...]  # Debian binary packages; empty for apt's own description lists
+    members: tuple[str, ...]  # fnmatch globs of the package members to extract ("*" crosses "/")
+    extractor: str  # a key of extract.EXTRACTORS
+    licence: str  # SPDX identifier of the translations' licence
+    attribution: str  # one line crediting the authors and translators
+    pair: tuple[str, str] = ("", "")  # English and German folders, for extractors that pair two files
+
+
+SOURCES = (
+    Source(
+        "wesnoth",
+        ("wesnoth-1.16-data", *(f"wesnoth-1.16-{c}" for c in WESNOTH_CAMPAIGNS)),
+        ("usr/share/games/wesnoth/1.16/locale/de/LC_MESSAGES/*.mo",),
+        "gettext",
+        "GPL-2.0-or-later",
+        "The Battle for Wesnoth, its campaigns and the Wesnoth German translation team",
+    ),
+    Source(
+        "cataclysm",
+        ("cataclysm-dda-data",),
+        (LOCALE_DE + "cataclysm-dda.mo",),
+        "gettext",
+        "CC-BY-SA-3.0",
+        "Cataclysm: Dark Days Ahead, its contributors and German translators",
+    ),
+    Source(
+        "freedroidrpg",
+        ("freedroidrpg-data",),
+        (LOCALE_DE + "freedroidrpg*.mo",),
+        "gettext",
+        "GPL-2.0-or-later",
+        "FreedroidRPG, its dialogue writers and German translators",
+    ),
+    Source(
+        "freeciv",
+        ("freeciv-data",),
+        (LOCALE_DE + "freeciv-core.mo", LOCALE_DE + "freeciv-nations.mo"),
+        "gettext",
+        "GPL-2.0-or-later",
+        "Freeciv, the Freeciv project and its German translators",
+    ),
+    Source(
+        "warzone2100",
+        ("warzone2100-data",),
+        (LOCALE_DE + "warzone2100.mo",),
+        "gettext",
+        "GPL-2.0-or-later",
+        "Warzone 2100, the Warzone 2100 Project and its German translators",
+    ),
+    Source(
+        "supertux",
+        ("supertux-data",),
+        ("usr/share/games/supertux2/*de.po",),
+        "gettext",
+        "GPL-3.0-or-later",
+        "SuperTux, the SuperTux Devel Team and its German translators",
+    ),
+    Source(
+        "flare",
+        ("flare-game",),
+        ("usr/share/games/flare/mods/*/languages/*.de.po",),
+        "gettext",
+        "CC-BY-SA-3.0",
+        "Flare: Empyrean Campaign, Clint Bellanger and others, and its German translators",
+    ),
+    Source(
+        "tuxpaint",
+        ("tuxpaint-data",),
+        (LOCALE_DE + "tuxpaint.mo",),
+        "gettext",
+        "GPL-2.0-or-later",
+        "Tux Paint, Bill Kendrick and others, and its German translators",
+    ),
+    Source(
+        "libreoffice-help",
+        ("libreoffice-help-en-us", "libreoffice-help-de"),
+        ("usr/share/libreoffice/help/en-US/text/*.html", "usr/share/libreoffice/help/de/text/*.html"),
+        "help_html",
+        "MPL-2.0",
+        "LibreOffice Help, The Document Foundation, and the LibreOffice German localisation team",
+        pair=("usr/share/libreoffice/help/en-US", "usr/share/libreoffice/help/de"),
+    ),
+    Source(
+        "libreoffice-ui",
+        ("libreoffice-l10n-de",),
+        ("usr/lib/libreoffice/program/resource/de/LC_MESSAGES/*.mo",),
+        "gettext",
+        "MPL-2.0",
+        "LibreOffice, The Document Foundation, and the LibreOffice German localisation team",
+    ),
+    Source(
+        "debian-descriptions",
+        (),
+        ("*_i18n_Translation-en", "*_i18n_Translation-de"),
+        "apt_descriptions",
+        "various (each package's own licence)",
+        "Debian package descriptions and the Debian Description Translation Project (DDTP) German team",
+    ),
+)
+SOURCE_NAMES = tuple(source.name for source in SOURCES)
+
+
+def select_sources(names: str | None = None) -> list[Source]:
+    """The sources named in a comma-separated list (all when None or empty)."""
+    if not names:
+        return list(SOURCES)
+    wanted = [name.strip() for name in names.split(",") if name.strip()]
+    unknown = sorted(set(wanted) - set(SOURCE_NAMES))
+    if unknown:
+        raise ValueError(f"unknown corpus sources {unknown}; choose from {', '.join(SOURCE_NAMES)}")
+    return [source for source in SOURCES if source.name in wanted]
