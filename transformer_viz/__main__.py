@@ -77,7 +77,14 @@ def cmd_train(args) -> int:
 def cmd_evaluate(args) -> int:
     from .training.evaluate import evaluate_checkpoint
 
-    report = evaluate_checkpoint(args.model, limit=args.limit, beam_size=args.beam_size, write_card=not args.no_card)
+    report = evaluate_checkpoint(
+        args.model,
+        limit=args.limit,
+        beam_size=args.beam_size,
+        write_card=not args.no_card,
+        cache=args.cache,
+        corpus_dir=args.corpus,
+    )
     print(json.dumps(report, indent=2))
     return 0
 
@@ -148,11 +155,13 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument(flag, type=kind, default=None, help=f"(default {f.default})")
     p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser("evaluate", help="BLEU and chrF on the held-out test split; updates the model card")
+    p = sub.add_parser("evaluate", help="BLEU and chrF on the held-out test sets; updates the model card")
     p.add_argument("--model", default=None)
     p.add_argument("--limit", type=int, default=0, help="only the first N test pairs (0 = all)")
     p.add_argument("--beam-size", type=int, default=4)
     p.add_argument("--no-card", action="store_true", help="do not write the scores into README.md")
+    p.add_argument("--corpus", type=Path, default=Path("data/corpus"), help="built corpus: chrF per source")
+    p.add_argument("--cache", type=Path, default=Path("data/debs"), help="corpus cache holding the everyday set")
     p.set_defaults(func=cmd_evaluate)
 
     add_corpus_parser(sub)

@@ -67,7 +67,7 @@ def held_out_sets(cache: Path, ding: str | Path | None = None) -> tuple[HeldOut,
     for name, load in loaders.items():
         try:
             pairs = load()
-        except (FileNotFoundError, ValueError) as err:
+        except FileNotFoundError as err:  # not installed, or offline: said loudly, recorded in corpus.json
             logger.warning("held-out set %s unavailable (%s): its sentences are not filtered out", name, err)
             continue
         held.add(pairs)
@@ -145,13 +145,17 @@ def build_corpus(
     sources: str | None = None,
     command: str = "",
     ding: str | Path | None = None,
+    held: HeldOut | None = None,
 ) -> dict:
-    """Build every selected source into ``out``; a source that fails is reported and skipped."""
+    """Build every selected source into ``out``; a source that fails is reported and skipped.
+
+    ``held`` replaces the held-out texts (Ding's valid/test and the everyday set) when given.
+    """
     started = time.time()
     selected = select_sources(sources)
     out, cache = Path(out), Path(cache)
     out.mkdir(parents=True, exist_ok=True)
-    held, held_counts = held_out_sets(cache, ding)
+    held, held_counts = (held, {"given": len(held.keys)}) if held is not None else held_out_sets(cache, ding)
     manifest = _read_manifest(out)
     failed = {}
     for source in tqdm(selected, desc="corpus", unit="source"):

@@ -72,7 +72,10 @@ def fetch_debs(packages: list[str], cache: Path, from_dir: Path | None = None) -
 def deb_version(deb: Path) -> str:
     """The Version field of a .deb (dpkg-deb --field)."""
     dpkg_deb = need_tool("dpkg-deb", [deb.name])
-    return subprocess.run([dpkg_deb, "--field", str(deb), "Version"], capture_output=True, text=True).stdout.strip()
+    run = subprocess.run([dpkg_deb, "--field", str(deb), "Version"], capture_output=True, text=True)
+    if run.returncode:
+        raise FetchError(f"dpkg-deb could not read {deb} ({run.stderr.strip()}); delete it to fetch it again")
+    return run.stdout.strip()
 
 
 def extract_members(deb: Path, globs: tuple[str, ...], dest: Path) -> list[Path]:

@@ -45,10 +45,15 @@ def fetch_wheel(cache: Path) -> Path:
                 f"could not download {PACKAGE}=={VERSION} ({run.stderr.strip()[-200:]}); "
                 f"run `pip download {PACKAGE}=={VERSION} --no-deps -d {cache}` where PyPI is reachable"
             )
-    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    return check_wheel(wheel)
+
+
+def check_wheel(wheel: Path) -> Path:
+    """The wheel, if its SHA-256 is the pinned one."""
+    digest = hashlib.sha256(Path(wheel).read_bytes()).hexdigest()
     if digest != SHA256:
         raise ValueError(f"{wheel} has SHA-256 {digest}, expected {SHA256}; delete it to download it again")
-    return wheel
+    return Path(wheel)
 
 
 def _texts(node, key: str = "") -> Iterator[tuple[str, str]]:
