@@ -12,6 +12,7 @@ from transformer_viz.training.clean import (
     split_sentences,
     strip_accelerators,
     strip_markup,
+    strip_numbering,
 )
 
 
@@ -115,3 +116,25 @@ def test_strip_accelerators_inside_words_only_when_each_side_has_one(en, de, cle
 
 def test_identifiers_left_inside_a_word_are_dropped_as_markup():
     assert clean_units([("Set file_name first.", "Setze zuerst Dateiname.")]) == []
+
+
+@pytest.mark.parametrize(
+    "en, de, clean",
+    [
+        (
+            "9.4.6. Tracing program activities",
+            "9.4.6. Programmaktivitäten verfolgen",
+            ("Tracing program activities", "Programmaktivitäten verfolgen"),
+        ),
+        ("B.4.7. Partitioning", "B.4.7. Partitionierung", ("Partitioning", "Partitionierung")),
+        (
+            "3 apples are here.",
+            "Hier sind drei Äpfel.",
+            ("3 apples are here.", "Hier sind drei Äpfel."),
+        ),  # only one side
+        ("2. Go", "3. Geh", ("2. Go", "3. Geh")),  # different numbers are content
+        ("3 cats", "3 Katzen", ("3 cats", "3 Katzen")),  # a count, not a section number
+    ],
+)
+def test_strip_numbering_only_when_both_sides_start_alike(en, de, clean):
+    assert strip_numbering(en, de) == clean

@@ -10,6 +10,7 @@ from transformer_viz.training.extract import (
     description_blocks,
     gettext_units,
     help_html_units,
+    parallel_pages_units,
     properties_units,
     qm_units,
 )
@@ -81,7 +82,7 @@ def test_properties_paired_by_key(tmp_path):
     (tmp_path / "de/browser").mkdir(parents=True)
     (tmp_path / "en/browser/menu.properties").write_text("close=Close the window\nsave=Save\nonly.en=Only here\n")
     (tmp_path / "de/browser/menu.properties").write_text("save=Speichern\nclose=Fenster schlie\\u00dfen\n")
-    units = set(properties_units(tmp_path, source(["*.properties"], "properties", pair=("en", "de"))))
+    units = set(properties_units(tmp_path, source(["*.properties"], "properties", pair=("en/", "de/"))))
     assert units == {("Close the window", "Fenster schließen"), ("Save", "Speichern")}
 
 
@@ -101,7 +102,7 @@ def test_help_pages_paired_by_path_and_paragraph_id(tmp_path):
         page = tmp_path / f"help/{lang}/text/shared/undo.html"
         page.parent.mkdir(parents=True)
         page.write_text(PAGE.format(**words), encoding="utf-8")
-    help_source = source(["help/en-US/text/*.html", "help/de/text/*.html"], "help_html", ("help/en-US", "help/de"))
+    help_source = source(["help/en-US/text/*.html", "help/de/text/*.html"], "help_html", ("help/en-US/", "help/de/"))
     units = list(help_html_units(tmp_path, help_source))
     assert units == [("Undo", "Rückgängig"), ("Click Undo to go back.", "Klicken Sie auf Rückgängig.")]
 
@@ -166,3 +167,33 @@ def test_apt_descriptions_paired_by_checksum_block_by_block(tmp_path):
 )
 def test_description_blocks(text, blocks):
     assert description_blocks(text) == blocks
+
+
+DOCBOOK = "<html><head><title>{t}</title></head><body><h2>{h}</h2><p>{p}</p>{extra}</body></html>"
+MALLARD = """<page xmlns="http://projectmallard.org/1.0/" id="x"><info><desc>skip</desc></info>
+<title>{t}</title><p>{p} <gui>{g}</gui>.</p></page>"""
+
+
+def test_parallel_pages_pair_blocks_in_order_only_where_counts_agree(tmp_path):
+    pages = {
+        "doc/ch1.en.html": DOCBOOK.format(t="Intro", h="1. Start", p="Read <b>this</b> first.", extra=""),
+        "doc/ch1.de.html": DOCBOOK.format(t="Einleitung", h="1. Anfang", p="Lies das zuerst.", extra=""),
+        "doc/ch2.en.html": DOCBOOK.format(t="More", h="2. On", p="Go on.", extra=""),
+        "doc/ch2.de.html": DOCBOOK.format(t="Mehr", h="2. Weiter", p="Weiter.", extra="<p>Extra-Absatz.</p>"),
+        "help/C/a.page": MALLARD.format(t="Print", p="Click", g="Print"),
+        "help/de/a.page": MALLARD.format(t="Drucken", p="Klicken Sie auf", g="Drucken"),
+    }
+    for name, text in pages.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    docbook = source(["doc/*.html"], "parallel_pages", pair=(".en.html", ".de.html"))
+    assert list(parallel_pages_units(tmp_path, docbook)) == [
+        ("Intro", "Einleitung"),
+        ("1. Start", "1. Anfang"),
+        ("Read this first.", "Lies das zuerst."),
+    ]  # ch2 has one more German paragraph than English ones: not paired
+    mallard = source(["help/*.page"], "parallel_pages", pair=("help/C/", "help/de/"))
+    assert list(parallel_pages_units(tmp_path, mallard)) == [
+        ("Print", "Drucken"),
+        ("Click Print.", "Klicken Sie auf Drucken."),
+    ]

@@ -5,7 +5,8 @@ dialogue, a help paragraph. ``clean_units`` turns units into training pairs, in 
 
 1. Accelerator marks are stripped (``&File`` ``_Open`` ``~Open`` → ``File`` ``Open``; inside a
    word, ``Bei_de``, only where each side has one), then
-   markup (``<b>``, ``<span …>``) and entities (``&amp;`` → ``&``); whitespace is normalised.
+   markup (``<b>``, ``<span …>``) and entities (``&amp;`` → ``&``); whitespace is normalised; a
+   section number that starts both sides alike (``9.4.6.``) is removed.
 2. A unit with a placeholder on either side (``%s`` ``%1$s`` ``%(name)s`` ``{x}`` ``$1``
    ``$name`` ``%1``) is dropped: a placeholder is not text, and a model trained on it would
    write placeholders into translations.
@@ -33,6 +34,7 @@ MIN_RATIO_CHARS = 20
 _ACCELERATOR = re.compile(r"(?<![\w&])&(?!#?\w+;)(?=\w)|(?<!\w)[_~](?=\w)")
 # Inside a word a mark is an accelerator only when each side has exactly one ("Bei_de", "~Datei").
 _MARKS = {mark: re.compile(rf"{mark}(?!#?\w+;)(?=\w)" if mark == "&" else rf"{mark}(?=\w)") for mark in "&_~"}
+_NUMBERING = re.compile(r"(?:[A-Z]\.)?(?:\d+\.)+\d*\s+(?=\S)")  # "9.4.6. " "B.4.7. " "2.1 ", not "3 "
 _TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
 PLACEHOLDER = re.compile(
     r"%(?:\d+\$)?[-+#0]*\d*(?:\.\d+)?[hlLqjzt]*[sdifuxXeEgGcpo%]"  # %s %d %1$s %.2f %lu
@@ -64,6 +66,14 @@ def strip_accelerators(en: str, de: str) -> tuple[str, str]:
     for pattern in _MARKS.values():
         if len(pattern.findall(en)) == 1 and len(pattern.findall(de)) == 1:
             en, de = pattern.sub("", en), pattern.sub("", de)
+    return en, de
+
+
+def strip_numbering(en: str, de: str) -> tuple[str, str]:
+    """Remove a section number that starts both sides alike ("9.4.6. Tracing" / "9.4.6. Verfolgen")."""
+    en_number, de_number = _NUMBERING.match(en), _NUMBERING.match(de)
+    if en_number and de_number and en_number.group(0).strip() == de_number.group(0).strip():
+        return en[en_number.end() :], de[de_number.end() :]
     return en, de
 
 
@@ -132,7 +142,7 @@ def clean_units(units: Iterable[tuple[str, str]], stats: Counter | None = None) 
             continue
         for en, de in align_parts(en_raw, de_raw):
             en, de = strip_accelerators(en, de)
-            en, de = strip_markup(en), strip_markup(de)
+            en, de = strip_numbering(strip_markup(en), strip_markup(de))
             reason = reject_reason(en, de)
             if reason is None and (en, de) in seen:
                 reason = "duplicate"

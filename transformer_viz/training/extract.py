@@ -22,6 +22,8 @@ Unit = tuple[str, str]
 REQUIREMENTS_HINT = "pip install -r requirements-corpus.txt"
 _CONTEXT_PREFIX = re.compile(r"^[\w-]+\^")  # Wesnoth's old-style context: "female^Hello"
 _HELP_IDS = "//*[self::p or self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6][@id]"
+_BLOCK_NAMES = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "title")
+_BLOCKS = "//*[" + " or ".join(f"local-name()='{name}'" for name in _BLOCK_NAMES) + "]"
 _BULLET = re.compile(r"^\s*(?:[*+-]|o|\d+[.)])\s+")
 
 
@@ -81,14 +83,20 @@ def _utf8(text: str) -> str:
         return text
 
 
+def paired_files(root: Path, source: Source) -> Iterator[tuple[Path, Path]]:
+    """(English, German) files: the German path is the English one with ``pair[0]`` replaced by ``pair[1]``."""
+    english, german = source.pair
+    for en_path in matching_files(root, source.members):
+        relative = en_path.relative_to(root).as_posix()
+        de_path = root / relative.replace(english, german, 1)
+        if english in relative and de_path.is_file():
+            yield en_path, de_path
+
+
 def properties_units(root: Path, source: Source) -> Iterator[Unit]:
     """Java .properties values paired by key between the English and the German file."""
     properties = require("translate.storage.properties")
-    english_dir, german_dir = (root / folder for folder in source.pair)
-    for en_path in matching_files(english_dir, source.members):
-        de_path = german_dir / en_path.relative_to(english_dir)
-        if not de_path.is_file():
-            continue
+    for en_path, de_path in paired_files(root, source):
         english = {u.name: u.source for u in properties.propfile(io.BytesIO(en_path.read_bytes())).units if u.name}
         for unit in properties.propfile(io.BytesIO(de_path.read_bytes())).units:
             if unit.name in english and unit.source:
@@ -110,15 +118,32 @@ def help_paragraphs(path: Path) -> dict[str, str]:
 
 def help_html_units(root: Path, source: Source) -> Iterator[Unit]:
     """Help pages of two languages, paragraphs paired by page path and paragraph id."""
-    english_dir, german_dir = (root / folder for folder in source.pair)
-    for en_path in matching_files(root, source.members[:1]):
-        de_path = german_dir / en_path.relative_to(english_dir)
-        if not de_path.is_file():
-            continue
+    for en_path, de_path in paired_files(root, source):
         german = help_paragraphs(de_path)
         for key, english in help_paragraphs(en_path).items():
             if german.get(key):
                 yield english, german[key]
+
+
+def page_blocks(path: Path) -> list[str]:
+    """The text of the paragraphs, headings, terms and titles of an HTML or Mallard page, in order."""
+    if path.suffix == ".page":
+        etree = require("lxml.etree")
+        tree = etree.parse(str(path))
+    else:
+        html = require("lxml.html")
+        tree = html.parse(str(path), parser=html.HTMLParser(encoding="utf-8"))
+    return [" ".join(element.xpath("string()").split()) for element in tree.xpath(_BLOCKS)]
+
+
+def parallel_pages_units(root: Path, source: Source) -> Iterator[Unit]:
+    """Pages translated element for element (DocBook, Mallard): blocks paired in order where the counts agree."""
+    for en_path, de_path in paired_files(root, source):
+        english, german = page_blocks(en_path), page_blocks(de_path)
+        if len(english) == len(german):
+            yield from ((en, de) for en, de in zip(english, german) if en and de)
+        else:
+            logger.debug("%s: %s blocks in English, %s in German; skipped", en_path.name, len(english), len(german))
 
 
 # ---------------------------------------------------------------------------- apt descriptions
@@ -182,5 +207,6 @@ EXTRACTORS: dict[str, Callable[[Path, Source], Iterator[Unit]]] = {
     "qm": qm_units,
     "properties": properties_units,
     "help_html": help_html_units,
+    "parallel_pages": parallel_pages_units,
     "apt_descriptions": apt_descriptions_units,
 }

@@ -25,7 +25,7 @@ class Source:
     extractor: str  # a key of extract.EXTRACTORS
     licence: str  # SPDX identifier of the translations' licence
     attribution: str  # one line crediting the authors and translators
-    pair: tuple[str, str] = ("", "")  # English and German folders, for extractors that pair two files
+    pair: tuple[str, str] = ("", "")  # a German file's path is the English one's with pair[0] → pair[1]
 
 
 SOURCES = (
@@ -100,7 +100,43 @@ SOURCES = (
         "help_html",
         "MPL-2.0",
         "LibreOffice Help, The Document Foundation, and the LibreOffice German localisation team",
-        pair=("usr/share/libreoffice/help/en-US", "usr/share/libreoffice/help/de"),
+        pair=("help/en-US/", "help/de/"),
+    ),
+    Source(
+        "gimp-help",
+        ("gimp-help-en", "gimp-help-de"),
+        ("usr/share/gimp/2.0/help/en/*.html", "usr/share/gimp/2.0/help/de/*.html"),
+        "parallel_pages",
+        "GFDL-1.2",
+        "GNU Image Manipulation Program User Manual, the GIMP Documentation Team and its German translators",
+        pair=("help/en/", "help/de/"),
+    ),
+    Source(
+        "gnome-help",
+        ("gnome-user-docs",),
+        ("usr/share/help/C/*.page", "usr/share/help/de/*.page"),
+        "parallel_pages",
+        "CC-BY-SA-3.0",
+        "GNOME Help, the GNOME Documentation Project and the GNOME German translation team",
+        pair=("help/C/", "help/de/"),
+    ),
+    Source(
+        "debian-reference",
+        ("debian-reference-en", "debian-reference-de"),
+        ("usr/share/debian-reference/*.html",),
+        "parallel_pages",
+        "GPL-2.0-or-later",
+        "Debian Reference, Osamu Aoki, and its German translators",
+        pair=(".en.html", ".de.html"),
+    ),
+    Source(
+        "installation-guide",
+        ("installation-guide-amd64",),
+        ("usr/share/doc/installation-guide-amd64/en/*.html", "usr/share/doc/installation-guide-amd64/de/*.html"),
+        "parallel_pages",
+        "GPL-2.0-or-later",
+        "Debian GNU/Linux Installation Guide, the Debian Installer team, and its German translators",
+        pair=("/en/", "/de/"),
     ),
     Source(
         "libreoffice-ui",
