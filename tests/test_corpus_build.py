@@ -162,3 +162,23 @@ def test_nothing_of_dings_valid_test_or_the_everyday_set_reaches_training(tmp_pa
     kept = {line.split("\t")[0] for line in (tmp_path / "out/toy.tsv").read_text().splitlines()}
     assert kept == {splits.train[0].src, "The door is open."}
     assert manifest["held_out"] == {"ding valid+test": 1500, "auf-deutsch": 5}
+
+
+def test_no_sources_test_slice_trains_through_another_source(tmp_path, monkeypatch):
+    from tests.tiny import SENTENCES
+    from transformer_viz.training.data import _source_key
+
+    sentences = [(en.capitalize(), de.capitalize()) for en, de in SENTENCES]
+    first = make_deb(tmp_path, "toya", sentences[:20])
+    make_deb(tmp_path, "toyb", sentences[:40])  # holds every sentence of toya too
+    sources = [Source(n, (n,), (MO_PATH,), "gettext", "MIT", n) for n in ("toya", "toyb")]
+    monkeypatch.setattr(corpus, "select_sources", lambda names: sources)
+    manifest = build_corpus(tmp_path / "out", tmp_path / "cache", from_dir=first.parent, held=HeldOut())
+
+    def keys(name):
+        return {_source_key(line.split("\t")[0]) for line in open(tmp_path / "out" / name)}
+
+    tests_a, tests_b = keys("toya.test.tsv"), keys("toyb.test.tsv")
+    assert (len(tests_a), len(tests_b)) == (2, 4)  # a tenth of each source's sentences
+    assert not (tests_a | tests_b) & (keys("toya.tsv") | keys("toyb.tsv"))
+    assert manifest["sources"]["toyb"]["dropped"]["other_source_test"] == len(tests_a - tests_b)

@@ -123,18 +123,24 @@ def build_source(source: Source, held: HeldOut, cache: Path, from_dir: Path | No
     kept = [Pair(en, de, kind_of(en, de), source=source.name) for en, de in clean if not held.leaks(en, de)]
     stats["held_out_leak"] = len(clean) - len(kept)
     train, test = hold_out_test(kept)
-    counts = Counter(p.kind for p in train)
     entry.update(
         licence=source.licence,
         attribution=source.attribution,
         units=stats.pop("units", 0),
-        pairs=len(train),
         test_pairs=len(test),
-        kinds={kind: counts[kind] for kind in ("sentence", "phrase", "word")},
-        english_words=sum(len(p.src.split()) for p in train),
         dropped=dict(sorted((k, v) for k, v in stats.items() if k != "kept")),
     )
     return train, test, entry
+
+
+def pair_counts(train: Sequence[Pair]) -> dict:
+    """The manifest's counts of a source's training pairs."""
+    counts = Counter(p.kind for p in train)
+    return dict(
+        pairs=len(train),
+        kinds={kind: counts[kind] for kind in ("sentence", "phrase", "word")},
+        english_words=sum(len(p.src.split()) for p in train),
+    )
 
 
 # ---------------------------------------------------------------------------- the build
@@ -157,18 +163,25 @@ def build_corpus(
     out.mkdir(parents=True, exist_ok=True)
     held, held_counts = (held, {"given": len(held.keys)}) if held is not None else held_out_sets(cache, ding)
     manifest = _read_manifest(out)
-    failed = {}
+    failed, built = {}, {}
     for source in tqdm(selected, desc="corpus", unit="source"):
         try:
-            train, test, entry = build_source(source, held, cache, from_dir)
+            built[source.name] = build_source(source, held, cache, from_dir)
         except debs.FetchError as err:
             logger.error("source %s skipped: %s", source.name, err)
             failed[source.name] = str(err)
-            continue
-        write_tsv(out / f"{source.name}.tsv", train)
-        write_tsv(out / f"{source.name}.test.tsv", test)
-        manifest["sources"][source.name] = entry
-        logger.info("%s: %s pairs (%s test)", source.name, entry["pairs"], entry["test_pairs"])
+    # A source's test slice must not train through another source either.
+    slices = HeldOut(p for _, test, _ in built.values() for p in test)
+    for name in set(manifest["sources"]) - set(built):  # sources of an earlier build, kept as they are
+        if (out / f"{name}.test.tsv").is_file():
+            slices.add(read_tsv(out / f"{name}.test.tsv"))
+    for name, (train, test, entry) in built.items():
+        kept = [p for p in train if not slices.leaks(p.src, p.tgt)]
+        entry["dropped"]["other_source_test"] = len(train) - len(kept)
+        manifest["sources"][name] = {**entry, **pair_counts(kept)}
+        write_tsv(out / f"{name}.tsv", kept)
+        write_tsv(out / f"{name}.test.tsv", test)
+        logger.info("%s: %s pairs (%s test)", name, len(kept), len(test))
     entries = manifest["sources"].values()
     manifest.update(
         command=command,
