@@ -182,3 +182,8 @@ def test_no_sources_test_slice_trains_through_another_source(tmp_path, monkeypat
     assert (len(tests_a), len(tests_b)) == (2, 4)  # a tenth of each source's sentences
     assert not (tests_a | tests_b) & (keys("toya.tsv") | keys("toyb.tsv"))
     assert manifest["sources"]["toyb"]["dropped"]["other_source_test"] == len(tests_a - tests_b)
+
+
+def test_attribution_groups_packages_by_version():
+    versions = {"game-data": "1:1.0-1", "game-campaign": "1:1.0-1", "game-music": "2.0"}
+    assert corpus.package_list(versions) == "game-data, game-campaign 1:1.0-1; game-music 2.0"

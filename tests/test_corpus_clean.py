@@ -74,6 +74,7 @@ def test_paragraphs_split_only_where_both_sides_agree():
     [
         ("", "Hallo", "empty"),
         ("...", "...", "empty"),
+        ("X", "Wert", "empty"),  # a one-letter UI label
         ("OK", "OK", "untranslated"),
         ("word " * 50, "Wort " * 50, "length"),
         ("Yes.", "Ja, das ist ganz genau so, wie du es gesagt hast.", "ratio"),

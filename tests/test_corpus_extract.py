@@ -30,19 +30,24 @@ def write_catalog(path, entries):
     catalog.save_as_mofile(str(path)) if path.suffix == ".mo" else catalog.save(str(path))
 
 
-def test_gettext_reads_mo_and_skips_plural_untranslated_and_wesnoth_context(tmp_path):
+def test_gettext_reads_mo_and_skips_plural_untranslated_and_contexts(tmp_path):
     write_catalog(
         tmp_path / "locale/de/game.mo",
         [
             polib.POEntry(msgid="The door is open.", msgstr="Die Tür ist offen."),
             polib.POEntry(msgid="female^Welcome!", msgstr="female^Willkommen!"),
+            polib.POEntry(msgid="?unit:Go home.", msgstr="Geh nach Hause."),
             polib.POEntry(msgid="OK", msgstr="OK"),
             polib.POEntry(msgid="Untranslated", msgstr=""),
             polib.POEntry(msgid="one apple", msgid_plural="%d apples", msgstr_plural={0: "ein Apfel", 1: "%d Äpfel"}),
         ],
     )
     units = list(gettext_units(tmp_path, source(["locale/de/*.mo"], "gettext")))
-    assert units == [("The door is open.", "Die Tür ist offen."), ("Welcome!", "Willkommen!")]
+    assert sorted(units) == [
+        ("Go home.", "Geh nach Hause."),
+        ("The door is open.", "Die Tür ist offen."),
+        ("Welcome!", "Willkommen!"),
+    ]
 
 
 def test_gettext_po_skips_fuzzy_and_obsolete(tmp_path):

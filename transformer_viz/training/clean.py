@@ -12,9 +12,9 @@ dialogue, a help paragraph. ``clean_units`` turns units into training pairs, in 
    write placeholders into translations.
 3. Paragraphs (several lines, or several sentences) are split into sentences only where both
    sides split into the same number of parts; otherwise the unit stays whole.
-4. Filters drop a pair that is empty, untranslated (both sides equal), over ``MAX_CHARS``
-   characters or ``MAX_WORDS`` words, with a wild length ratio, or with leftover markup
-   (URLs, paths, brackets, ``= \\ | @ # * _ ~``).
+4. Filters drop a pair that is empty (a side with fewer than two letters), untranslated (both
+   sides equal), over ``MAX_CHARS`` characters or ``MAX_WORDS`` words, with a wild length ratio,
+   or with leftover markup (URLs, paths, brackets, ``= \\ | @ # * _ ~``).
 5. Exact duplicates are removed, keeping the first.
 """
 
@@ -117,7 +117,7 @@ def _lines(text: str) -> list[str]:
 
 def reject_reason(en: str, de: str) -> str | None:
     """Why a clean pair is dropped (the module docstring, step 4), or None to keep it."""
-    if not en or not de or not any(c.isalpha() for c in en + de):
+    if min(sum(c.isalpha() for c in en), sum(c.isalpha() for c in de)) < 2:  # "", "...", "X" (a UI letter)
         return "empty"
     if en == de:
         return "untranslated"

@@ -224,11 +224,19 @@ def attribution_markdown(manifest: dict) -> str:
         "|---|---:|---|---|",
     ]
     for name, entry in sorted(manifest["sources"].items()):
-        packages = ", ".join(f"{p} {v}" for p, v in entry["packages"].items())
+        packages = package_list(entry["packages"])
         lines.append(f"| {name} | {entry['pairs']:,} | {entry['licence']} | {packages} |")
     lines += ["", "Authors and translators:", ""]
     lines += [f"- {name}: {entry['attribution']}" for name, entry in sorted(manifest["sources"].items())]
     return "\n".join(lines) + "\n"
+
+
+def package_list(versions: dict[str, str]) -> str:
+    """Packages grouped by version: "wesnoth-1.16-data, wesnoth-1.16-httt 1:1.16.9-1"."""
+    by_version: dict[str, list[str]] = {}
+    for package, version in versions.items():
+        by_version.setdefault(version, []).append(package)
+    return "; ".join(f"{', '.join(packages)} {version}" for version, packages in by_version.items())
 
 
 # ---------------------------------------------------------------------------- reading it back

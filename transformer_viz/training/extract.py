@@ -20,7 +20,7 @@ from .sources import Source
 logger = logging.getLogger(__name__)
 Unit = tuple[str, str]
 REQUIREMENTS_HINT = "pip install -r requirements-corpus.txt"
-_CONTEXT_PREFIX = re.compile(r"^[\w-]+\^")  # Wesnoth's old-style context: "female^Hello"
+_CONTEXT_PREFIX = re.compile(r"^(?:[\w-]+\^|\?[^:\s][^:]*:)")  # contexts: Wesnoth "female^Hi", Freeciv "?unit:Hi"
 _HELP_IDS = "//*[self::p or self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6][@id]"
 _BLOCK_NAMES = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "title")
 _BLOCKS = "//*[" + " or ".join(f"local-name()='{name}'" for name in _BLOCK_NAMES) + "]"
