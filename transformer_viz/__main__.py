@@ -93,7 +93,10 @@ def cmd_corpus_build(args) -> int:
     from .training.corpus import build_corpus
 
     command = f"python -m transformer_viz corpus build --out {args.out} --cache {args.cache}"
-    command += f" --from-dir {args.from_dir}" * bool(args.from_dir) + f" --sources {args.sources}" * bool(args.sources)
+    if args.from_dir:
+        command += f" --from-dir {args.from_dir}"
+    if args.sources:
+        command += f" --sources {args.sources}"
     try:
         manifest = build_corpus(args.out, args.cache, args.from_dir, args.sources, command=command)
     except ModuleNotFoundError as err:  # polib, lxml or translate-toolkit missing: the message names the fix
@@ -124,6 +127,7 @@ def cmd_serve(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .training.corpus import DEFAULT_CACHE, DEFAULT_OUT
     from .training.train import TrainOptions
 
     parser = argparse.ArgumentParser(
@@ -160,8 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=0, help="only the first N test pairs (0 = all)")
     p.add_argument("--beam-size", type=int, default=4)
     p.add_argument("--no-card", action="store_true", help="do not write the scores into README.md")
-    p.add_argument("--corpus", type=Path, default=Path("data/corpus"), help="built corpus: chrF per source")
-    p.add_argument("--cache", type=Path, default=Path("data/debs"), help="corpus cache holding the everyday set")
+    p.add_argument("--corpus", type=Path, default=DEFAULT_OUT, help="a built corpus: chrF per source")
+    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="the corpus cache, holding the everyday set")
     p.set_defaults(func=cmd_evaluate)
 
     add_corpus_parser(sub)
