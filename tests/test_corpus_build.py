@@ -117,6 +117,8 @@ def test_load_corpus_pairs_remembers_sources_and_drops_duplicates(tmp_path):
     assert [(p.src, p.source) for p in pairs] == [("The door is open.", "a"), ("Hello", "a"), ("I am hungry.", "b")]
     assert pairs[0].kind == "sentence"
     assert [p.source for p in load_corpus_pairs(tmp_path, sources=["b"])] == ["b", "b"]
+    held_out = [Pair("i am HUNGRY", "Mir ist kalt.", "sentence")]  # another split's test pair
+    assert [p.src for p in load_corpus_pairs(tmp_path, held_out=held_out)] == ["The door is open.", "Hello"]
     with pytest.raises(ValueError, match="no sources"):
         load_corpus_pairs(tmp_path, sources=["c"])
     with pytest.raises(FileNotFoundError, match="corpus build"):

@@ -250,8 +250,18 @@ def corpus_sources(corpus_dir: str | Path) -> list[str]:
     return sorted(json.loads(path.read_text(encoding="utf-8"))["sources"])
 
 
-def load_corpus_pairs(corpus_dir: str | Path, sources: Iterable[str] | None = None, test: bool = False) -> list[Pair]:
-    """The training pairs (or with ``test`` the held-out slices) of a built corpus, each with its source."""
+def load_corpus_pairs(
+    corpus_dir: str | Path,
+    sources: Iterable[str] | None = None,
+    test: bool = False,
+    held_out: Iterable[Pair] = (),
+) -> list[Pair]:
+    """The training pairs (or with ``test`` the held-out slices) of a built corpus, each with its source.
+
+    The build removed Ding's seed-0 valid/test sentences; a trainer on another split passes its
+    own ``held_out`` pairs (valid + test), whose texts are then removed too.
+    """
+    held = HeldOut(held_out)
     available = corpus_sources(corpus_dir)
     wanted = list(sources) if sources is not None else available
     unknown = sorted(set(wanted) - set(available))
@@ -260,7 +270,7 @@ def load_corpus_pairs(corpus_dir: str | Path, sources: Iterable[str] | None = No
     pairs, seen = [], set()
     for name in wanted:
         for pair in read_tsv(Path(corpus_dir) / f"{name}{'.test' if test else ''}.tsv"):
-            if (pair.src, pair.tgt) not in seen:
+            if (pair.src, pair.tgt) not in seen and not held.leaks(pair.src, pair.tgt):
                 seen.add((pair.src, pair.tgt))
                 pairs.append(Pair(pair.src, pair.tgt, pair.kind, source=name))
     return pairs
