@@ -189,3 +189,10 @@ def test_no_sources_test_slice_trains_through_another_source(tmp_path, monkeypat
 def test_attribution_groups_packages_by_version():
     versions = {"game-data": "1:1.0-1", "game-campaign": "1:1.0-1", "game-music": "2.0"}
     assert corpus.package_list(versions) == "game-data, game-campaign 1:1.0-1; game-music 2.0"
+
+
+def test_a_broken_deb_is_reported_by_name(tmp_path):
+    broken = tmp_path / "toy_1.0-1_all.deb"
+    broken.write_text("not an archive")
+    with pytest.raises(debs.FetchError, match="dpkg-deb could not read .*toy_1.0-1_all.deb.*delete it"):
+        debs.extract_members(broken, ("*",), tmp_path / "out")

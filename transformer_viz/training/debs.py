@@ -81,18 +81,22 @@ def deb_version(deb: Path) -> str:
 def extract_members(deb: Path, globs: tuple[str, ...], dest: Path) -> list[Path]:
     """Extract the regular files of a .deb whose path matches a glob into ``dest``; return their paths."""
     dpkg_deb = need_tool("dpkg-deb", [deb.name])
-    written = []
+    written, broken = [], None
     with subprocess.Popen([dpkg_deb, "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE) as proc:
-        with tarfile.open(fileobj=proc.stdout, mode="r|*") as tar:
-            for member in tar:
-                name = member.name.removeprefix("./")
-                if member.isfile() and any(fnmatch.fnmatch(name, glob) for glob in globs):
-                    member.name = name
-                    tar.extract(member, dest, filter="data")
-                    written.append(dest / name)
-            proc.stdout.read()  # drain, so dpkg-deb is not killed by a broken pipe
-    if proc.returncode:
-        raise FetchError(f"dpkg-deb could not read {deb} (exit {proc.returncode}); delete it to fetch it again")
+        try:
+            with tarfile.open(fileobj=proc.stdout, mode="r|*") as tar:
+                for member in tar:
+                    name = member.name.removeprefix("./")
+                    if member.isfile() and any(fnmatch.fnmatch(name, glob) for glob in globs):
+                        member.name = name
+                        tar.extract(member, dest, filter="data")
+                        written.append(dest / name)
+        except tarfile.TarError as err:
+            broken = err
+        proc.stdout.read()  # drain, so dpkg-deb is not killed by a broken pipe
+    if proc.returncode or broken:
+        why = f"exit {proc.returncode}" if proc.returncode else str(broken)
+        raise FetchError(f"dpkg-deb could not read {deb} ({why}); delete it to fetch it again")
     return written
 
 
