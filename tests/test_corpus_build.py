@@ -196,3 +196,14 @@ def test_a_broken_deb_is_reported_by_name(tmp_path):
     broken.write_text("not an archive")
     with pytest.raises(debs.FetchError, match="dpkg-deb could not read .*toy_1.0-1_all.deb.*delete it"):
         debs.extract_members(broken, ("*",), tmp_path / "out")
+
+
+def test_the_default_sources_leave_out_the_optional_ones_and_all_means_all():
+    from transformer_viz.training.sources import SOURCES, select_sources
+
+    default = {s.name for s in select_sources()}
+    assert "warzone2100" not in default and "wesnoth" in default
+    assert len(select_sources("all")) == len(SOURCES) > len(default)
+    assert [s.name for s in select_sources("flare,wesnoth")] == ["wesnoth", "flare"]  # declaration order
+    with pytest.raises(ValueError, match="unknown corpus sources \\['nope'\\]"):
+        select_sources("wesnoth,nope")

@@ -139,3 +139,8 @@ def test_identifiers_left_inside_a_word_are_dropped_as_markup():
 )
 def test_strip_numbering_only_when_both_sides_start_alike(en, de, clean):
     assert strip_numbering(en, de) == clean
+
+
+def test_colour_codes_are_stripped_and_other_control_characters_dropped():
+    assert strip_markup("\agEscorts:\a0 Clearing orders.") == "Escorts: Clearing orders."
+    assert reject_reason("Ring\x08 the bell.", "Läute die Glocke.") == "markup"

@@ -183,7 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_corpus_parser(sub) -> None:
     from .training.corpus import DEFAULT_CACHE, DEFAULT_OUT
-    from .training.sources import SOURCE_NAMES
+    from .training.sources import SOURCES
+
+    names = [source.name for source in SOURCES]
+    optional = ", ".join(source.name for source in SOURCES if not source.default)
 
     corpus = sub.add_parser("corpus", help="build the EN-DE corpus from Debian's translation files")
     actions = corpus.add_subparsers(dest="action", required=True)
@@ -191,7 +194,9 @@ def add_corpus_parser(sub) -> None:
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"downloads, reused (default {DEFAULT_CACHE})")
     p.add_argument("--from-dir", type=Path, default=None, help="a folder of .deb files fetched elsewhere")
-    p.add_argument("--sources", default=None, help=f"comma-separated subset of: {','.join(SOURCE_NAMES)}")
+    p.add_argument(
+        "--sources", default=None, help=f"comma-separated, or all (default: all but {optional}) of: {', '.join(names)}"
+    )
     p.set_defaults(func=cmd_corpus_build)
 
 

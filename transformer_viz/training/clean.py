@@ -5,7 +5,7 @@ dialogue, a help paragraph. ``clean_units`` turns units into training pairs, in 
 
 1. Accelerator marks are stripped (``&File`` ``_Open`` ``~Open`` → ``File`` ``Open``; inside a
    word, ``Bei_de``, only where each side has one), then
-   markup (``<b>``, ``<span …>``) and entities (``&amp;`` → ``&``); whitespace is normalised; a
+   markup (``<b>``, ``<span …>``), colour codes and entities (``&amp;`` → ``&``); whitespace is normalised; a
    section number that starts both sides alike (``9.4.6.``) is removed.
 2. A unit with a placeholder on either side (``%s`` ``%1$s`` ``%(name)s`` ``{x}`` ``$1``
    ``$name`` ``%1``) is dropped: a placeholder is not text, and a model trained on it would
@@ -35,6 +35,7 @@ _ACCELERATOR = re.compile(r"(?<![\w&])&(?!#?\w+;)(?=\w)|(?<!\w)[_~](?=\w)")
 # Inside a word a mark is an accelerator only when each side has exactly one ("Bei_de", "~Datei").
 _MARKS = {mark: re.compile(rf"{mark}(?!#?\w+;)(?=\w)" if mark == "&" else rf"{mark}(?=\w)") for mark in "&_~"}
 _NUMBERING = re.compile(r"(?:[A-Z]\.)?(?:\d+\.)+\d*\s+(?=\S)")  # "9.4.6. " "B.4.7. " "2.1 ", not "3 "
+_COLOUR_CODE = re.compile(r"\a\w?")  # Naev's "\ag" (green) … "\a0" (back to normal)
 _TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
 PLACEHOLDER = re.compile(
     r"%(?:\d+\$)?[-+#0]*\d*(?:\.\d+)?[hlLqjzt]*[sdifuxXeEgGcpo%]"  # %s %d %1$s %.2f %lu
@@ -44,7 +45,7 @@ PLACEHOLDER = re.compile(
     r"|\$\{?[\w.]+\}?"  # $1 $name ${name}
     r"|@\w+@"  # @NAME@
 )
-_LEFTOVER = re.compile(r"https?://|www\.|[\\|=<>{}\[\]@#*^_~]|\w/\w|\.{3}|…|\t")
+_LEFTOVER = re.compile(r"https?://|www\.|[\x00-\x1f\x7f\\|=<>{}\[\]@#*^_~]|\w/\w|\.{3}|…|\t")
 # A sentence ends at . ! ? (and a closing quote) before whitespace and a capital letter,
 # but not after an abbreviation ("z. B.", "e.g.", "Dr."), a single letter or a number.
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"'“”»«]?\s+(?=[\"'„“«»]?[A-ZÄÖÜ])")
@@ -55,8 +56,8 @@ _ABBREVIATION = re.compile(
 
 
 def strip_markup(text: str) -> str:
-    """Accelerators, tags and entities removed; apostrophes straightened; spaces normalised."""
-    text = _ACCELERATOR.sub("", text)
+    """Accelerators, tags, colour codes and entities removed; apostrophes straightened; spaces normalised."""
+    text = _COLOUR_CODE.sub("", _ACCELERATOR.sub("", text))
     text = html.unescape(_TAG.sub(" ", text))
     return " ".join(text.translate(APOSTROPHES).replace("\u00a0", " ").split())
 
