@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -496,3 +497,33 @@ def torchrun(corpus, cwd: Path, opts: TrainOptions, *extra: str) -> subprocess.C
         text=True,
         timeout=600,
     )
+
+
+def write_debian_corpus(folder: Path, sources: dict[str, list[tuple[str, str]]]) -> Path:
+    """A built corpus as `corpus build` leaves it: corpus.json naming the sources, one english<TAB>german TSV each."""
+    folder.mkdir(parents=True)
+    (folder / "corpus.json").write_text(json.dumps({"sources": {name: {} for name in sources}}), encoding="utf-8")
+    for name, pairs in sources.items():
+        (folder / f"{name}.tsv").write_text("".join(f"{en}\t{de}\n" for en, de in pairs), encoding="utf-8")
+    return folder
+
+
+def test_a_built_debian_corpus_joins_dings_pairs_without_its_held_out_sentences(corpus, tmp_path, caplog):
+    splits = load_corpus(corpus)
+    leaked = splits.valid[0]  # a validation sentence that a game happens to contain too
+    games = [(f"Run {i}!", f"Lauf {i}!") for i in range(7)]  # short: the pairs the trainer encodes fit max_len
+    manual = [("Open the file.", "Öffnen Sie die Datei.")]
+    folder = write_debian_corpus(tmp_path / "debian", {"games": [*games, (leaked.src, leaked.tgt)], "manual": manual})
+
+    def pairs_trained_on(**overrides) -> int:
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="transformer_viz.training.train"):
+            train(options(corpus, tmp_path / f"run-{len(list(tmp_path.iterdir()))}", max_steps=1, **overrides))
+        return int(re.search(r"(\d+) training pairs", caplog.text).group(1))
+
+    ding_alone = pairs_trained_on()
+    assert ding_alone == len(splits.train)
+    assert pairs_trained_on(debian_corpus=str(folder)) == ding_alone + len(games) + len(manual)  # the leak is dropped
+    assert pairs_trained_on(debian_corpus=str(folder), debian_sources="manual") == ding_alone + len(manual)
+    with pytest.raises(ValueError, match="has no sources"):
+        train(options(corpus, tmp_path / "unknown", max_steps=1, debian_corpus=str(folder), debian_sources="poems"))

@@ -55,6 +55,8 @@ class TrainOptions(ModelOptions):
     word_pairs: int = 40_000  # single-word dictionary pairs kept (seeded sample; -1 = all of ~280k)
     kinds: str = "sentence,phrase,word"  # pair kinds trained on; "sentence" fine-tunes on sentences alone
     corpus: str = ""  # the Ding file (default: the Debian package's)
+    debian_corpus: str = ""  # a folder made by `corpus build`: its training pairs join Ding's ("" = Ding alone)
+    debian_sources: str = ""  # the sources of debian_corpus to read, comma-separated ("" = all)
     resume: bool = False
 
     def check(self) -> None:

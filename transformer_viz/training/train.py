@@ -36,7 +36,8 @@ from .batches import (
     validation_loss,
 )
 from .checkpointer import METRICS_NAME, STATE_NAME, TRAINING_NAME, Checkpointer
-from .data import Pair, load_corpus, token_batches
+from .corpus import load_corpus_pairs
+from .data import Pair, Splits, load_corpus, token_batches
 from .distributed import all_ranks_agree, barrier, rng_states, setup_distributed
 from .options import TrainOptions, adam, learning_rate, noam_lr
 from .snapshots import snapshot_steps
@@ -77,7 +78,8 @@ def train(opts: TrainOptions) -> Path:
     torch.manual_seed(opts.seed)
 
     splits = load_corpus(opts.corpus or None, seed=opts.seed, extra_tsv=opts.extra_tsv or None)
-    pairs = mix_kinds(splits.train, opts.word_pairs, opts.seed, opts.kinds)[: opts.max_pairs or None]
+    pairs = mix_kinds(splits.train + debian_pairs(opts, splits), opts.word_pairs, opts.seed, opts.kinds)
+    pairs = pairs[: opts.max_pairs or None]
     tokenizer = prepare_tokenizer(opts, out, pairs, rank)
     # A continued checkpoint keeps the architecture it was trained with, whatever the options say now.
     config = load_config(out) if can_resume(opts, out) else opts.model_config(tokenizer.vocab_size)
@@ -137,6 +139,14 @@ class Run:
         """Per-token NLL of `model` on the validation pairs."""
         pad, bos = self.config.pad_id, self.config.bos_id
         return validation_loss(model, self.data.valid, self.data.valid_batches, pad, bos, self.device)
+
+
+def debian_pairs(opts: TrainOptions, splits: Splits) -> list[Pair]:
+    """The training pairs of the built Debian corpus that the options name; Ding's valid and test texts held out."""
+    if not opts.debian_corpus:
+        return []
+    sources = [name.strip() for name in opts.debian_sources.split(",") if name.strip()] or None
+    return load_corpus_pairs(opts.debian_corpus, sources, held_out=splits.valid + splits.test)
 
 
 def train_epoch(run: Run, state: TrainState, progress: Progress, deadline: float) -> bool:
