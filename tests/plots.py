@@ -50,5 +50,5 @@ def assert_valid_plotly(fig, name: str = "") -> None:
     and figure_json (which writes the JSON itself) must read back as Plotly's own, with the default config."""
     validated = go.Figure(fig.to_plotly_json())  # raises ValueError on any unknown or ill-typed property
     ours = json.loads(F.figure_json(fig))
-    assert ours.pop("config") == F.plot_config(), name
+    assert ours.pop("config") == F.plot_config(filename=F.download_name_of(fig)), name
     assert ours == json.loads(validated.to_json()), name

@@ -18,8 +18,10 @@ from .style import (
     CATEGORICAL,
     FUTURE_SHADE,
     HIGHLIGHT,
+    KIND_NAMES,
     WEIGHTS_SCALE,
     colorscale,
+    download_name,
     esc,
     finish,
     pair_hover,
@@ -97,6 +99,11 @@ def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
     figure's font_size fits (ticks inherit it, and each setting costs time on every subplot axis)."""
     size = int(max(8, min(font_size, 1.2 * panel_px / max(n_ticks, 1))))
     return {} if size == font_size else dict(tickfont=dict(size=size))
+
+
+def shown_step(kind: str, step: int | None) -> int | None:
+    """The step a map of `kind` shows: none for encoder self-attention, which every step shares."""
+    return None if kind == "encoder_self" else step
 
 
 def step_suffix(trace: Trace, kind: str, step: int | None) -> str:
@@ -229,7 +236,8 @@ def attention_grid(
             query_ticks, **title_text(axis_title(query_axis_title(kind)) if c == 0 else None)
         )
     title = t("grid-title", kind=kind_name(kind), layer=layer, last=n_heads - 1) + step_suffix(trace, kind, step)
-    return finish(data, {**layout, "shapes": shapes, "coloraxis": weights_axis(presentation)}, st, title, height)
+    layout.update(shapes=shapes, coloraxis=weights_axis(presentation))
+    return finish(data, layout, st, title, height, download_name(kind, layer, step=shown_step(kind, step)))
 
 
 def attention_head(
@@ -268,7 +276,8 @@ def attention_head(
         trace, kind, step
     )
     height = max(1.6 * st.panel_px, 1.3 * st.row_px * len(queries)) + 200 + 4 * st.font_size
-    return finish([weight_heatmap(z, label, show_values)], layout, st, title, height)
+    name = download_name(kind, layer, head, shown_step(kind, step))
+    return finish([weight_heatmap(z, label, show_values)], layout, st, title, height, name)
 
 
 def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
@@ -306,7 +315,8 @@ def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
         layout["xaxis" + x[1:]]["showticklabels"] = False
         layout["yaxis" + y[1:]].update(showticklabels=False, autorange="reversed")
     title = t("overview-title", kind=kind_name(kind))
-    return finish(data, {**layout, "coloraxis": weights_axis(presentation)}, st, title, height)
+    name = download_name(KIND_NAMES[kind] + "-overview")
+    return finish(data, {**layout, "coloraxis": weights_axis(presentation)}, st, title, height, name)
 
 
 def overview_index(curve_number: int, n_heads: int) -> tuple[int, int]:
@@ -410,4 +420,4 @@ def alignment(
     )
     title = t("alignment-title", layer=layer, head=head_label(head, trace.n_heads)) + step_suffix(trace, "cross", step)
     height = max(400, st.row_px * 1.4 * (span + 1)) + 150
-    return finish(data, layout, st, title, height)
+    return finish(data, layout, st, title, height, download_name("cross-attention-alignment", layer, head, step))

@@ -26,7 +26,7 @@ from .attention import (
     weight_heatmap,
     weights_axis,
 )
-from .style import OKABE_ITO, esc, finish, style, subplot_grid, title_text, token_ticks
+from .style import KIND_NAMES, OKABE_ITO, download_name, esc, finish, style, subplot_grid, title_text, token_ticks
 from .words import t
 
 ORIGINAL = OKABE_ITO["blue"]
@@ -131,7 +131,7 @@ def probability_change(
     mean = float(delta.mean()) if delta.size else 0.0
     title = t("prob-title", mean=mean)
     height = 2 * st.panel_px + 8 * st.font_size + 160
-    return finish(data, layout, st, title, height)
+    return finish(data, layout, st, title, height, "probability-change")
 
 
 def causal_edge(n_rows: int, n_cols: int, offset: int, axes: tuple[str, str], line_width: float) -> dict:
@@ -157,10 +157,12 @@ def attention_pair(
     presentation: bool = False,
     key_title: str | None = None,
     n_pad: int = 0,
+    download: str = "attention-comparison",
 ) -> go.Figure:
     """Attention maps side by side on one shared 0–1 colour scale; each panel is (weights (Q, K), query tokens,
     key tokens, label). For decoder self-attention a dotted staircase marks where the causal mask begins; the
-    first `n_pad` key columns (left padding) are framed. `title` is shown as given: escape user text in it."""
+    first `n_pad` key columns (left padding) are framed. `title` is shown as given: escape user text in it;
+    `download` names its download."""
     check_kind(kind)
     st = style(presentation)
     for z, queries, keys, label in panels:
@@ -208,7 +210,7 @@ def attention_pair(
         if kind == "decoder_self":
             shapes.append(causal_edge(len(queries), len(keys), len(keys) - len(queries), (x, y), st.line_width))
     layout.update(shapes=shapes, coloraxis=weights_axis(presentation))
-    return finish(data, layout, st, title, height)
+    return finish(data, layout, st, title, height, download)
 
 
 def attention_side_by_side(
@@ -229,7 +231,8 @@ def attention_side_by_side(
         queries, keys = attention_axes(trace, kind)
         panels.append((head_matrix(trace, kind, layer, head), queries, keys, label))
     title = t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, original.n_heads))
-    return attention_pair(panels, kind, title, presentation)
+    name = download_name(KIND_NAMES[kind] + "-comparison", layer, head)
+    return attention_pair(panels, kind, title, presentation, download=name)
 
 
 def padding_side_by_side(
@@ -259,4 +262,6 @@ def padding_side_by_side(
     panels = [(z, query_tokens, key_tokens, label) for z, label in zip(maps, labels)]
     mass = [float(z[:, :n_pad].sum(axis=1).max()) if n_pad else 0.0 for z in maps]
     title = t("padding-title", n_pad=n_pad, layer=layer, head=head, a=mass[0], b=mass[1])
-    return attention_pair(panels, "decoder_self", title, presentation, key_title=t("padding-key"), n_pad=n_pad)
+    name = download_name("padding-comparison", layer, head)
+    key_title = t("padding-key")
+    return attention_pair(panels, "decoder_self", title, presentation, key_title=key_title, n_pad=n_pad, download=name)

@@ -53,7 +53,7 @@ def positional_heatmap(
         yaxis=dict(title=dict(text=t("position")), autorange="reversed", **position_ticks(len(table), tokens)),
     )
     height = max(1.4 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
-    return finish([heatmap], layout, st, esc(title), height)
+    return finish([heatmap], layout, st, esc(title), height, "positional-encodings")
 
 
 def default_dims(n_dims: int) -> list[int]:
@@ -99,7 +99,7 @@ def positional_curves(
         ),
         legend=dict(title=dict(text=t("dimension"))),
     )
-    return finish(data, layout, st, esc(title), 380 + 8 * st.font_size)
+    return finish(data, layout, st, esc(title), 380 + 8 * st.font_size, "positional-encoding-curves")
 
 
 def cosine_similarity(table: np.ndarray) -> np.ndarray:
@@ -134,4 +134,4 @@ def position_similarity(
         yaxis=dict(title=dict(text=t("position")), autorange="reversed", scaleanchor="x", **ticks),
     )
     height = max(1.6 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
-    return finish([heatmap], layout, st, esc(title), height)
+    return finish([heatmap], layout, st, esc(title), height, "positional-encoding-similarity")

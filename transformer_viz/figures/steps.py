@@ -8,11 +8,12 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import check_step
-from .style import MASKED_GREY, OKABE_ITO, esc, finish, style, token_ticks
+from .style import MASKED_GREY, OKABE_ITO, download_name, esc, finish, style, token_ticks
 from .words import t
 
 CHOSEN = OKABE_ITO["vermillion"]
 ALTERNATIVE = OKABE_ITO["sky_blue"]
+BEAM_NAME = "beam-tree"  # the beam tree's download
 
 
 def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
@@ -57,7 +58,7 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
     forced = t("forced-prefix") if step < trace.forced_prefix else ""
     title = t("topk-title", step=step, entropy=float(record["entropy"]), forced=forced)
     height = max(300, 1.6 * st.row_px * len(tokens)) + 160 + 2 * st.font_size
-    return finish(data, layout, st, title, height)
+    return finish(data, layout, st, title, height, download_name("next-token-top-k", step=step))
 
 
 def token_lookup(trace: Trace, id_to_token: dict[int, str] | None) -> dict[int, str]:
@@ -122,7 +123,7 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
             y=0.5,
         )
         layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False))
-        return finish([], layout, st, t("beam-title"), 300)
+        return finish([], layout, st, t("beam-title"), 300, BEAM_NAME)
     lookup, path = token_lookup(trace, id_to_token), chosen_path(trace)
     nodes = trace.beam_tree
     rank, seen = [], {}
@@ -216,4 +217,5 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
         st,
         t("beam-title-size", size=trace.options.get("beam_size", "?")),
         max(400, 46 * width_hint) + 150,
+        BEAM_NAME,
     )

@@ -41,21 +41,56 @@ FUTURE_SHADE = "rgba(120, 120, 120, 0.35)"
 
 # The modebar's camera button downloads a PNG at 3x the on-screen size: sharp on a projector.
 # A vector SVG is available too: plot_config("svg") (Plotly's toImageButtonOptions format "svg").
+DEFAULT_NAME = "transformer-viz"  # the download's name when a figure does not carry one
 PLOT_CONFIG = {
-    "toImageButtonOptions": {"format": "png", "scale": 3, "filename": "transformer-viz"},
+    "toImageButtonOptions": {"format": "png", "scale": 3, "filename": DEFAULT_NAME},
     "displaylogo": False,
+}
+# What each attention kind is called in a download's name.
+KIND_NAMES = {
+    "cross": "cross-attention",
+    "decoder_self": "decoder-self-attention",
+    "encoder_self": "encoder-self-attention",
 }
 
 
-def plot_config(fmt: str = "png", filename: str = "transformer-viz") -> dict:
-    """The Plotly config for showing a figure; fmt is the modebar download format: "png", "svg", "jpeg" or "webp"."""
+def plot_config(fmt: str = "png", filename: str = DEFAULT_NAME) -> dict:
+    """The Plotly config for showing a figure; fmt is the modebar download format: "png", "svg", "jpeg" or "webp".
+
+    `filename` is the download's name without its extension (Plotly adds ".png", ".svg", …)."""
     if fmt not in ("png", "svg", "jpeg", "webp"):
         raise ValueError(f"fmt must be 'png', 'svg', 'jpeg' or 'webp', got {fmt!r}")
     scale = 1 if fmt == "svg" else 3  # SVG is vector: scaling it only changes its nominal size
     return {**PLOT_CONFIG, "toImageButtonOptions": {"format": fmt, "scale": scale, "filename": filename}}
 
 
-def figure_json(fig: go.Figure, fmt: str = "png") -> str:
+def download_name(what: str, layer: int | None = None, head: int | str | None = None, step: int | None = None) -> str:
+    """A download's name from what the figure shows: 'cross-attention_L0-H3_step-3', 'beam-tree', ….
+
+    `what` is a kind of KIND_NAMES or a plain name; the layer, head ("mean" or a number) and step when shown."""
+    parts = [KIND_NAMES.get(what, what)]
+    if layer is not None:
+        parts.append(f"L{layer}" + ("" if head is None else "-mean" if head == "mean" else f"-H{head}"))
+    elif head is not None:
+        parts.append("mean" if head == "mean" else f"H{head}")
+    if step is not None:
+        parts.append(f"step-{step}")
+    return "_".join(parts)
+
+
+def with_download_name(fig: go.Figure, name: str) -> go.Figure:
+    """`fig`, carrying `name` as its download's name (in its layout's meta, where figure_json reads it)."""
+    fig.layout.meta = {"download": name}
+    return fig
+
+
+def download_name_of(fig: go.Figure) -> str:
+    """The download name a figure carries, or DEFAULT_NAME."""
+    meta = fig.layout.meta
+    return meta.get("download", DEFAULT_NAME) if isinstance(meta, dict) else DEFAULT_NAME
+
+
+def figure_json(fig: go.Figure, fmt: str = "png", filename: str | None = None) -> str:
     """The figure's JSON with a "config" key: Gradio's gr.Plot front end passes that key to Plotly.
 
     In the UI: `gr.Plot(value=PlotData(type="plotly", plot=figure_json(fig)))`, where PlotData
@@ -63,13 +98,14 @@ def figure_json(fig: go.Figure, fmt: str = "png") -> str:
     The same JSON as fig.to_json() (numpy arrays as base64 typed arrays; <, > and / escaped so it is
     safe inside an HTML <script>) but non-ASCII text left as UTF-8, written straight from the figure's
     properties: to_json first deep-copies them and walks every list element looking for arrays.
+    The download is named `filename`, else the name the figure carries (with_download_name).
     """
     data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)  # the dicts fig.to_dict() copies
     if fig.frames or data is None or layout is None:  # animation frames, or a plotly that keeps them elsewhere
         body = fig.to_plotly_json()
     else:
         body = {"data": data, "layout": layout}
-    body["config"] = plot_config(fmt)
+    body["config"] = plot_config(fmt, filename or download_name_of(fig))
     options = dict(separators=(",", ":"), ensure_ascii=False)  # "▁", in most tokens: 3 UTF-8 bytes, not a 6-byte escape
     text = json.dumps(body, default=json_default, **options)
     if "NaN" in text or "Infinity" in text:  # a non-finite Python float: JSON has none, Plotly reads null as a gap
@@ -165,12 +201,15 @@ AXIS = dict(showline=True, linecolor="#888888", showgrid=False, zeroline=False, 
 TEMPLATE = {"data": {"scatter": [{"type": "scatter"}]}, "layout": {"xaxis": AXIS, "yaxis": AXIS}}
 
 
-def finish(data: list[dict], layout: dict, st: Style, title: str, height: float) -> go.Figure:
+def finish(
+    data: list[dict], layout: dict, st: Style, title: str, height: float, download: str = DEFAULT_NAME
+) -> go.Figure:
     """The figure from plain Plotly JSON, with the shared look: fonts, backgrounds, title, margins.
 
     `data` and `layout` follow Plotly's JSON schema (every key nested: title=dict(text=…), never
     title_text); `title` must already be escaped. Plotly's per-property validation is skipped: it cost
     100–1000 ms a figure. test_figures.py validates every builder's output, so the dicts stay valid Plotly.
+    `download` names the modebar's download (download_name()).
     """
     full = {
         "template": TEMPLATE,
@@ -182,6 +221,7 @@ def finish(data: list[dict], layout: dict, st: Style, title: str, height: float)
         "margin": {**dict(l=40, r=40, t=70 + 2 * st.title_size, b=40), **layout.get("margin", {})},
         "height": int(height),
         "hoverlabel": dict(font=dict(size=st.font_size)),
+        "meta": {"download": download},
     }
     if layout.get("annotations"):  # subplot titles and notes, a little larger than the ticks
         full["annotations"] = [{**note, "font": dict(size=st.font_size + 1)} for note in layout["annotations"]]

@@ -1,0 +1,91 @@
+"""What the page shows a teacher: download names, readable tokens, notices, model names and the model card."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.tiny import tiny_tokenizer_file, tiny_translator
+from transformer_viz import figures
+from transformer_viz.app import handlers as h
+from transformer_viz.app import models
+from transformer_viz.app import session as sessions
+from transformer_viz.app.registry import PLOTS, View
+from transformer_viz.hub.hub import save_checkpoint
+
+SENTENCE = "I see the house."
+UI_DEFAULTS = dict(strategy="beam", beam_size=3, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_new_tokens=8)
+
+
+@pytest.fixture
+def session(empty_registry, tmp_path, monkeypatch):
+    """A beam translation with tiny-a, and a bundled learned-positions model for the positional comparison."""
+    monkeypatch.delenv(models.HUB_MODEL_ENV, raising=False)
+    learned = tiny_translator("seed004", seed=3)
+    save_checkpoint(tmp_path / "seed004", learned.model, tiny_tokenizer_file())
+    monkeypatch.setattr(models, "CHECKPOINTS_DIR", tmp_path)
+    monkeypatch.setattr(models, "available_models", lambda folder=tmp_path: ["seed004"])
+    models.register_translator("seed004", learned)
+    models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
+    return sessions.translate(SENTENCE, "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
+
+
+def download_names(trace, **view) -> dict[str, str]:
+    """Each registered plot's download name, as its config on the page says it."""
+    figs = h.view_figures(PLOTS, trace, **view)
+    return {
+        plot_id: json.loads(figures.figure_json(fig))["config"]["toImageButtonOptions"]["filename"]
+        for plot_id, fig in figs.items()
+        if fig is not None
+    }
+
+
+def test_every_plots_download_is_named_after_what_it_shows(session):
+    trace = session.trace
+    names = download_names(trace, step=2, layer=1, head="3", kind="decoder self")
+    assert set(names) == {plot.id for plot in PLOTS}
+    assert len(set(names.values())) == len(names), names  # unique on the page
+    assert "transformer-viz" not in names.values()
+    assert names["plot-cross"] == "cross-attention_L1_step-2"
+    assert names["plot-alignment"] == "cross-attention-alignment_L1-H3_step-2"
+    assert names["plot-dec-self"] == "decoder-self-attention_L1_step-2"
+    assert names["plot-enc-self"] == "encoder-self-attention_L1"  # every step shares it
+    assert names["plot-overview"] == "decoder-self-attention-overview"
+    assert names["plot-topk"] == "next-token-top-k_step-2"
+    assert names["plot-pe"] == "positional-encodings"
+    assert names["plot-beam"] == "beam-tree"
+    assert names["plot-pipeline"] == "score-pipeline_L1-H3_step-2"
+    assert names["plot-rollout"] == "attention-rollout_L1"
+    assert names["plot-pe-learned"] == "positional-encodings-learned"
+
+
+def test_download_names_follow_the_view(session):
+    trace = session.trace
+    first = download_names(trace, step=0, layer=0, head="mean", kind="cross")
+    later = download_names(trace, step=1, layer=1, head="0", kind="cross")
+    for plot in PLOTS:
+        changes = plot.follows & {"step", "layer", "head"}
+        assert (first[plot.id] != later[plot.id]) == bool(changes), plot.id
+    assert first["plot-alignment"] == "cross-attention-alignment_L0-mean_step-0"
+    assert later["plot-pipeline"] == "score-pipeline_L1-H0_step-1"
+
+
+def test_views_opened_by_a_click_or_a_lab_are_named_too(session):
+    trace = session.trace
+    assert (
+        figures.download_name_of(figures.attention_head(trace, "cross", 0, 3, step=3)) == "cross-attention_L0-H3_step-3"
+    )
+    assert figures.download_name_of(figures.attention_side_by_side(trace, trace, "decoder_self", 1, "mean")) == (
+        "decoder-self-attention-comparison_L1-mean"
+    )
+    text = figures.figure_json(figures.attention_head(trace, "decoder_self", 1, "mean", step=0), fmt="svg")
+    options = json.loads(text)["config"]["toImageButtonOptions"]
+    assert options == {"format": "svg", "scale": 1, "filename": "decoder-self-attention_L1-mean_step-0"}
+
+
+def test_a_view_draws_the_same_names_as_the_page(session):
+    view = View(session.trace, step=1, layer=0, head=2)
+    for plot in PLOTS:
+        fig = plot.figure(view)
+        assert fig is None or figures.download_name_of(fig) != figures.style.DEFAULT_NAME, plot.id
