@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 import transformer_viz.figures as F
+from transformer_viz.figures.style import esc, piece_label
 
 
 def heatmaps(fig) -> list:
@@ -43,6 +44,11 @@ def strings(obj):
     elif isinstance(obj, (list, tuple, np.ndarray)):
         for value in obj:
             yield from strings(value)
+
+
+def tick_labels(tokens) -> list[str]:
+    """The tick text of axes labelled with these pieces: as piece_label shows them, escaped."""
+    return [esc(piece_label(t)) for t in tokens]
 
 
 def assert_valid_plotly(fig, name: str = "") -> None:

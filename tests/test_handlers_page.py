@@ -12,6 +12,7 @@ from transformer_viz.app import handlers as h
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
 from transformer_viz.app.registry import PLOTS, View
+from transformer_viz.figures.style import piece_label
 from transformer_viz.hub.hub import save_checkpoint
 
 SENTENCE = "I see the house."
@@ -89,3 +90,14 @@ def test_a_view_draws_the_same_names_as_the_page(session):
     for plot in PLOTS:
         fig = plot.figure(view)
         assert fig is None or figures.download_name_of(fig) != figures.style.DEFAULT_NAME, plot.id
+
+
+def test_the_pages_beam_tree_names_every_node_by_its_piece(session):
+    """Pruned nodes' tokens are in no step's top-k: the page reads them from the model's tokenizer."""
+    trace = session.trace
+    fig = h.analysis_figures(trace, 0, False)["plot-beam"]
+    tokenizer = models.loaded_translator(trace.model["name"]).tokenizer
+    texts = {node: text for d in fig.data if d.customdata is not None for node, text in zip(d.customdata, d.text)}
+    assert len(texts) == len(trace.beam_tree)
+    for node, text in texts.items():
+        assert text == figures.esc(piece_label(tokenizer.id_to_piece(trace.beam_tree[node]["id"])))

@@ -35,6 +35,12 @@ def get_translator(name: str) -> Translator:
         return _models[name]
 
 
+def loaded_translator(name: str | None) -> Translator | None:
+    """The loaded model whose Translator.name (the name its traces record) is `name`, or None: nothing is loaded."""
+    with _models_lock:
+        return next((translator for translator in _models.values() if translator.name == name), None)
+
+
 def register_translator(name: str, translator: Translator) -> None:
     """Make an already loaded model available under `name` (tests, or a model built in code)."""
     with _models_lock:

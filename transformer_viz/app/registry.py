@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .. import figures
 from ..figures.words import t as figure_text
 from ..trace import Trace
-from .models import learned_and_sinusoidal
+from .models import learned_and_sinusoidal, loaded_translator
 
 # What a plot's drawing reads besides the trace and the look. A plot that follows the step or the head is redrawn
 # on every step; a change of layer, overview kind, look or language redraws every plot.
@@ -92,6 +92,14 @@ def _positions(kind: str, similarity: bool) -> Callable[[View], object]:
     return draw
 
 
+def _beam_pieces(trace: Trace) -> dict[int, str]:
+    """Every beam-tree node's piece, from the tokenizer of the model that made the trace (none if it is not loaded)."""
+    translator = loaded_translator(trace.model.get("name"))
+    if translator is None:
+        return {}
+    return {node["id"]: translator.tokenizer.id_to_piece(node["id"]) for node in trace.beam_tree}
+
+
 def _step_head(view: View) -> int:
     """The score pipeline shows one head: the chosen one, or head 0 for the mean."""
     return 0 if view.head == "mean" else view.head
@@ -134,7 +142,8 @@ PLOTS = [
     Plot("plot-beam", "analysis", "tab-beam",
          click=Click("beam-click",
                      "p => (p.customdata === undefined || p.customdata === null) ? null : `${p.customdata}`"),
-         draw=lambda v: figures.beam_tree_figure(v.trace, presentation=v.presentation)),
+         draw=lambda v: figures.beam_tree_figure(
+             v.trace, id_to_token=_beam_pieces(v.trace), presentation=v.presentation)),
     Plot("plot-pe", "model", "tab-pe",
          draw=lambda v: figures.positional_heatmap(
              v.trace.positional_encoding, tokens=v.trace.source_tokens, presentation=v.presentation)),

@@ -8,7 +8,8 @@ Words (titles, axes, legends, hovers) are English unless built inside `with lang
 Layers, heads and steps count from 0, as in the hook names and trace.steps[i]["index"].
 """
 
-from .attention import alignment, attention_axes, attention_grid, attention_head, head_matrix, overview, overview_index
+from .alignment import alignment
+from .attention import attention_axes, attention_grid, attention_head, head_matrix, overview, overview_index
 from .compare import attention_pair, attention_side_by_side, padding_side_by_side, probability_change
 from .heads import head_summary_figure, rollout_figure, word_attention_figure
 from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_matrix, score_pipeline

@@ -26,7 +26,20 @@ from .attention import (
     weight_heatmap,
     weights_axis,
 )
-from .style import KIND_NAMES, OKABE_ITO, download_name, esc, finish, style, subplot_grid, title_text, token_ticks
+from .style import (
+    KIND_NAMES,
+    OKABE_ITO,
+    download_name,
+    esc,
+    finish,
+    piece_label,
+    style,
+    subplot_grid,
+    tick_label_px,
+    title_text,
+    token_ticks,
+    x_token_ticks,
+)
 from .words import t
 
 ORIGINAL = OKABE_ITO["blue"]
@@ -109,7 +122,7 @@ def probability_change(
             hovertemplate="%{hovertext}<extra></extra>",
         ),
     ]
-    ticks = dict(**token_ticks(tokens), tickangle=-90, **tick_font(len(tokens), 900, st.font_size))
+    ticks = x_token_ticks(tokens, 900, st.font_size)
     reach = max(0.05, float(np.abs(delta).max()) * 1.1) if delta.size else 0.05
     layout["xaxis"].update(ticks, showticklabels=False)
     layout["xaxis2"].update(ticks, matches="x", **title_text(t("target-teacher-forced")))
@@ -173,7 +186,9 @@ def attention_pair(
     n = len(panels)
     longest_rows = max(len(q) for _, q, _, _ in panels)
     panel_px = max(st.panel_px, st.row_px * longest_rows)
-    label_px = 14 + st.font_size * 0.6 * max(len(k) for _, _, keys, _ in panels for k in keys) + 3 * st.font_size
+    all_keys = [k for _, _, keys, _ in panels for k in keys]
+    angle = max(x_token_ticks(keys, 1000 / n - 80, st.font_size)["tickangle"] for _, _, keys, _ in panels)
+    label_px = 14 + tick_label_px([piece_label(k) for k in all_keys], angle, st.font_size) + 3 * st.font_size
     height = panel_px + label_px + 140 + 3 * st.font_size
     refs, layout = subplot_grid(1, n, n, [esc(label) for *_, label in panels], 0.12 if presentation else 0.08, 0.0)
     keys_title = key_title or key_axis_title(kind)
@@ -182,9 +197,7 @@ def attention_pair(
         z = np.asarray(z, dtype=np.float32)
         data.append(weight_heatmap(z, esc(label), axes=(x, y)))
         layout["xaxis" + x[1:]].update(
-            **token_ticks(keys),
-            tickangle=-90,
-            **tick_font(len(keys), 1000 / n - 80, st.font_size),
+            **x_token_ticks(keys, 1000 / n - 80, st.font_size),
             **title_text(axis_title(keys_title)),
         )
         layout["yaxis" + y[1:]].update(

@@ -23,6 +23,7 @@ from .style import (
     symmetric_range,
     title_text,
     token_ticks,
+    x_token_ticks,
 )
 from .words import t
 
@@ -52,7 +53,7 @@ def mask_matrix(
     query_title = t("query") if query_title is None else query_title
     key_title = t("key") if key_title is None else key_title
     layout = dict(
-        xaxis=dict(**token_ticks(key_tokens), tickangle=-90, title=dict(text=axis_title(key_title))),
+        xaxis=dict(**x_token_ticks(key_tokens, 900, st.font_size), title=dict(text=axis_title(key_title))),
         yaxis=dict(**token_ticks(query_tokens), autorange="reversed", title=dict(text=axis_title(query_title))),
         shapes=mark_step(z.astype(np.float32), "mask", step, st.line_width),
     )
@@ -197,8 +198,7 @@ def score_pipeline(
     for col, (x, y) in enumerate(refs, start=1):
         shapes += mark_step(scores, "mask", step, st.line_width, (x, y))
         layout["xaxis" + x[1:]].update(
-            **token_ticks(keys),
-            tickangle=-90,
+            **x_token_ticks(keys, 1000 / 3 - 80, st.font_size),
             title=dict(text=axis_title(key_axis_title("decoder_self")) if col == 2 else t("key")),
         )
         layout["yaxis" + y[1:]].update(

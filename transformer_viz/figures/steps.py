@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import check_step
-from .style import MASKED_GREY, OKABE_ITO, download_name, esc, finish, style, token_ticks
+from .style import MASKED_GREY, OKABE_ITO, download_name, esc, finish, piece_label, style, token_ticks
 from .words import t
 
 CHOSEN = OKABE_ITO["vermillion"]
@@ -86,6 +86,11 @@ def chosen_path(trace: Trace) -> set[int]:
     return path
 
 
+def node_text(token_id: int, lookup: dict[int, str]) -> str:
+    """A beam node's label: its piece as the maps show it ("Hund" for "▁Hund"), or its id when the piece is unknown."""
+    return esc(piece_label(lookup[token_id])) if token_id in lookup else f"#{token_id}"
+
+
 def node_hover(trace: Trace, node: int, lookup: dict[int, str]) -> str:
     """A beam node's hover: its token, the hypothesis's total log-probability, the token's own, and for a
     finished hypothesis the length-normalised score beam search ranks it by (Wu et al. 2016)."""
@@ -93,7 +98,7 @@ def node_hover(trace: Trace, node: int, lookup: dict[int, str]) -> str:
     before = trace.beam_tree[n["parent"]]["log_prob"] if n["parent"] >= 0 else 0.0
     own = n["log_prob"] - before
     lines = [
-        t("node-hover", node=node, step=n["step"], token=esc(lookup.get(n["id"], "#" + str(n["id"])))),
+        t("node-hover", node=node, step=n["step"], token=f"{esc(lookup.get(n['id'], '?'))} (id {n['id']})"),
         t("node-log-p", log_p=n["log_prob"]),
         t("node-own", own=own, p=math.exp(own)),
     ]
@@ -107,7 +112,8 @@ def node_hover(trace: Trace, node: int, lookup: dict[int, str]) -> str:
 
 def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, presentation: bool = False) -> go.Figure:
     """Beam search's explored nodes by (step, rank): kept beams in colour, pruned ones grey, the chosen path
-    highlighted, finished hypotheses (</s>) as diamonds. Tokens come from the trace or `id_to_token`.
+    highlighted, finished hypotheses (</s>) as diamonds. Tokens come from the trace or `id_to_token`: each node
+    is labelled with its piece as the maps show it ("Hund" for "▁Hund"), its hover names the raw piece and id.
 
     Each node marker carries its node id (index into trace.beam_tree) as customdata; hover shows its scores.
     analysis.beam_node_prefix(trace.beam_tree, node) gives the target ids that lead to it.
@@ -174,7 +180,7 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
                 y=[rank[i] for i in members],
                 mode="markers+text",
                 name=t("nodes-" + name),
-                text=[esc(lookup.get(nodes[i]["id"], f"#{nodes[i]['id']}")) for i in members],
+                text=[node_text(nodes[i]["id"], lookup) for i in members],
                 textposition="top center",
                 marker=dict(
                     color=colour,

@@ -272,11 +272,63 @@ def title_text(text: str | None) -> dict:
     return {} if text is None else {"title": dict(text=text)}
 
 
-def token_ticks(tokens: Sequence[str]) -> dict:
+# SentencePiece marks a piece that starts a word with U+2581 "▁", which reads as a stray bar on a slide. Tick
+# labels show a word start without it and a piece that continues a word after a "·" ("▁Hund" → "Hund", "ung" →
+# "·ung"), so no information is lost; a lone "▁" (a space the next piece does not carry) shows as "␣".
+WORD_START, CONTINUES, LONE_SPACE = "▁", "·", "␣"
+SPECIAL_PIECES = frozenset({"<s>", "</s>", "<unk>", "<pad>"})
+CHAR_EM = 0.6  # a tick label character's width in em, roughly, for the proportional sans-serif fonts
+
+
+def piece_label(piece: str) -> str:
+    """A SentencePiece piece as a tick label reads it: 'Hund' for '▁Hund', '·ung' for 'ung', '␣' for '▁'."""
+    if piece in SPECIAL_PIECES:
+        return piece
+    if piece == WORD_START:
+        return LONE_SPACE
+    return piece[1:] if piece.startswith(WORD_START) else CONTINUES + piece
+
+
+def token_ticks(tokens: Sequence[str], pieces: bool = True) -> dict:
     """Axis settings labelling positions 0..n-1 with tokens: integer positions keep duplicates apart
-    (Plotly merges equal category labels), the tick text shows each token literally. Plotly.js shows
-    the tick text in hover labels too, so a hovertemplate's %{x} and %{y} read "the", not "3"."""
-    return dict(tickvals=list(range(len(tokens))), ticktext=[esc(t) for t in tokens])  # tickmode "array": implied
+    (Plotly merges equal category labels), the tick text shows each token literally, as piece_label reads a
+    SentencePiece piece (pieces=False: words, or labels already made). Plotly.js shows the tick text in hover
+    labels too, so a hovertemplate's %{x} and %{y} read "the", not "3"."""
+    labels = [piece_label(t) for t in tokens] if pieces else list(tokens)
+    return dict(tickvals=list(range(len(labels))), ticktext=[esc(t) for t in labels])  # tickmode "array": implied
+
+
+def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
+    """Axis settings for a tick font small enough that n_ticks labels fit along panel_px pixels; none when the
+    figure's font_size fits (ticks inherit it, and each setting costs time on every subplot axis)."""
+    size = int(max(8, min(font_size, 1.2 * panel_px / max(n_ticks, 1))))
+    return {} if size == font_size else dict(tickfont=dict(size=size))
+
+
+def tick_angle(labels: Sequence[str], axis_px: float, font_size: float) -> int:
+    """The x tick labels' angle: 0 (horizontal) when the widest label fits in its share of the axis, else -45.
+
+    Never -90: a label standing on end is read with the head tilted, and slides are read from afar."""
+    if not labels:
+        return 0
+    widest = CHAR_EM * font_size * max(len(label) for label in labels)
+    return 0 if widest + font_size <= axis_px / len(labels) else -45
+
+
+def tick_label_px(labels: Sequence[str], angle: int, font_size: float) -> float:
+    """The height the x tick labels take below the axis at `angle` (0 or -45), for a figure's height."""
+    if angle == 0 or not labels:
+        return 1.5 * font_size
+    return 0.71 * CHAR_EM * font_size * max(len(label) for label in labels) + font_size  # sin 45° = 0.71
+
+
+def x_token_ticks(tokens: Sequence[str], axis_px: float, font_size: int, pieces: bool = True) -> dict:
+    """An x axis labelled with `tokens` along about `axis_px` pixels: token_ticks, a font small enough that
+    they fit (tick_font), and tick_angle's angle for the labels at that size."""
+    ticks, font = token_ticks(tokens, pieces), tick_font(len(tokens), axis_px, font_size)
+    labels = [piece_label(t) for t in tokens] if pieces else tokens
+    angle = tick_angle(labels, axis_px, font.get("tickfont", {}).get("size", font_size))
+    return dict(**ticks, tickangle=angle, **font)
 
 
 def pair_hover() -> str:

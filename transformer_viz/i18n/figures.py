@@ -38,6 +38,11 @@ FIGURE_TEXTS: dict[str, dict[str, str]] = {
         "ko": "쿼리 (소스 쪽 토큰)",
     },
     "fig-key-source": {"en": "key (source token)", "ja": "キー (ソース側のトークン)", "ko": "키 (소스 쪽 토큰)"},
+    "fig-pieces-note": {
+        "en": "·xy continues the word before it; ␣ is a space on its own",
+        "ja": "·xy は前の語の続き、␣ は単独の空白",
+        "ko": "·xy는 앞 단어에 이어지는 조각, ␣는 홀로 있는 공백",
+    },
     "fig-key-decoder": {
         "en": "key\n(decoder input: <s>, y1, y2, …)",
         "ja": "キー\n(デコーダの入力: <s>, y1, y2, …)",
