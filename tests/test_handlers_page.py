@@ -101,3 +101,27 @@ def test_the_pages_beam_tree_names_every_node_by_its_piece(session):
     assert len(texts) == len(trace.beam_tree)
     for node, text in texts.items():
         assert text == figures.esc(piece_label(tokenizer.id_to_piece(trace.beam_tree[node]["id"])))
+
+
+def test_unreadable_input_is_announced_in_the_visitors_language(empty_registry):
+    models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
+    sess = sessions.translate("🙂🙂🙂", "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
+    assert "the model reads English; 1 of 1 pieces are unknown to it" in h.notices_info(sess.trace, "en")
+    assert "このモデルが読めるのは英語です" in h.notices_info(sess.trace, "ja")
+    assert "이 모델은 영어를 읽습니다" in h.notices_info(sess.trace, "ko")
+
+
+def test_a_long_paste_reaches_the_translator_which_says_it_cut_it(empty_registry):
+    """The sentence box must not cut a paste silently: it lets more through than the translator reads."""
+    import gradio as gr
+
+    from transformer_viz.app.common import Words
+    from transformer_viz.app.header import lay_out
+    from transformer_viz.translator import MAX_CHARS
+
+    with gr.Blocks():
+        top = lay_out(Words(), ["tiny-a"])
+    assert top.sentence.max_length is None or top.sentence.max_length >= 3 * MAX_CHARS // 2
+    models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
+    sess = sessions.translate("the dog. " * 400, "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
+    assert f"input cut to its first {MAX_CHARS} characters" in h.notices_info(sess.trace, "en")

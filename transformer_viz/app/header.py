@@ -6,11 +6,15 @@ import gradio as gr
 
 from .. import i18n
 from ..decoding import STRATEGIES
+from ..translator import MAX_CHARS
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
 from .session import SLIDER_RANGES
 from .tabs import Controls, Plots
 
 T = i18n.text  # English when the page is built; Words switches it
+# The sentence box takes far more than the translator reads, so that a long paste reaches it and its cut is
+# announced (notice-cut-chars) instead of the box cutting it without a word; the bound only keeps the request small.
+PASTE_LIMIT = 10 * MAX_CHARS
 
 
 class Header:
@@ -97,7 +101,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
             label=T("sentence"),
             elem_id="sentence",
             max_lines=3,
-            max_length=2000,
+            max_length=PASTE_LIMIT,
             placeholder="I get up early every morning.",
         ),
         "label",
