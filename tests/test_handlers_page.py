@@ -125,3 +125,55 @@ def test_a_long_paste_reaches_the_translator_which_says_it_cut_it(empty_registry
     models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
     sess = sessions.translate("the dog. " * 400, "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
     assert f"input cut to its first {MAX_CHARS} characters" in h.notices_info(sess.trace, "en")
+
+
+# ---------------------------------------------------------------- plain names for the models and the labs
+def test_the_model_menu_names_each_model_by_its_architecture(empty_registry):
+    """Bundled models are described from their folder's config.json, without loading them."""
+    assert models.model_label("seed000") == "pre-LN · sinusoidal (seed000)"
+    assert models.model_label("seed004") == "post-LN · learned positions (seed004)"
+    assert models._models == {}  # read from config.json: nothing loaded
+    assert models.model_choices(["seed000", "seed004"], "ja") == [
+        ("pre-LN (前置) · 正弦波の位置 (seed000)", "seed000"),
+        ("post-LN (後置) · 学習した位置 (seed004)", "seed004"),
+    ]
+    assert models.model_label("owner/unknown-repo") == "owner/unknown-repo"  # no config to read: its name
+
+
+def test_a_loaded_models_label_comes_from_its_config(empty_registry):
+    post = tiny_translator("seed004")
+    models.register_translator("tiny-b", post)
+    assert models.model_label("tiny-b", "ko") == "post-LN(후치) · 학습한 위치 (tiny-b)"
+    models.register_translator("tiny-pre", tiny_translator("seed004", norm_first=True, positional="sinusoidal"))
+    assert models.model_label("tiny-pre") == "pre-LN · sinusoidal (tiny-pre)"  # the config decides, not the name
+
+
+def test_the_pages_model_menu_keeps_the_folder_name_as_its_value(empty_registry):
+    import gradio as gr
+
+    from transformer_viz.app.common import Words
+    from transformer_viz.app.header import lay_out
+
+    words = Words()
+    with gr.Blocks():
+        top = lay_out(words, ["seed000", "seed004"])
+    assert top.model.choices == [
+        ("pre-LN · sinusoidal (seed000)", "seed000"),
+        (models.model_label("seed004"), "seed004"),
+    ]
+    assert top.model.value == "seed000"
+    updates = dict(zip(map(id, words.components), words.updates("ja")))
+    assert updates[id(top.model)]["choices"][1] == ("post-LN (後置) · 学習した位置 (seed004)", "seed004")
+
+
+def test_the_bug_lab_names_each_bug_by_what_it_does_and_says_what_the_notes_are():
+    from transformer_viz import i18n
+    from transformer_viz.lab.interventions import SEED_BUGS
+
+    for lang in i18n.LANGUAGES:
+        labels = [i18n.text(f"iv-label-{bug}", lang) for bug in SEED_BUGS]
+        assert not any("seed" in label.lower() for label in labels), labels
+        assert len(set(labels)) == len(labels)
+    assert i18n.text("iv-label-mask_ignored").startswith("Mask without effect")
+    notes = i18n.text("explain-bugs")
+    assert "two study notes" in notes and "seed000" in notes and "seed004" in notes and "fixed" in notes

@@ -8,6 +8,7 @@ from .. import i18n
 from ..decoding import STRATEGIES
 from ..translator import MAX_CHARS
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
+from .models import model_choices
 from .session import SLIDER_RANGES
 from .tabs import Controls, Plots
 
@@ -113,7 +114,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
         )
         top.model = words(
             gr.Dropdown(
-                models,
+                model_choices(models),
                 value=models[0] if models else None,
                 label=T("model"),
                 elem_id="model",
@@ -123,6 +124,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
             "label",
             "model",
         )
+        words(top.model, "choices-of", lambda lang: model_choices(models, lang))
     with words(gr.Accordion(T("options"), open=False), "label", "options"):
         top.strategy = words(
             gr.Radio(list(STRATEGIES), value="greedy", label=T("strategy"), elem_id="strategy"), "label", "strategy"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from dataclasses import replace
 from pathlib import Path
 
+from .. import i18n
 from ..figures.words import t as figure_text
 from ..hub.hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
 from ..translator import Translator, load_model
@@ -25,6 +27,33 @@ def available_models(folder: Path = CHECKPOINTS_DIR) -> list[str]:
     if os.environ.get(HUB_MODEL_ENV):
         names.append(os.environ[HUB_MODEL_ENV])
     return names
+
+
+def model_config(name: str) -> dict | None:
+    """A menu entry's config fields: its loaded model's, else its bundled folder's config.json; None if neither."""
+    with _models_lock:
+        loaded = _models.get(name)
+    if loaded is not None:
+        return loaded.config.to_dict()
+    path = CHECKPOINTS_DIR / name / "config.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def model_label(name: str, lang: str = i18n.DEFAULT) -> str:
+    """What the menu shows for a model, from its config: 'pre-LN · sinusoidal (seed000)'; its name if unknown."""
+    config = model_config(name)
+    if config is None:
+        return name
+    blocks = i18n.text("model-pre-ln" if config.get("norm_first") else "model-post-ln", lang)
+    kind = config.get("positional")
+    key = f"model-positions-{kind}"
+    positions = i18n.text(key, lang) if key in i18n.TEXTS else str(kind)
+    return f"{blocks} · {positions} ({name})"
+
+
+def model_choices(names: list[str], lang: str = i18n.DEFAULT) -> list[tuple[str, str]]:
+    """The model menu's (label, value) choices: the value stays the name, which share links and the API use."""
+    return [(model_label(name, lang), name) for name in names]
 
 
 def get_translator(name: str) -> Translator:
