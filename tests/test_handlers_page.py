@@ -11,6 +11,7 @@ from transformer_viz import figures
 from transformer_viz.app import handlers as h
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
+from transformer_viz.app.markdown import md
 from transformer_viz.app.registry import PLOTS, View
 from transformer_viz.figures.style import piece_label
 from transformer_viz.hub.hub import save_checkpoint
@@ -177,3 +178,37 @@ def test_the_bug_lab_names_each_bug_by_what_it_does_and_says_what_the_notes_are(
     assert i18n.text("iv-label-mask_ignored").startswith("Mask without effect")
     notes = i18n.text("explain-bugs")
     assert "two study notes" in notes and "seed000" in notes and "seed004" in notes and "fixed" in notes
+
+
+# ---------------------------------------------------------------- the model card leads with what a teacher needs
+def test_the_model_card_leads_with_scores_data_and_mistakes(empty_registry):
+    """A model from a bundled folder: its evaluation.json and training.json, before the hook table."""
+    from transformer_viz.app.model_card import model_card
+    from transformer_viz.translator import Translator
+
+    tiny = tiny_translator("seed000")
+    card = model_card(Translator(tiny.model, tiny.tokenizer, name="seed000"))
+    evaluation = models.read_record("seed000", "evaluation.json")
+    training = models.read_record("seed000", "training.json")
+    assert card.startswith("### pre\\-LN · sinusoidal \\(seed000\\)")
+    assert "A small model that is often wrong." in card
+    assert f"BLEU **{evaluation['greedy']['bleu']}** greedy" in card
+    assert f"{evaluation['beam']['bleu']} with beam search" in card and f"chrF {evaluation['greedy']['chrf']}" in card
+    assert f"{training['last']['tokens']:,} target tokens" in card and "Ding dictionary" in card
+    for sample in evaluation["samples"][:3]:
+        assert f"| {md(sample['source'])} | {md(sample['reference'])} | {md(sample['greedy'])} |" in card
+    assert md(evaluation["samples"][3]["source"]) not in card  # a few, not all
+    hooks = card.index("| hook point | shape |")
+    assert card.index("Test scores") < card.index("**Data**") < card.index("| English |") < hooks
+
+
+def test_a_model_without_records_shows_its_own_translations_live(empty_registry):
+    from transformer_viz.app.common import EXAMPLES
+    from transformer_viz.app.model_card import model_card
+
+    tiny = tiny_translator("seed004", seed=5)
+    card = model_card(tiny)
+    assert "No test scores were recorded" in card and "A small model that is often wrong." in card
+    for sentence in EXAMPLES[:3]:
+        assert f"| {md(sentence)} | {md(tiny.translate(sentence))} |" in card
+    assert md(EXAMPLES[3]) not in card and "| hook point | shape |" in card

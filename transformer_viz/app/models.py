@@ -29,14 +29,20 @@ def available_models(folder: Path = CHECKPOINTS_DIR) -> list[str]:
     return names
 
 
+def read_record(name: str, file: str) -> dict | None:
+    """A JSON file (config.json, evaluation.json, training.json) of the bundled checkpoint `name`; None if none."""
+    try:
+        path = CHECKPOINTS_DIR / name / file
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, ValueError):  # not a folder name (a Hub repo id, a name with a NUL), or not JSON
+        return None
+
+
 def model_config(name: str) -> dict | None:
     """A menu entry's config fields: its loaded model's, else its bundled folder's config.json; None if neither."""
     with _models_lock:
         loaded = _models.get(name)
-    if loaded is not None:
-        return loaded.config.to_dict()
-    path = CHECKPOINTS_DIR / name / "config.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    return loaded.config.to_dict() if loaded is not None else read_record(name, "config.json")
 
 
 def model_label(name: str, lang: str = i18n.DEFAULT) -> str:
