@@ -190,7 +190,7 @@ def test_the_model_card_leads_with_scores_data_and_mistakes(empty_registry):
     card = model_card(Translator(tiny.model, tiny.tokenizer, name="seed000"))
     evaluation = models.read_record("seed000", "evaluation.json")
     training = models.read_record("seed000", "training.json")
-    assert card.startswith("### pre\\-LN · sinusoidal \\(seed000\\)")
+    assert card.startswith("### seed000 (preset `seed000`)")
     assert "A small model that is often wrong." in card
     assert f"BLEU **{evaluation['greedy']['bleu']}** greedy" in card
     assert f"{evaluation['beam']['bleu']} with beam search" in card and f"chrF {evaluation['greedy']['chrf']}" in card

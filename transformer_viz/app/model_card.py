@@ -123,7 +123,7 @@ def model_card(translator: Translator) -> str:
         else "post-LN (sublayer → residual → norm)"
     )
     return (
-        f"### {md(models.model_label(translator.name))} (preset `{cfg.name}`)\n\n{lead(translator)}\n\n"
+        f"### {md(translator.name)} (preset `{cfg.name}`)\n\n{lead(translator)}\n\n"
         "#### Architecture\n\n"
         f"- **{translator.n_parameters:,} parameters**; {cfg.n_layers} encoder + {cfg.n_layers} decoder layers; "
         f"D = {cfg.d_model}, H = {cfg.n_heads} heads of Dh = {cfg.d_head}, FFN width {cfg.d_ff}\n"
