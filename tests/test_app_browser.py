@@ -200,7 +200,7 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
     """The presentation control redraws every figure for slides and switches the camera button's format."""
     look = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
         const opts = el && el._context ? el._context.toImageButtonOptions : null;
-        return opts ? [el.layout.font.size, el.layout.plot_bgcolor, opts.format, opts.scale] : null; }"""
+        return opts ? [el.layout.font.size, el.layout.plot_bgcolor, opts.format, opts.scale, opts.filename] : null; }"""
     screen = page.evaluate(look, "plot-cross")
     page.get_by_role("radio", name="slides (SVG download)").check()
     page.wait_for_function(
@@ -211,6 +211,7 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
     )
     slides = page.evaluate(look, "plot-cross")
     assert screen[2] == "png" and screen[3] >= 3
+    assert screen[4].startswith("cross-attention_L") and "_step-" in screen[4]  # named after what it shows
     assert slides[0] > screen[0] and slides[1] in ("white", "#ffffff", "#fff") and slides[2] == "svg"
     page.get_by_role("radio", name="screen", exact=True).check()
     page.wait_for_function(
