@@ -45,8 +45,8 @@ def clean_text(text: str) -> str:
 
 
 def unknown_notice(pieces: list[str]) -> Notice | None:
-    """A notice when at least UNKNOWN_SHARE of a sentence's pieces are <unk>: emoji, Japanese, … the model reads
-    English. </s> and a lone "▁" (the space before the next piece) are not counted: they carry no word."""
+    """A notice when at least UNKNOWN_SHARE of a sentence's pieces are <unk> (emoji, Japanese, …): it reads English."""
+    # </s> and a lone "▁" (the space before the next piece) are not counted: they carry no word.
     read = [piece for piece in pieces if piece not in ("</s>", "<pad>", "▁")]
     unknown = sum(piece == "<unk>" for piece in read)
     if not read or unknown < UNKNOWN_SHARE * len(read):

@@ -55,9 +55,7 @@ KIND_NAMES = {
 
 
 def plot_config(fmt: str = "png", filename: str = DEFAULT_NAME) -> dict:
-    """The Plotly config for showing a figure; fmt is the modebar download format: "png", "svg", "jpeg" or "webp".
-
-    `filename` is the download's name without its extension (Plotly adds ".png", ".svg", …)."""
+    """The Plotly config for showing a figure: its download in format `fmt`, named `filename` (Plotly adds ".png")."""
     if fmt not in ("png", "svg", "jpeg", "webp"):
         raise ValueError(f"fmt must be 'png', 'svg', 'jpeg' or 'webp', got {fmt!r}")
     scale = 1 if fmt == "svg" else 3  # SVG is vector: scaling it only changes its nominal size
@@ -65,9 +63,7 @@ def plot_config(fmt: str = "png", filename: str = DEFAULT_NAME) -> dict:
 
 
 def download_name(what: str, layer: int | None = None, head: int | str | None = None, step: int | None = None) -> str:
-    """A download's name from what the figure shows: 'cross-attention_L0-H3_step-3', 'beam-tree', ….
-
-    `what` is a kind of KIND_NAMES or a plain name; the layer, head ("mean" or a number) and step when shown."""
+    """A download's name from what a figure shows (kind or name, layer, head, step): 'cross-attention_L0-H3_step-3'."""
     parts = [KIND_NAMES.get(what, what)]
     if layer is not None:
         parts.append(f"L{layer}" + ("" if head is None else "-mean" if head == "mean" else f"-H{head}"))
@@ -306,9 +302,8 @@ def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
 
 
 def tick_angle(labels: Sequence[str], axis_px: float, font_size: float) -> int:
-    """The x tick labels' angle: 0 (horizontal) when the widest label fits in its share of the axis, else -45.
-
-    Never -90: a label standing on end is read with the head tilted, and slides are read from afar."""
+    """The x tick labels' angle: 0 (flat) when the widest label fits in its share of the axis, else -45."""
+    # Never -90: a label standing on end is read with the head tilted, and slides are read from afar.
     if not labels:
         return 0
     widest = CHAR_EM * font_size * max(len(label) for label in labels)
@@ -323,8 +318,7 @@ def tick_label_px(labels: Sequence[str], angle: int, font_size: float) -> float:
 
 
 def x_token_ticks(tokens: Sequence[str], axis_px: float, font_size: int, pieces: bool = True) -> dict:
-    """An x axis labelled with `tokens` along about `axis_px` pixels: token_ticks, a font small enough that
-    they fit (tick_font), and tick_angle's angle for the labels at that size."""
+    """An x axis labelled with `tokens` along about `axis_px` pixels: token_ticks, tick_font and tick_angle."""
     ticks, font = token_ticks(tokens, pieces), tick_font(len(tokens), axis_px, font_size)
     labels = [piece_label(t) for t in tokens] if pieces else tokens
     angle = tick_angle(labels, axis_px, font.get("tickfont", {}).get("size", font_size))
