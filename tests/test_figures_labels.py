@@ -46,7 +46,7 @@ def test_every_map_labels_its_ticks_as_pieces_read(trace):
     x = fig.layout.xaxis
     assert list(x.ticktext) == tick_labels(trace.source_tokens)
     assert not any("▁" in label for label in x.ticktext)
-    assert "·xy continues the word before it" in x.title.text  # the convention, said on the figure
+    assert "·xy continues a word" in x.title.text  # the convention, said on the figure
     for build in (
         lambda: F.attention_grid(trace, "decoder_self", 0, step=1),
         lambda: F.decoder_causal_mask(trace, step=1),

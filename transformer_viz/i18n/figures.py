@@ -39,9 +39,9 @@ FIGURE_TEXTS: dict[str, dict[str, str]] = {
     },
     "fig-key-source": {"en": "key (source token)", "ja": "キー (ソース側のトークン)", "ko": "키 (소스 쪽 토큰)"},
     "fig-pieces-note": {
-        "en": "·xy continues the word before it; ␣ is a space on its own",
-        "ja": "·xy は前の語の続き、␣ は単独の空白",
-        "ko": "·xy는 앞 단어에 이어지는 조각, ␣는 홀로 있는 공백",
+        "en": "·xy continues a word; ␣ is a lone space",
+        "ja": "·xy は語の続き、␣ は単独の空白",
+        "ko": "·xy는 단어의 뒷부분, ␣는 홀로 있는 공백",
     },
     "fig-key-decoder": {
         "en": "key\n(decoder input: <s>, y1, y2, …)",
