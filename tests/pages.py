@@ -8,6 +8,7 @@ from pathlib import Path
 
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
+from transformer_viz.figures.style import piece_label
 
 try:
     from playwright.sync_api import TimeoutError as PageTimeout
@@ -156,4 +157,5 @@ def screenshot(page, selector: str, name: str, max_height: int = 2000) -> None:
 
 
 def escaped(tokens) -> list[str]:
-    return [esc(t) for t in tokens]
+    """The tick text of an axis labelled with these pieces (as piece_label shows them, escaped)."""
+    return [esc(piece_label(t)) for t in tokens]

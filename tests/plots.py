@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 import transformer_viz.figures as F
+from transformer_viz.figures.style import esc, piece_label
 
 
 def heatmaps(fig) -> list:
@@ -45,10 +46,15 @@ def strings(obj):
             yield from strings(value)
 
 
+def tick_labels(tokens) -> list[str]:
+    """The tick text of axes labelled with these pieces: as piece_label shows them, escaped."""
+    return [esc(piece_label(t)) for t in tokens]
+
+
 def assert_valid_plotly(fig, name: str = "") -> None:
     """Builders skip Plotly's validation for speed: validating their output afterwards must accept it unchanged,
     and figure_json (which writes the JSON itself) must read back as Plotly's own, with the default config."""
     validated = go.Figure(fig.to_plotly_json())  # raises ValueError on any unknown or ill-typed property
     ours = json.loads(F.figure_json(fig))
-    assert ours.pop("config") == F.plot_config(), name
+    assert ours.pop("config") == F.plot_config(filename=F.download_name_of(fig)), name
     assert ours == json.loads(validated.to_json()), name

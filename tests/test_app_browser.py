@@ -35,7 +35,11 @@ from tests.pages import (
 from transformer_viz.app import handlers as h
 from transformer_viz.app.share import share_query
 from transformer_viz.decoding import DecodeOptions
+from transformer_viz.figures.style import esc, piece_label
 from transformer_viz.translator import load_model
+
+# The model menu shows each checkpoint's architecture (the tiny checkpoints have their presets'), its value the name.
+MENU = {"seed000": "pre-LN · sinusoidal (seed000)", "seed004": "post-LN · learned positions (seed004)"}
 
 pytest.importorskip("playwright.sync_api")
 
@@ -85,7 +89,7 @@ def page(visit):
 def test_translate_shows_the_library_translation(page, server):
     _, models = server
     trace = expected_trace(models["seed000"])
-    assert page.input_value("#model input") == "seed000"  # the default checkpoint comes first
+    assert page.input_value("#model input") == MENU["seed000"]  # the default checkpoint comes first
     page.fill("#sentence textarea", SENTENCE)
     page.click("#translate")
     wait_translation(page, models["seed000"].translate(SENTENCE))
@@ -180,7 +184,7 @@ def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
         page.mouse.click(x, y)
         wait_plot(page, "plot-head", "Layer 1", "Head 1")
     elif tab == "pe":
-        assert escaped(f"{p} · {t}" for p, t in enumerate(trace.source_tokens)) in info["plot-pe"]["ticks"]
+        assert [esc(f"{p} {piece_label(t)}") for p, t in enumerate(trace.source_tokens)] in info["plot-pe"]["ticks"]
         wait_plot(page, "plot-pe-learned", "Learned positions of seed004")
         wait_plot(page, "plot-pe-sinusoidal", "Sinusoidal positions of seed000")
     elif tab == "masks":
@@ -196,7 +200,7 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
     """The presentation control redraws every figure for slides and switches the camera button's format."""
     look = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
         const opts = el && el._context ? el._context.toImageButtonOptions : null;
-        return opts ? [el.layout.font.size, el.layout.plot_bgcolor, opts.format, opts.scale] : null; }"""
+        return opts ? [el.layout.font.size, el.layout.plot_bgcolor, opts.format, opts.scale, opts.filename] : null; }"""
     screen = page.evaluate(look, "plot-cross")
     page.get_by_role("radio", name="slides (SVG download)").check()
     page.wait_for_function(
@@ -207,6 +211,7 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
     )
     slides = page.evaluate(look, "plot-cross")
     assert screen[2] == "png" and screen[3] >= 3
+    assert screen[4].startswith("cross-attention_L") and "_step-" in screen[4]  # named after what it shows
     assert slides[0] > screen[0] and slides[1] in ("white", "#ffffff", "#fff") and slides[2] == "svg"
     page.get_by_role("radio", name="screen", exact=True).check()
     page.wait_for_function(
@@ -284,7 +289,7 @@ def test_switching_model_translates_with_it(page, server):
     assert before == (1, "2")
     cfg = models["seed004"].config
     layer, head = min(before[0], cfg.n_layers - 1), before[1] if int(before[1]) < cfg.n_heads else "mean"
-    choose(page, "model", "seed004")
+    choose(page, "model", MENU["seed004"])
     wait_translation(page, expected)
     trace = expected_trace(models["seed004"], sentence)
     wait_ticks(page, "plot-cross", escaped(trace.target_tokens))  # the views show seed004's run too
@@ -323,7 +328,7 @@ def test_share_link_reopens_the_same_translation(visit, page, server):
     try:
         other.wait_for_function("t => document.querySelector('#sentence textarea').value === t", arg=EVIL, timeout=WAIT)
         wait_translation(other, models["seed004"].translate(EVIL))
-        assert other.input_value("#model input") == "seed004"
+        assert other.input_value("#model input") == MENU["seed004"]
         wait_ticks(other, "plot-cross", escaped(expected_trace(models["seed004"], EVIL).source_tokens))
         assert other.locator("img[src='x']").count() == 0
     finally:

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.pages import RECORD_TOASTS, SCREENSHOTS, SENTENCE, WAIT, open_tab, wait_plot, wait_translation
+from tests.pages import RECORD_TOASTS, SCREENSHOTS, SENTENCE, WAIT, escaped, open_tab, wait_plot, wait_translation
 from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
@@ -83,7 +83,7 @@ def test_head_summary_cells_open_their_head(open_app, library):
     cell = next(p for p in page.evaluate(POINTS, "plot-heads-dec-self") if p["data"] == [1, 2])
     click_point(page, "plot-heads-dec-self", cell)
     opened = wait_plot(page, "plot-heads-open", "Layer 1", "Head 2")
-    assert [esc(t) for t in trace.decoder_input_tokens] in opened["ticks"]
+    assert escaped(trace.decoder_input_tokens) in opened["ticks"]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#tab-heads").screenshot(path=str(SCREENSHOTS / "heads.png"))
     page.get_by_label("한국어").check()  # the head a click opened is redrawn in the new language
@@ -95,7 +95,7 @@ def test_rollout_and_word_views_label_their_axes(open_app, library):
     page = open_app()
     open_tab(page, "rollout")
     rollout = wait_plot(page, "plot-rollout", "rollout")
-    assert [esc(t) for t in trace.source_tokens] in rollout["ticks"]
+    assert escaped(trace.source_tokens) in rollout["ticks"]
     words = wait_plot(page, "plot-rollout-words", "words")
     source_words = [esc(w) for w in analysis.word_labels(trace.source_tokens, analysis.word_spans(trace.source_tokens))]
     assert source_words in words["ticks"]
@@ -172,7 +172,7 @@ def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library
     )
     wait_plot(page, "plot-whatif-probs", "probability of the original token")
     maps = wait_plot(page, "plot-whatif-maps", "Decoder self-attention", "Layer 0")
-    assert [esc(t) for t in expected.forced_original.decoder_input_tokens] in maps["ticks"]
+    assert escaped(expected.forced_original.decoder_input_tokens) in maps["ticks"]
     page.locator("#tab-whatif").screenshot(path=str(SCREENSHOTS / "whatif.png"))
     page.get_by_label("日本語").check()  # the summary and both figures follow the language switch
     page.wait_for_function(
@@ -213,7 +213,7 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     ).check()  # checked before Run
     page.click("#bug-run")
     maps = wait_plot(page, "plot-bug-maps", f"{expected.left_pad} pad tokens in front")
-    assert [esc(t) for t in expected.padded_keys] in maps["ticks"]
+    assert escaped(expected.padded_keys) in maps["ticks"]
     page.wait_for_function(
         "t => document.querySelector('#bug-summary').innerText.includes(t)",
         arg="Seed 004 masks the target only causally",

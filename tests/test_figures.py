@@ -9,8 +9,9 @@ import pytest
 
 import transformer_viz.figures as F
 from tests.plots import axes_of, heatmaps, hover_at, strings
+from tests.plots import tick_labels as labels
 from tests.tiny import EVIL
-from transformer_viz.figures.style import esc
+from transformer_viz.figures.style import esc, piece_label
 
 
 @pytest.mark.parametrize("kind", ["cross", "decoder_self", "encoder_self"])
@@ -47,8 +48,8 @@ def test_ticks_are_the_tokens_in_order_duplicates_included(trace, kind):
     for fig in (F.attention_grid(trace, kind, 0), F.attention_head(trace, kind, 0, 1)):
         for panel in heatmaps(fig):
             x, y = axes_of(fig, panel)
-            assert list(x.ticktext) == [esc(t) for t in keys] and list(x.tickvals) == list(range(len(keys)))
-            assert list(y.ticktext) == [esc(t) for t in queries] and list(y.tickvals) == list(range(len(queries)))
+            assert list(x.ticktext) == labels(keys) and list(x.tickvals) == list(range(len(keys)))
+            assert list(y.ticktext) == labels(queries) and list(y.tickvals) == list(range(len(queries)))
             assert y.autorange == "reversed"  # row 0 at the top
             assert np.asarray(panel.z).shape == (len(queries), len(keys))
             last_query, last_key = len(queries) - 1, len(keys) - 1
@@ -143,8 +144,8 @@ def test_alignment_draws_a_line_per_weight_above_threshold(trace):
     assert sum(list(t.x).count(None) for t in current) == int((weights[step] >= 0.05).sum())
     assert {t.line.color for t in current} == {F.OKABE_ITO["vermillion"]}
     texts = {t.name: list(t.text) for t in fig.data if t.mode == "markers+text"}
-    assert texts["source tokens"] == [esc(x) for x in trace.source_tokens]
-    assert texts["target tokens"] == [esc(x) for x in trace.target_tokens]
+    assert texts["source tokens"] == labels(trace.source_tokens)
+    assert texts["target tokens"] == labels(trace.target_tokens)
     assert "Layer 1" in fig.layout.title.text and "Head mean" in fig.layout.title.text
 
 
@@ -158,9 +159,9 @@ def test_topk_bar_probabilities_and_the_chosen_token(trace):
     assert list(fig.layout.xaxis.range) == [0, 1]
     chosen = bars["chosen token"]
     assert len(chosen.x) == 1 and math.isclose(chosen.x[0], record["prob"], rel_tol=1e-6)
-    assert fig.layout.yaxis.ticktext[chosen.y[0]] == esc(record["token"])
+    assert fig.layout.yaxis.ticktext[chosen.y[0]] == esc(piece_label(record["token"]))
     assert chosen.marker.color != bars["alternative"].marker.color
-    assert fig.layout.yaxis.ticktext == tuple(esc(o["token"]) for o in record["top_k"])
+    assert fig.layout.yaxis.ticktext == tuple(labels(o["token"] for o in record["top_k"]))
     assert fig.layout.title.text == f"Step {t}: next-token probabilities (entropy {record['entropy']:.2f} nats)"
 
 
@@ -184,7 +185,7 @@ def test_positional_figures_accept_any_table(trace):
     for c, d in zip(curves.data, (0, 1, 4, 5)):
         np.testing.assert_array_equal(c.y, pe[:, d])
     labelled = F.positional_heatmap(pe, tokens=trace.source_tokens)
-    assert labelled.layout.yaxis.ticktext[1] == f"1 · {esc(trace.source_tokens[1])}"
+    assert labelled.layout.yaxis.ticktext[1] == f"1 {esc(piece_label(trace.source_tokens[1]))}"
 
 
 def test_mask_figures_show_exactly_the_masks(trace):
@@ -197,7 +198,7 @@ def test_mask_figures_show_exactly_the_masks(trace):
         assert set(np.unique(z)) <= {0, 1}
         assert list(fig.data[0].colorbar.ticktext) == ["masked", "may attend"]
     causal = F.decoder_causal_mask(trace)
-    assert list(causal.layout.xaxis.ticktext) == [esc(t) for t in trace.decoder_input_tokens]
+    assert list(causal.layout.xaxis.ticktext) == labels(trace.decoder_input_tokens)
     n, width = len(trace.source_tokens), len(trace.source_tokens) + 3
     pad = F.encoder_padding_mask(trace, width)
     z = np.asarray(pad.data[0].z)

@@ -9,9 +9,10 @@ import pytest
 
 import transformer_viz.figures as F
 from tests.plots import assert_valid_plotly, axes_of, heatmaps, strings
+from tests.plots import tick_labels as labels
 from tests.tiny import EVIL, EVIL_ESCAPED, with_evil_tokens
 from transformer_viz.decoding import DecodeOptions
-from transformer_viz.figures.style import esc
+from transformer_viz.figures.style import esc, piece_label
 from transformer_viz.lab.compare import compare
 from transformer_viz.lab.interventions import Intervention
 
@@ -39,7 +40,7 @@ def test_probability_change_bars_are_the_steps_probabilities(ablated):
     np.testing.assert_allclose(changed.y, p1)
     np.testing.assert_allclose(delta.y, ablated.prob_change)
     assert original.x == changed.x == delta.x == tuple(range(len(p0)))
-    tokens = [esc(t) for t in ablated.forced_original.target_tokens]
+    tokens = labels(ablated.forced_original.target_tokens)
     assert list(fig.layout.xaxis2.ticktext) == tokens and list(fig.layout.xaxis2.tickvals) == list(range(len(p0)))
     assert fig.layout.xaxis2.title.text and fig.layout.yaxis.title.text == "probability"
     # losses and gains in different colours; the Δ axis covers every bar
@@ -69,7 +70,7 @@ def test_side_by_side_panels_are_the_two_heads_on_one_scale(translator, ablated)
         for panel, trace in ((left, ablated.original), (right, shorter)):
             queries, keys = F.attention_axes(trace, kind)
             x, y = axes_of(fig, panel)
-            assert list(x.ticktext) == [esc(t) for t in keys] and list(y.ticktext) == [esc(t) for t in queries]
+            assert list(x.ticktext) == labels(keys) and list(y.ticktext) == labels(queries)
             assert np.asarray(panel.z).shape == (len(queries), len(keys)) and y.autorange == "reversed"
         assert [a.text for a in fig.layout.annotations] == ["before", "after"]
         assert "Layer 1" in fig.layout.title.text and "Head 2" in fig.layout.title.text
@@ -132,5 +133,5 @@ def test_user_text_is_escaped(ablated):
         assert not any("<img" in s for s in found)
         assert any(EVIL_ESCAPED in s for s in found)
     bars = figs[0]
-    assert bars.layout.xaxis2.ticktext[0] == esc(EVIL)
+    assert bars.layout.xaxis2.ticktext[0] == esc(piece_label(EVIL))
     assert "changed model's first choice: &lt;img" in bars.data[0].hovertext[0]

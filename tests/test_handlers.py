@@ -22,6 +22,7 @@ from transformer_viz.app.model_card import model_card
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.errors import Notice
 from transformer_viz.figures import esc
+from transformer_viz.figures.style import piece_label
 from transformer_viz.hub.hub import save_checkpoint
 from transformer_viz.model.hooks import hook_names
 from transformer_viz.translator import Translator
@@ -56,7 +57,7 @@ def axis_ticks(fig) -> list[list[str]]:
 
 
 def escaped(tokens) -> list[str]:
-    return [esc(t) for t in tokens]
+    return [esc(piece_label(t)) for t in tokens]
 
 
 # ---------------------------------------------------------------- translate and decode options
@@ -282,7 +283,7 @@ def test_static_figures_label_their_axes_with_the_tokens(session):
     source, target = escaped(trace.source_tokens), escaped(trace.target_tokens)
     enc = axis_ticks(figs["plot-enc-self"])
     assert enc.count(source) == 2 * (trace.n_heads + 1) and "Layer 1" in figs["plot-enc-self"].layout.title.text
-    assert escaped(f"{p} · {t}" for p, t in enumerate(trace.source_tokens)) in axis_ticks(figs["plot-pe"])
+    assert [esc(f"{p} {piece_label(t)}") for p, t in enumerate(trace.source_tokens)] in axis_ticks(figs["plot-pe"])
     assert source + [esc("<pad>")] * 3 in axis_ticks(figs["plot-enc-mask"])
     assert source in axis_ticks(figs["plot-cross-mask"]) and target in axis_ticks(figs["plot-cross-mask"])
     assert "Decoder self-attention" in figs["plot-overview"].layout.title.text

@@ -14,6 +14,7 @@ from transformer_viz.app import handlers as h
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
 from transformer_viz.figures import esc
+from transformer_viz.figures.style import piece_label
 from transformer_viz.lab import analysis
 
 SENTENCE = "I see the house."
@@ -53,7 +54,7 @@ def test_analysis_figures_label_every_head_and_token(beam_session):
         assert np.asarray(cells.z).shape == (trace.n_layers, trace.n_heads)
         np.testing.assert_allclose(np.asarray(cells.z, dtype=float), summary.confidence, atol=1e-6)
     rollout = figs["plot-rollout"].layout.to_plotly_json()
-    assert [esc(t) for t in trace.source_tokens] in [
+    assert [esc(piece_label(t)) for t in trace.source_tokens] in [
         list(rollout[k]["ticktext"]) for k in rollout if k.startswith(("xaxis", "yaxis")) and rollout[k].get("ticktext")
     ]
 

@@ -406,7 +406,7 @@ def test_identity_description_and_explanations():
     assert not lists.is_identity
     assert lists.describe() == "zero heads cross L1 H0; no positional encodings"
     assert lists.to_dict()["ablate"] == [["cross", 1, 0]]
-    assert "Seed 004, bug 3" in Intervention(bug="target_padding_unmasked").describe()
+    assert "Target padding left unmasked" in Intervention(bug="target_padding_unmasked").describe()
     expected = {"ablate_zero", "ablate_mean", "no_positions", "no_causal_mask", *SEED_BUGS}
     assert set(EXPLANATIONS) == set(LABELS) == expected
     for intervention in EVERY_INTERVENTION:

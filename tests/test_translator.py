@@ -14,7 +14,7 @@ from transformer_viz import Tracer, intervene
 from transformer_viz.decoding import DecodeOptions, generate
 from transformer_viz.model.config import PRESETS
 from transformer_viz.trace import SCHEMA, Trace
-from transformer_viz.translator import MAX_CHARS, clean_text
+from transformer_viz.translator import MAX_CHARS, clean_text, unknown_notice
 
 PRESET_NAMES = sorted(PRESETS)
 MAX_NEW = 10  # random models rarely say </s>: short outputs keep the file fast
@@ -365,3 +365,26 @@ def test_from_dict_round_trip(trace):
     np.testing.assert_allclose(again.decoder_self_scores, trace.decoder_self_scores, atol=1e-6, rtol=1e-6)
     with pytest.raises(ValueError, match="schema"):
         Trace.from_dict({**trace.to_dict(), "schema": "something/else"})
+
+
+# ---------------------------------------------------------------------------- input the model cannot read
+@pytest.mark.parametrize("text", ["🙂🙂🙂", "日本語の文です"])
+def test_unreadable_input_is_translated_with_a_notice(translator, text):
+    trace = translator.trace(text, max_new_tokens=4)
+    notices = [n for n in trace.notices if getattr(n, "key", None) == "notice-unknown-pieces"]
+    read = [p for p in trace.source_tokens if p not in ("</s>", "▁")]
+    assert len(notices) == 1 and notices[0].params == {"unknown": len(read), "total": len(read)}
+    assert str(notices[0]) == f"the model reads English; {len(read)} of {len(read)} pieces are unknown to it"
+    assert isinstance(translator.translate(text, truncate=False, max_new_tokens=4), str)  # not refused as too long
+
+
+def test_readable_input_and_a_stray_emoji_give_no_unknown_notice(translator):
+    assert translator.trace("the 🙂 dog sees the house", max_new_tokens=4).notices == []
+    assert translator.trace(TEXT, max_new_tokens=4).notices == []
+
+
+def test_the_unknown_share_counts_words_not_markers():
+    assert unknown_notice(["▁", "<unk>", "</s>"]).params == {"unknown": 1, "total": 1}
+    assert unknown_notice(["▁the", "<unk>", "</s>"]).params == {"unknown": 1, "total": 2}  # half: said
+    assert unknown_notice(["▁the", "▁dog", "<unk>", "</s>"]) is None
+    assert unknown_notice(["</s>"]) is None

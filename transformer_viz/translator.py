@@ -33,6 +33,7 @@ TARGET_HOOKS = (
     "decoder.layers.*.self_attn.hook_k",
 )
 PATTERN_HOOKS = SOURCE_HOOKS + TARGET_HOOKS  # what a trace records
+UNKNOWN_SHARE = 0.5  # from this share of <unk> pieces on, a trace says that the model cannot read its input
 
 
 def clean_text(text: str) -> str:
@@ -41,6 +42,16 @@ def clean_text(text: str) -> str:
         " " if ch.isspace() else ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
     )
     return " ".join(kept.split())
+
+
+def unknown_notice(pieces: list[str]) -> Notice | None:
+    """A notice when at least UNKNOWN_SHARE of a sentence's pieces are <unk> (emoji, Japanese, …): it reads English."""
+    # </s> and a lone "▁" (the space before the next piece) are not counted: they carry no word.
+    read = [piece for piece in pieces if piece not in ("</s>", "<pad>", "▁")]
+    unknown = sum(piece == "<unk>" for piece in read)
+    if not read or unknown < UNKNOWN_SHARE * len(read):
+        return None
+    return Notice("notice-unknown-pieces", unknown=unknown, total=len(read))
 
 
 class Translator:
@@ -153,6 +164,9 @@ class Translator:
         given = {k: v for k, v in dict(strategy=strategy, max_new_tokens=max_new_tokens).items() if v is not None}
         opts = self.options(options, **given, **overrides)
         src, notices = self.encode_sources([text])
+        unreadable = unknown_notice(self.tokenizer.ids_to_pieces(src[0].tolist()))
+        if unreadable is not None:
+            notices[0].append(unreadable)
         # a mean ablation's means come from the unmodified translation that starts with the same forced tokens
         extra = (
             []

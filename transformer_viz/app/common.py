@@ -100,7 +100,7 @@ class Words:
         self.entries: list[tuple[gr.components.Component | gr.blocks.Block, str, object]] = []
 
     def __call__(self, component, attr: str, key):
-        """Register `component`'s `attr` (label, value or choices) as the text of `key`; returns the component."""
+        """Register `component`'s `attr` (label, value, choices or choices-of) as the text of `key`; returns it."""
         self.entries.append((component, attr, key))
         return component
 
@@ -114,6 +114,8 @@ class Words:
         for _, attr, key in self.entries:
             if attr == "choices":  # key: [(i18n key, value)]
                 out.append(gr.update(choices=[(i18n.text(k, lang), v) for k, v in key]))
+            elif attr == "choices-of":  # key: language → [(label, value)], for labels made of more than one text
+                out.append(gr.update(choices=key(lang)))
             elif attr == "footer":
                 out.append(gr.update(value=i18n.text(key, lang, version=__version__)))
             elif attr == "title":

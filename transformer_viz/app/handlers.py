@@ -86,7 +86,7 @@ def view_figures(plots, trace: Trace | None, step=0, layer=0, head="mean", kind=
     head = "mean" if head in (None, "mean", "all") else int(head)
     view = View(trace, step=step, layer=layer, head=head, kind=KINDS.get(kind, kind), presentation=presentation)
     with figures.language(lang):
-        return {plot.id: plot.draw(view) for plot in plots}
+        return {plot.id: plot.figure(view) for plot in plots}
 
 
 def step_figures(trace: Trace, step: int, layer: int, head, presentation: bool, lang: str = "en") -> dict:

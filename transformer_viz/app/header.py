@@ -6,11 +6,16 @@ import gradio as gr
 
 from .. import i18n
 from ..decoding import STRATEGIES
+from ..translator import MAX_CHARS
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
+from .models import model_choices
 from .session import SLIDER_RANGES
 from .tabs import Controls, Plots
 
 T = i18n.text  # English when the page is built; Words switches it
+# The sentence box takes far more than the translator reads, so that a long paste reaches it and its cut is
+# announced (notice-cut-chars) instead of the box cutting it without a word; the bound only keeps the request small.
+PASTE_LIMIT = 10 * MAX_CHARS
 
 
 class Header:
@@ -97,7 +102,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
             label=T("sentence"),
             elem_id="sentence",
             max_lines=3,
-            max_length=2000,
+            max_length=PASTE_LIMIT,
             placeholder="I get up early every morning.",
         ),
         "label",
@@ -109,7 +114,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
         )
         top.model = words(
             gr.Dropdown(
-                models,
+                model_choices(models),
                 value=models[0] if models else None,
                 label=T("model"),
                 elem_id="model",
@@ -119,6 +124,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
             "label",
             "model",
         )
+        words(top.model, "choices-of", lambda lang: model_choices(models, lang))
     with words(gr.Accordion(T("options"), open=False), "label", "options"):
         top.strategy = words(
             gr.Radio(list(STRATEGIES), value="greedy", label=T("strategy"), elem_id="strategy"), "label", "strategy"

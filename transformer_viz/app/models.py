@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from dataclasses import replace
 from pathlib import Path
 
+from .. import i18n
 from ..figures.words import t as figure_text
 from ..hub.hub import CHECKPOINTS_DIR, DEFAULT_CHECKPOINT
 from ..translator import Translator, load_model
@@ -27,12 +29,51 @@ def available_models(folder: Path = CHECKPOINTS_DIR) -> list[str]:
     return names
 
 
+def read_record(name: str, file: str) -> dict | None:
+    """A JSON file (config.json, evaluation.json, training.json) of the bundled checkpoint `name`; None if none."""
+    try:
+        path = CHECKPOINTS_DIR / name / file
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, ValueError):  # not a folder name (a Hub repo id, a name with a NUL), or not JSON
+        return None
+
+
+def model_config(name: str) -> dict | None:
+    """A menu entry's config fields: its loaded model's, else its bundled folder's config.json; None if neither."""
+    with _models_lock:
+        loaded = _models.get(name)
+    return loaded.config.to_dict() if loaded is not None else read_record(name, "config.json")
+
+
+def model_label(name: str, lang: str = i18n.DEFAULT) -> str:
+    """What the menu shows for a model, from its config: 'pre-LN · sinusoidal (seed000)'; its name if unknown."""
+    config = model_config(name)
+    if config is None:
+        return name
+    blocks = i18n.text("model-pre-ln" if config.get("norm_first") else "model-post-ln", lang)
+    kind = config.get("positional")
+    key = f"model-positions-{kind}"
+    positions = i18n.text(key, lang) if key in i18n.TEXTS else str(kind)
+    return f"{blocks} · {positions} ({name})"
+
+
+def model_choices(names: list[str], lang: str = i18n.DEFAULT) -> list[tuple[str, str]]:
+    """The model menu's (label, value) choices: the value stays the name, which share links and the API use."""
+    return [(model_label(name, lang), name) for name in names]
+
+
 def get_translator(name: str) -> Translator:
     """Each model is loaded once per process and shared, read-only, by every visitor."""
     with _models_lock:
         if name not in _models:
             _models[name] = load_model(name)
         return _models[name]
+
+
+def loaded_translator(name: str | None) -> Translator | None:
+    """The loaded model whose Translator.name (the name its traces record) is `name`, or None: nothing is loaded."""
+    with _models_lock:
+        return next((translator for translator in _models.values() if translator.name == name), None)
 
 
 def register_translator(name: str, translator: Translator) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .. import figures
 from ..figures.words import t as figure_text
 from ..trace import Trace
-from .models import learned_and_sinusoidal
+from .models import learned_and_sinusoidal, loaded_translator
 
 # What a plot's drawing reads besides the trace and the look. A plot that follows the step or the head is redrawn
 # on every step; a change of layer, overview kind, look or language redraws every plot.
@@ -57,6 +57,19 @@ class Plot:
     follows: frozenset[str] = frozenset()  # of FOLLOWS
     from_trace: bool = True  # False: drawn from the bundled models, the same for every visitor
     click: Click | None = None
+    download: Callable[[View], str] | None = None  # its download's name, where its figure's own is not enough
+
+    def figure(self, view: View):
+        """The plot drawn from `view`, its download named (None when there is nothing to show)."""
+        fig = self.draw(view)
+        if fig is not None and self.download is not None:
+            figures.with_download_name(fig, self.download(view))
+        return fig
+
+
+def _named(name: str, layer: bool = False) -> Callable[[View], str]:
+    """A download name that is `name`, with the view's layer when the plot follows it."""
+    return lambda view: figures.download_name(name, view.layer if layer else None)
 
 
 def _head_click(kind: str) -> Click:
@@ -77,6 +90,14 @@ def _positions(kind: str, similarity: bool) -> Callable[[View], object]:
         return figures.positional_heatmap(table, title=title, presentation=view.presentation)
 
     return draw
+
+
+def _beam_pieces(trace: Trace) -> dict[int, str]:
+    """Every beam-tree node's piece, from the tokenizer of the model that made the trace (none if it is not loaded)."""
+    translator = loaded_translator(trace.model.get("name"))
+    if translator is None:
+        return {}
+    return {node["id"]: translator.tokenizer.id_to_piece(node["id"]) for node in trace.beam_tree}
 
 
 def _step_head(view: View) -> int:
@@ -102,21 +123,27 @@ PLOTS = [
          click=Click("overview-click", "p => p.data.meta ? `layer ${p.data.meta[0]} head ${p.data.meta[1]}` : null"),
          draw=lambda v: figures.overview(v.trace, v.kind, presentation=v.presentation)),
     Plot("plot-heads-cross", "analysis", "tab-heads", click=_head_click("cross"),
+         download=_named("cross-head-summary"),
          draw=lambda v: figures.head_summary_figure(v.trace, "cross", presentation=v.presentation)),
     Plot("plot-heads-dec-self", "analysis", "tab-heads", click=_head_click("decoder_self"),
+         download=_named("decoder-self-head-summary"),
          draw=lambda v: figures.head_summary_figure(v.trace, "decoder_self", presentation=v.presentation)),
     Plot("plot-heads-enc-self", "analysis", "tab-heads", click=_head_click("encoder_self"),
+         download=_named("encoder-self-head-summary"),
          draw=lambda v: figures.head_summary_figure(v.trace, "encoder_self", presentation=v.presentation)),
-    Plot("plot-rollout", "analysis", "tab-rollout", follows=LAYER,
+    Plot("plot-rollout", "analysis", "tab-rollout", follows=LAYER, download=_named("attention-rollout", layer=True),
          draw=lambda v: figures.rollout_figure(v.trace, layer=v.layer, presentation=v.presentation)),
     Plot("plot-rollout-words", "analysis", "tab-rollout", follows=LAYER,
+         download=_named("attention-rollout-words", layer=True),
          draw=lambda v: figures.rollout_figure(v.trace, layer=v.layer, presentation=v.presentation, words=True)),
     Plot("plot-words-cross", "analysis", "tab-rollout", follows=LAYER,
+         download=_named("cross-attention-words", layer=True),
          draw=lambda v: figures.word_attention_figure(v.trace, "cross", v.layer, presentation=v.presentation)),
     Plot("plot-beam", "analysis", "tab-beam",
          click=Click("beam-click",
                      "p => (p.customdata === undefined || p.customdata === null) ? null : `${p.customdata}`"),
-         draw=lambda v: figures.beam_tree_figure(v.trace, presentation=v.presentation)),
+         draw=lambda v: figures.beam_tree_figure(
+             v.trace, id_to_token=_beam_pieces(v.trace), presentation=v.presentation)),
     Plot("plot-pe", "model", "tab-pe",
          draw=lambda v: figures.positional_heatmap(
              v.trace.positional_encoding, tokens=v.trace.source_tokens, presentation=v.presentation)),
@@ -124,12 +151,14 @@ PLOTS = [
          draw=lambda v: figures.positional_curves(v.trace.positional_encoding, presentation=v.presentation)),
     Plot("plot-pe-similarity", "model", "tab-pe",
          draw=lambda v: figures.position_similarity(v.trace.positional_encoding, presentation=v.presentation)),
-    Plot("plot-pe-sinusoidal", "model", "tab-pe", from_trace=False, draw=_positions("sinusoidal", similarity=False)),
-    Plot("plot-pe-learned", "model", "tab-pe", from_trace=False, draw=_positions("learned", similarity=False)),
+    Plot("plot-pe-sinusoidal", "model", "tab-pe", from_trace=False, draw=_positions("sinusoidal", similarity=False),
+         download=_named("positional-encodings-sinusoidal")),
+    Plot("plot-pe-learned", "model", "tab-pe", from_trace=False, draw=_positions("learned", similarity=False),
+         download=_named("positional-encodings-learned")),
     Plot("plot-pe-sinusoidal-similarity", "model", "tab-pe", from_trace=False,
-         draw=_positions("sinusoidal", similarity=True)),
+         draw=_positions("sinusoidal", similarity=True), download=_named("positional-encoding-similarity-sinusoidal")),
     Plot("plot-pe-learned-similarity", "model", "tab-pe", from_trace=False,
-         draw=_positions("learned", similarity=True)),
+         draw=_positions("learned", similarity=True), download=_named("positional-encoding-similarity-learned")),
     Plot("plot-enc-mask", "model", "tab-masks",
          draw=lambda v: figures.encoder_padding_mask(
              v.trace, partner_len=len(v.trace.source_ids) + 3, presentation=v.presentation)),

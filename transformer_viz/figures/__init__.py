@@ -2,18 +2,29 @@
 
 No torch, no model, no gradio here. Every builder takes `presentation=False`; True gives slide-sized
 fonts on white. Show a figure with `plot_config()` (modebar PNG at 3x; plot_config("svg") for vector),
-or hand Gradio `figure_json(fig)`, whose "config" key gr.Plot's front end applies.
+or hand Gradio `figure_json(fig)`, whose "config" key gr.Plot's front end applies; the camera's download is
+named after what the figure shows (download_name(), e.g. "cross-attention_L0-H3_step-3.png").
 Words (titles, axes, legends, hovers) are English unless built inside `with language("ja"):` (or "ko").
 Layers, heads and steps count from 0, as in the hook names and trace.steps[i]["index"].
 """
 
-from .attention import alignment, attention_axes, attention_grid, attention_head, head_matrix, overview, overview_index
+from .alignment import alignment
+from .attention import attention_axes, attention_grid, attention_head, head_matrix, overview, overview_index
 from .compare import attention_pair, attention_side_by_side, padding_side_by_side, probability_change
 from .heads import head_summary_figure, rollout_figure, word_attention_figure
 from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_matrix, score_pipeline
 from .positions import cosine_similarity, position_similarity, positional_curves, positional_heatmap
 from .steps import beam_tree_figure, topk_bar
-from .style import OKABE_ITO, PLOT_CONFIG, esc, figure_json, plot_config
+from .style import (
+    OKABE_ITO,
+    PLOT_CONFIG,
+    download_name,
+    download_name_of,
+    esc,
+    figure_json,
+    plot_config,
+    with_download_name,
+)
 from .words import current_language, language
 
 __all__ = [
@@ -45,6 +56,9 @@ __all__ = [
     "PLOT_CONFIG",
     "plot_config",
     "figure_json",
+    "download_name",
+    "download_name_of",
+    "with_download_name",
     "esc",
     "OKABE_ITO",
     "language",

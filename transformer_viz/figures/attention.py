@@ -1,4 +1,4 @@
-"""Attention patterns as heatmaps: one head, every head of a layer, every layer × head, and a line alignment.
+"""Attention patterns as heatmaps: one head, every head of a layer, every layer × head (the lines: alignment.py).
 
 Rows are queries, columns are keys, row 0 at the top. For decoder self-attention and cross-attention,
 row t is the query that produced target token t (trace.target_tokens[t]); decoder self-attention's keys
@@ -15,18 +15,23 @@ import plotly.graph_objects as go
 
 from ..trace import ATTENTION_KINDS, Trace
 from .style import (
-    CATEGORICAL,
     FUTURE_SHADE,
     HIGHLIGHT,
+    KIND_NAMES,
     WEIGHTS_SCALE,
     colorscale,
+    download_name,
     esc,
     finish,
     pair_hover,
+    piece_label,
     style,
     subplot_grid,
+    tick_font,
+    tick_label_px,
     title_text,
     token_ticks,
+    x_token_ticks,
 )
 from .words import t
 
@@ -42,8 +47,10 @@ def kind_name(kind: str) -> str:
 
 
 def key_axis_title(kind: str, words: bool = False) -> str:
-    """The key axis's title: what the columns are (tokens, or words when pieces are merged into words)."""
-    return t(KEY_TITLES[kind] + ("-words" if words else ""))
+    """The key axis's title: what the columns are (tokens, or words when pieces are merged into words).
+
+    Under tokens, a line says how piece_label shows the pieces ("·ung" continues a word)."""
+    return t(KEY_TITLES[kind] + "-words") if words else t(KEY_TITLES[kind]) + "\n" + t("pieces-note")
 
 
 def query_axis_title(kind: str, words: bool = False) -> str:
@@ -92,11 +99,9 @@ def axis_title(text: str) -> str:
     return esc(text).replace("\n", "<br>")
 
 
-def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
-    """Axis settings for a tick font small enough that n_ticks labels fit along panel_px pixels; none when the
-    figure's font_size fits (ticks inherit it, and each setting costs time on every subplot axis)."""
-    size = int(max(8, min(font_size, 1.2 * panel_px / max(n_ticks, 1))))
-    return {} if size == font_size else dict(tickfont=dict(size=size))
+def shown_step(kind: str, step: int | None) -> int | None:
+    """The step a map of `kind` shows: none for encoder self-attention, which every step shares."""
+    return None if kind == "encoder_self" else step
 
 
 def step_suffix(trace: Trace, kind: str, step: int | None) -> str:
@@ -204,7 +209,9 @@ def attention_grid(
     cols = len(heads) if len(heads) <= 3 else math.ceil(math.sqrt(len(heads)))
     rows = math.ceil(len(heads) / cols)
     panel = max(st.panel_px, st.row_px * len(queries))
-    label_px = 14 + st.font_size * 0.6 * max(len(k) for k in keys) + 3 * st.font_size  # x tick labels + title
+    key_ticks = x_token_ticks(keys, 1000 / cols - 80, st.font_size)
+    labels = [piece_label(k) for k in keys]
+    label_px = 14 + tick_label_px(labels, key_ticks["tickangle"], st.font_size) + 3 * st.font_size  # ticks + title
     height = rows * panel + (rows - 1) * label_px + 140 + 3 * st.font_size
     refs, layout = subplot_grid(
         rows,
@@ -214,7 +221,6 @@ def attention_grid(
         0.12 if presentation else 0.08,
         min(0.3, label_px / height),
     )
-    key_ticks = dict(**token_ticks(keys), tickangle=-90, **tick_font(len(keys), 1000 / cols - 80, st.font_size))
     query_ticks = dict(**token_ticks(queries), autorange="reversed", **tick_font(len(queries), panel, st.font_size))
     data, shapes = [], []
     for i, (head, (x, y)) in enumerate(zip(heads, refs)):
@@ -229,7 +235,8 @@ def attention_grid(
             query_ticks, **title_text(axis_title(query_axis_title(kind)) if c == 0 else None)
         )
     title = t("grid-title", kind=kind_name(kind), layer=layer, last=n_heads - 1) + step_suffix(trace, kind, step)
-    return finish(data, {**layout, "shapes": shapes, "coloraxis": weights_axis(presentation)}, st, title, height)
+    layout.update(shapes=shapes, coloraxis=weights_axis(presentation))
+    return finish(data, layout, st, title, height, download_name(kind, layer, step=shown_step(kind, step)))
 
 
 def attention_head(
@@ -249,12 +256,7 @@ def attention_head(
     z = shown(head_matrix(trace, kind, layer, head), kind, step, hide_future)
     label = f"L{layer} {head_label(head, trace.n_heads)}"
     layout = dict(
-        xaxis=dict(
-            **token_ticks(keys),
-            tickangle=-90,
-            title=dict(text=axis_title(key_axis_title(kind))),
-            **tick_font(len(keys), 900, st.font_size),
-        ),
+        xaxis=dict(**x_token_ticks(keys, 900, st.font_size), title=dict(text=axis_title(key_axis_title(kind)))),
         yaxis=dict(
             **token_ticks(queries),
             autorange="reversed",
@@ -268,7 +270,8 @@ def attention_head(
         trace, kind, step
     )
     height = max(1.6 * st.panel_px, 1.3 * st.row_px * len(queries)) + 200 + 4 * st.font_size
-    return finish([weight_heatmap(z, label, show_values)], layout, st, title, height)
+    name = download_name(kind, layer, head, shown_step(kind, step))
+    return finish([weight_heatmap(z, label, show_values)], layout, st, title, height, name)
 
 
 def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
@@ -306,7 +309,8 @@ def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
         layout["xaxis" + x[1:]]["showticklabels"] = False
         layout["yaxis" + y[1:]].update(showticklabels=False, autorange="reversed")
     title = t("overview-title", kind=kind_name(kind))
-    return finish(data, {**layout, "coloraxis": weights_axis(presentation)}, st, title, height)
+    name = download_name(KIND_NAMES[kind] + "-overview")
+    return finish(data, {**layout, "coloraxis": weights_axis(presentation)}, st, title, height, name)
 
 
 def overview_index(curve_number: int, n_heads: int) -> tuple[int, int]:
@@ -315,99 +319,3 @@ def overview_index(curve_number: int, n_heads: int) -> tuple[int, int]:
         raise ValueError(f"need curve_number >= 0 and n_heads >= 1, got {curve_number!r}, {n_heads!r}")
     layer, head = divmod(int(curve_number), int(n_heads))
     return layer, head
-
-
-def alignment(
-    trace: Trace,
-    layer: int,
-    head: int | str = "mean",
-    step: int | None = None,
-    presentation: bool = False,
-    threshold: float = 0.05,
-) -> go.Figure:
-    """Source tokens on the left, target tokens on the right, a line for every cross-attention weight ≥ threshold.
-
-    Line width and opacity grow with the weight; the current step's lines are drawn in the highlight colour.
-    Weights are binned into ten levels so a figure has at most twenty line traces, whatever the lengths.
-    """
-    check_step(trace, step)
-    st = style(presentation)
-    weights = head_matrix(trace, "cross", layer, head)  # (T, S)
-    n_tgt, n_src = weights.shape
-    span = max(n_tgt, n_src) - 1 or 1
-    y_src = np.linspace(0, span, n_src) if n_src > 1 else np.array([span / 2])
-    y_tgt = np.linspace(0, span, n_tgt) if n_tgt > 1 else np.array([span / 2])
-    y_src, y_tgt = np.round(y_src, 3).tolist(), np.round(y_tgt, 3).tolist()  # plain floats, short in the JSON
-    data = []
-    targets, sources = np.nonzero(weights >= threshold)  # one line each
-    levels = np.minimum((weights[targets, sources] * 10).astype(int), 9)  # 0.05–0.1 → level 0, …, 0.9–1 → level 9
-    at_step = targets == step if step is not None else np.zeros(targets.shape, bool)
-    for current in (False, True):
-        for level in range(10):
-            chosen = np.flatnonzero((levels == level) & (at_step == current))
-            if not chosen.size:
-                continue
-            segments_x = [0, 1, None] * chosen.size  # source → target, then a gap
-            segments_y = [
-                y
-                for t, s in zip(targets[chosen].tolist(), sources[chosen].tolist())
-                for y in (y_src[s], y_tgt[t], None)
-            ]
-            strength = (level + 1) / 10
-            if current:  # the step being produced: strong colour, never faint
-                colour, width, opacity = HIGHLIGHT, 0.8 + 3.0 * strength, 0.55 + 0.45 * strength
-            else:  # the other steps: fainter still while a step is selected
-                colour, width, opacity = CATEGORICAL[0], 0.3 + 2.5 * strength, 0.15 + 0.85 * strength
-                opacity *= 0.4 if step is not None else 1.0
-            data.append(
-                dict(
-                    type="scatter",
-                    x=segments_x,
-                    y=segments_y,
-                    mode="lines",
-                    hoverinfo="skip",
-                    showlegend=False,
-                    name=(
-                        t("align-step", step=step, level=max(threshold, level / 10))
-                        if current
-                        else t("align-weights", level=max(threshold, level / 10))
-                    ),
-                    line=dict(color=colour, width=st.line_width * width),
-                    opacity=opacity,
-                )
-            )
-    for x, ys, tokens, side, position in (
-        (0, y_src, trace.source_tokens, "source", "middle left"),
-        (1, y_tgt, trace.target_tokens, "target", "middle right"),
-    ):
-        colours = [HIGHLIGHT if side == "target" and i == step else "#222222" for i in range(len(tokens))]
-        data.append(
-            dict(
-                type="scatter",
-                x=[x] * len(tokens),
-                y=ys,
-                mode="markers+text",
-                text=[esc(token) for token in tokens],
-                textposition=position,
-                textfont=dict(size=st.font_size, color=colours),
-                marker=dict(size=st.font_size * 0.5, color=colours),
-                hovertext=[t("side-" + side, i=i, token=esc(token)) for i, token in enumerate(tokens)],
-                hoverinfo="text",
-                showlegend=False,
-                name=t(side + "-tokens"),
-            )
-        )
-    layout = dict(
-        xaxis=dict(
-            range=[-0.6, 1.6],
-            tickvals=[0, 1],
-            ticktext=[t("source-keys"), t("target-queries")],
-            side="top",
-            showline=False,
-        ),
-        yaxis=dict(visible=False, autorange="reversed"),
-        plot_bgcolor="white",
-    )
-    title = t("alignment-title", layer=layer, head=head_label(head, trace.n_heads)) + step_suffix(trace, "cross", step)
-    height = max(400, st.row_px * 1.4 * (span + 1)) + 150
-    return finish(data, layout, st, title, height)

@@ -26,7 +26,20 @@ from .attention import (
     weight_heatmap,
     weights_axis,
 )
-from .style import OKABE_ITO, esc, finish, style, subplot_grid, title_text, token_ticks
+from .style import (
+    KIND_NAMES,
+    OKABE_ITO,
+    download_name,
+    esc,
+    finish,
+    piece_label,
+    style,
+    subplot_grid,
+    tick_label_px,
+    title_text,
+    token_ticks,
+    x_token_ticks,
+)
 from .words import t
 
 ORIGINAL = OKABE_ITO["blue"]
@@ -109,7 +122,7 @@ def probability_change(
             hovertemplate="%{hovertext}<extra></extra>",
         ),
     ]
-    ticks = dict(**token_ticks(tokens), tickangle=-90, **tick_font(len(tokens), 900, st.font_size))
+    ticks = x_token_ticks(tokens, 900, st.font_size)
     reach = max(0.05, float(np.abs(delta).max()) * 1.1) if delta.size else 0.05
     layout["xaxis"].update(ticks, showticklabels=False)
     layout["xaxis2"].update(ticks, matches="x", **title_text(t("target-teacher-forced")))
@@ -131,7 +144,7 @@ def probability_change(
     mean = float(delta.mean()) if delta.size else 0.0
     title = t("prob-title", mean=mean)
     height = 2 * st.panel_px + 8 * st.font_size + 160
-    return finish(data, layout, st, title, height)
+    return finish(data, layout, st, title, height, "probability-change")
 
 
 def causal_edge(n_rows: int, n_cols: int, offset: int, axes: tuple[str, str], line_width: float) -> dict:
@@ -157,10 +170,12 @@ def attention_pair(
     presentation: bool = False,
     key_title: str | None = None,
     n_pad: int = 0,
+    download: str = "attention-comparison",
 ) -> go.Figure:
     """Attention maps side by side on one shared 0–1 colour scale; each panel is (weights (Q, K), query tokens,
     key tokens, label). For decoder self-attention a dotted staircase marks where the causal mask begins; the
-    first `n_pad` key columns (left padding) are framed. `title` is shown as given: escape user text in it."""
+    first `n_pad` key columns (left padding) are framed. `title` is shown as given: escape user text in it;
+    `download` names its download."""
     check_kind(kind)
     st = style(presentation)
     for z, queries, keys, label in panels:
@@ -171,7 +186,9 @@ def attention_pair(
     n = len(panels)
     longest_rows = max(len(q) for _, q, _, _ in panels)
     panel_px = max(st.panel_px, st.row_px * longest_rows)
-    label_px = 14 + st.font_size * 0.6 * max(len(k) for _, _, keys, _ in panels for k in keys) + 3 * st.font_size
+    all_keys = [k for _, _, keys, _ in panels for k in keys]
+    angle = max(x_token_ticks(keys, 1000 / n - 80, st.font_size)["tickangle"] for _, _, keys, _ in panels)
+    label_px = 14 + tick_label_px([piece_label(k) for k in all_keys], angle, st.font_size) + 3 * st.font_size
     height = panel_px + label_px + 140 + 3 * st.font_size
     refs, layout = subplot_grid(1, n, n, [esc(label) for *_, label in panels], 0.12 if presentation else 0.08, 0.0)
     keys_title = key_title or key_axis_title(kind)
@@ -180,9 +197,7 @@ def attention_pair(
         z = np.asarray(z, dtype=np.float32)
         data.append(weight_heatmap(z, esc(label), axes=(x, y)))
         layout["xaxis" + x[1:]].update(
-            **token_ticks(keys),
-            tickangle=-90,
-            **tick_font(len(keys), 1000 / n - 80, st.font_size),
+            **x_token_ticks(keys, 1000 / n - 80, st.font_size),
             **title_text(axis_title(keys_title)),
         )
         layout["yaxis" + y[1:]].update(
@@ -208,7 +223,7 @@ def attention_pair(
         if kind == "decoder_self":
             shapes.append(causal_edge(len(queries), len(keys), len(keys) - len(queries), (x, y), st.line_width))
     layout.update(shapes=shapes, coloraxis=weights_axis(presentation))
-    return finish(data, layout, st, title, height)
+    return finish(data, layout, st, title, height, download)
 
 
 def attention_side_by_side(
@@ -229,7 +244,8 @@ def attention_side_by_side(
         queries, keys = attention_axes(trace, kind)
         panels.append((head_matrix(trace, kind, layer, head), queries, keys, label))
     title = t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, original.n_heads))
-    return attention_pair(panels, kind, title, presentation)
+    name = download_name(KIND_NAMES[kind] + "-comparison", layer, head)
+    return attention_pair(panels, kind, title, presentation, download=name)
 
 
 def padding_side_by_side(
@@ -259,4 +275,6 @@ def padding_side_by_side(
     panels = [(z, query_tokens, key_tokens, label) for z, label in zip(maps, labels)]
     mass = [float(z[:, :n_pad].sum(axis=1).max()) if n_pad else 0.0 for z in maps]
     title = t("padding-title", n_pad=n_pad, layer=layer, head=head, a=mass[0], b=mass[1])
-    return attention_pair(panels, "decoder_self", title, presentation, key_title=t("padding-key"), n_pad=n_pad)
+    name = download_name("padding-comparison", layer, head)
+    key_title = t("padding-key")
+    return attention_pair(panels, "decoder_self", title, presentation, key_title=key_title, n_pad=n_pad, download=name)

@@ -22,7 +22,7 @@ from .attention import (
     weight_heatmap,
     weights_axis,
 )
-from .style import WEIGHTS_SCALE, colorscale, esc, finish, style, subplot_grid, title_text, token_ticks
+from .style import WEIGHTS_SCALE, colorscale, esc, finish, style, subplot_grid, title_text, token_ticks, x_token_ticks
 from .words import t
 
 
@@ -152,8 +152,12 @@ def rollout_figure(
     label_px = 14 + st.font_size * 0.6 * max(len(k) for k in keys) + 3 * st.font_size
     height = panel_px + label_px + 140 + 3 * st.font_size
     refs, layout = subplot_grid(1, 2, 2, [title for _, title, _ in panels], 0.14 if presentation else 0.1, 0.1)
-    key_ticks = dict(**token_ticks(keys), tickangle=-90, **tick_font(len(keys), 420, st.font_size))
-    query_ticks = dict(**token_ticks(queries), autorange="reversed", **tick_font(len(queries), panel_px, st.font_size))
+    key_ticks = x_token_ticks(keys, 420, st.font_size, pieces=not words)
+    query_ticks = dict(
+        **token_ticks(queries, pieces=not words),
+        autorange="reversed",
+        **tick_font(len(queries), panel_px, st.font_size),
+    )
     data = []
     unit = t("unit-word") if words else t("unit-token")
     key_titles = (t("rollout-key-raw", unit=unit), t("rollout-key", unit=unit))
@@ -180,13 +184,11 @@ def word_attention_figure(
     label = f"L{layer} {head_label(head, trace.n_heads)}"
     layout = dict(
         xaxis=dict(
-            **token_ticks(key_words),
-            tickangle=-90,
+            **x_token_ticks(key_words, 900, st.font_size, pieces=False),
             title=dict(text=axis_title(key_axis_title(kind, words=True))),
-            **tick_font(len(key_words), 900, st.font_size),
         ),
         yaxis=dict(
-            **token_ticks(query_words),
+            **token_ticks(query_words, pieces=False),
             autorange="reversed",
             title=dict(text=axis_title(query_axis_title(kind, words=True))),
             **tick_font(len(query_words), 1.3 * st.row_px * len(query_words), st.font_size),

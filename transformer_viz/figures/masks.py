@@ -14,6 +14,7 @@ from .style import (
     MASKED_GREY,
     OKABE_ITO,
     colorscale,
+    download_name,
     esc,
     finish,
     pair_hover,
@@ -22,6 +23,7 @@ from .style import (
     symmetric_range,
     title_text,
     token_ticks,
+    x_token_ticks,
 )
 from .words import t
 
@@ -39,10 +41,11 @@ def mask_matrix(
     query_title: str | None = None,
     key_title: str | None = None,
     step: int | None = None,
+    download: str = "mask",
 ) -> go.Figure:
     """A boolean mask as two colours: 1 = may attend, 0 = masked; `step` outlines that query row.
 
-    The axis titles default to "query" and "key" in the figures' language."""
+    The axis titles default to "query" and "key" in the figures' language; `download` names its download."""
     z = np.asarray(mask).astype(np.int8)  # (queries, keys)
     if z.shape != (len(query_tokens), len(key_tokens)):
         raise ValueError(f"mask shape {z.shape} does not match {len(query_tokens)} queries × {len(key_tokens)} keys")
@@ -50,7 +53,7 @@ def mask_matrix(
     query_title = t("query") if query_title is None else query_title
     key_title = t("key") if key_title is None else key_title
     layout = dict(
-        xaxis=dict(**token_ticks(key_tokens), tickangle=-90, title=dict(text=axis_title(key_title))),
+        xaxis=dict(**x_token_ticks(key_tokens, 900, st.font_size), title=dict(text=axis_title(key_title))),
         yaxis=dict(**token_ticks(query_tokens), autorange="reversed", title=dict(text=axis_title(query_title))),
         shapes=mark_step(z.astype(np.float32), "mask", step, st.line_width),
     )
@@ -69,7 +72,8 @@ def mask_matrix(
         ),
     )
     height = max(1.4 * st.panel_px, 1.2 * st.row_px * len(query_tokens)) + 200 + 4 * st.font_size
-    return finish([mask], layout, st, esc(title).replace("&lt;br&gt;", "<br>"), height)  # line breaks stay breaks
+    title = esc(title).replace("&lt;br&gt;", "<br>")  # line breaks stay breaks
+    return finish([mask], layout, st, title, height, download)
 
 
 def encoder_padding_mask(trace: Trace, partner_len: int, presentation: bool = False) -> go.Figure:
@@ -83,7 +87,14 @@ def encoder_padding_mask(trace: Trace, partner_len: int, presentation: bool = Fa
     mask = np.broadcast_to(np.arange(width) < n_real, (width, width))  # (S', S'): key j is a real token
     title = t("encoder-padding-title", n=n_real, width=width)
     return mask_matrix(
-        mask, tokens, tokens, title, presentation, query_axis_title("encoder_self"), key_axis_title("encoder_self")
+        mask,
+        tokens,
+        tokens,
+        title,
+        presentation,
+        query_axis_title("encoder_self"),
+        key_axis_title("encoder_self"),
+        download="encoder-padding-mask",
     )
 
 
@@ -99,6 +110,7 @@ def decoder_causal_mask(trace: Trace, step: int | None = None, presentation: boo
         query_axis_title("decoder_self"),
         key_axis_title("decoder_self"),
         step,
+        download_name("decoder-causal-mask", step=step),
     )
 
 
@@ -114,6 +126,7 @@ def cross_mask(trace: Trace, step: int | None = None, presentation: bool = False
         query_axis_title("cross"),
         key_axis_title("cross"),
         step,
+        download_name("cross-attention-mask", step=step),
     )
 
 
@@ -185,8 +198,7 @@ def score_pipeline(
     for col, (x, y) in enumerate(refs, start=1):
         shapes += mark_step(scores, "mask", step, st.line_width, (x, y))
         layout["xaxis" + x[1:]].update(
-            **token_ticks(keys),
-            tickangle=-90,
+            **x_token_ticks(keys, 1000 / 3 - 80, st.font_size),
             title=dict(text=axis_title(key_axis_title("decoder_self")) if col == 2 else t("key")),
         )
         layout["yaxis" + y[1:]].update(
@@ -199,7 +211,7 @@ def score_pipeline(
     weights_scale = weights_axis(presentation)
     weights_scale["colorbar"] = {**bar, "x": 0.85, "len": 0.28, "title": dict(text=t("weight"), side="top")}
     height = max(1.3 * st.panel_px, st.row_px * len(queries)) + 280 + 6 * st.font_size
-    title = t("pipeline-title", layer=layer, head=head)
+    title, name = t("pipeline-title", layer=layer, head=head), download_name("score-pipeline", layer, head, step)
     layout.update(
         shapes=shapes,
         margin=dict(b=90 + 3 * st.font_size),  # room for the two horizontal colour bars
@@ -212,4 +224,4 @@ def score_pipeline(
         ),
         coloraxis2=weights_scale,
     )
-    return finish(data, layout, st, title, height)
+    return finish(data, layout, st, title, height, name)

@@ -7,7 +7,18 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import CATEGORICAL, DIVERGING_SCALE, colorscale, esc, finish, style, symmetric_range, token_ticks
+from .style import (
+    CATEGORICAL,
+    DIVERGING_SCALE,
+    colorscale,
+    esc,
+    finish,
+    piece_label,
+    style,
+    symmetric_range,
+    token_ticks,
+    x_token_ticks,
+)
 from .words import t
 
 
@@ -19,13 +30,19 @@ def as_table(pe) -> np.ndarray:
     return table
 
 
-def position_ticks(n: int, tokens: Sequence[str] | None) -> dict:
-    """Position numbers, or "p · token" when the tokens at those positions are given."""
+def position_labels(n: int, tokens: Sequence[str] | None) -> list[str] | None:
+    """ "p token" for each position when the tokens at those positions are given (as piece_label shows them)."""
     if tokens is None:
-        return dict(tickmode="auto")
+        return None
     if len(tokens) != n:
         raise ValueError(f"got {len(tokens)} tokens for {n} positions")
-    return token_ticks([f"{p} · {token}" for p, token in enumerate(tokens)])
+    return [f"{p} {piece_label(token)}" for p, token in enumerate(tokens)]
+
+
+def position_ticks(n: int, tokens: Sequence[str] | None) -> dict:
+    """Position numbers, or "p token" when the tokens at those positions are given."""
+    labels = position_labels(n, tokens)
+    return dict(tickmode="auto") if labels is None else token_ticks(labels, pieces=False)
 
 
 def positional_heatmap(
@@ -53,7 +70,7 @@ def positional_heatmap(
         yaxis=dict(title=dict(text=t("position")), autorange="reversed", **position_ticks(len(table), tokens)),
     )
     height = max(1.4 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
-    return finish([heatmap], layout, st, esc(title), height)
+    return finish([heatmap], layout, st, esc(title), height, "positional-encodings")
 
 
 def default_dims(n_dims: int) -> list[int]:
@@ -99,7 +116,7 @@ def positional_curves(
         ),
         legend=dict(title=dict(text=t("dimension"))),
     )
-    return finish(data, layout, st, esc(title), 380 + 8 * st.font_size)
+    return finish(data, layout, st, esc(title), 380 + 8 * st.font_size, "positional-encoding-curves")
 
 
 def cosine_similarity(table: np.ndarray) -> np.ndarray:
@@ -128,10 +145,11 @@ def position_similarity(
         colorbar=dict(title=dict(text=t("cosine")), thickness=24 if presentation else 14),
         hovertemplate=t("cosine-hover") + "<extra></extra>",
     )
-    ticks = position_ticks(len(table), tokens)
+    ticks, labels = position_ticks(len(table), tokens), position_labels(len(table), tokens)
+    x_ticks = ticks if labels is None else x_token_ticks(labels, 900, st.font_size, pieces=False)
     layout = dict(
-        xaxis=dict(title=dict(text=t("position")), **ticks, **({} if tokens is None else {"tickangle": -90})),
+        xaxis=dict(title=dict(text=t("position")), **x_ticks),
         yaxis=dict(title=dict(text=t("position")), autorange="reversed", scaleanchor="x", **ticks),
     )
     height = max(1.6 * st.panel_px, st.row_px * len(table)) + 160 + 3 * st.font_size
-    return finish([heatmap], layout, st, esc(title), height)
+    return finish([heatmap], layout, st, esc(title), height, "positional-encoding-similarity")

@@ -8,11 +8,12 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import check_step
-from .style import MASKED_GREY, OKABE_ITO, esc, finish, style, token_ticks
+from .style import MASKED_GREY, OKABE_ITO, download_name, esc, finish, piece_label, style, token_ticks
 from .words import t
 
 CHOSEN = OKABE_ITO["vermillion"]
 ALTERNATIVE = OKABE_ITO["sky_blue"]
+BEAM_NAME = "beam-tree"  # the beam tree's download
 
 
 def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
@@ -57,7 +58,7 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
     forced = t("forced-prefix") if step < trace.forced_prefix else ""
     title = t("topk-title", step=step, entropy=float(record["entropy"]), forced=forced)
     height = max(300, 1.6 * st.row_px * len(tokens)) + 160 + 2 * st.font_size
-    return finish(data, layout, st, title, height)
+    return finish(data, layout, st, title, height, download_name("next-token-top-k", step=step))
 
 
 def token_lookup(trace: Trace, id_to_token: dict[int, str] | None) -> dict[int, str]:
@@ -85,6 +86,11 @@ def chosen_path(trace: Trace) -> set[int]:
     return path
 
 
+def node_text(token_id: int, lookup: dict[int, str]) -> str:
+    """A beam node's label: its piece as the maps show it ("Hund" for "▁Hund"), or its id when the piece is unknown."""
+    return esc(piece_label(lookup[token_id])) if token_id in lookup else f"#{token_id}"
+
+
 def node_hover(trace: Trace, node: int, lookup: dict[int, str]) -> str:
     """A beam node's hover: its token, the hypothesis's total log-probability, the token's own, and for a
     finished hypothesis the length-normalised score beam search ranks it by (Wu et al. 2016)."""
@@ -92,7 +98,7 @@ def node_hover(trace: Trace, node: int, lookup: dict[int, str]) -> str:
     before = trace.beam_tree[n["parent"]]["log_prob"] if n["parent"] >= 0 else 0.0
     own = n["log_prob"] - before
     lines = [
-        t("node-hover", node=node, step=n["step"], token=esc(lookup.get(n["id"], "#" + str(n["id"])))),
+        t("node-hover", node=node, step=n["step"], token=f"{esc(lookup.get(n['id'], '?'))} (id {n['id']})"),
         t("node-log-p", log_p=n["log_prob"]),
         t("node-own", own=own, p=math.exp(own)),
     ]
@@ -106,7 +112,8 @@ def node_hover(trace: Trace, node: int, lookup: dict[int, str]) -> str:
 
 def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, presentation: bool = False) -> go.Figure:
     """Beam search's explored nodes by (step, rank): kept beams in colour, pruned ones grey, the chosen path
-    highlighted, finished hypotheses (</s>) as diamonds. Tokens come from the trace or `id_to_token`.
+    highlighted, finished hypotheses (</s>) as diamonds. Tokens come from the trace or `id_to_token`: each node
+    is labelled with its piece as the maps show it ("Hund" for "▁Hund"), its hover names the raw piece and id.
 
     Each node marker carries its node id (index into trace.beam_tree) as customdata; hover shows its scores.
     analysis.beam_node_prefix(trace.beam_tree, node) gives the target ids that lead to it.
@@ -122,7 +129,7 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
             y=0.5,
         )
         layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False))
-        return finish([], layout, st, t("beam-title"), 300)
+        return finish([], layout, st, t("beam-title"), 300, BEAM_NAME)
     lookup, path = token_lookup(trace, id_to_token), chosen_path(trace)
     nodes = trace.beam_tree
     rank, seen = [], {}
@@ -173,7 +180,7 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
                 y=[rank[i] for i in members],
                 mode="markers+text",
                 name=t("nodes-" + name),
-                text=[esc(lookup.get(nodes[i]["id"], f"#{nodes[i]['id']}")) for i in members],
+                text=[node_text(nodes[i]["id"], lookup) for i in members],
                 textposition="top center",
                 marker=dict(
                     color=colour,
@@ -216,4 +223,5 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
         st,
         t("beam-title-size", size=trace.options.get("beam_size", "?")),
         max(400, 46 * width_hint) + 150,
+        BEAM_NAME,
     )

@@ -41,21 +41,52 @@ FUTURE_SHADE = "rgba(120, 120, 120, 0.35)"
 
 # The modebar's camera button downloads a PNG at 3x the on-screen size: sharp on a projector.
 # A vector SVG is available too: plot_config("svg") (Plotly's toImageButtonOptions format "svg").
+DEFAULT_NAME = "transformer-viz"  # the download's name when a figure does not carry one
 PLOT_CONFIG = {
-    "toImageButtonOptions": {"format": "png", "scale": 3, "filename": "transformer-viz"},
+    "toImageButtonOptions": {"format": "png", "scale": 3, "filename": DEFAULT_NAME},
     "displaylogo": False,
+}
+# What each attention kind is called in a download's name.
+KIND_NAMES = {
+    "cross": "cross-attention",
+    "decoder_self": "decoder-self-attention",
+    "encoder_self": "encoder-self-attention",
 }
 
 
-def plot_config(fmt: str = "png", filename: str = "transformer-viz") -> dict:
-    """The Plotly config for showing a figure; fmt is the modebar download format: "png", "svg", "jpeg" or "webp"."""
+def plot_config(fmt: str = "png", filename: str = DEFAULT_NAME) -> dict:
+    """The Plotly config for showing a figure: its download in format `fmt`, named `filename` (Plotly adds ".png")."""
     if fmt not in ("png", "svg", "jpeg", "webp"):
         raise ValueError(f"fmt must be 'png', 'svg', 'jpeg' or 'webp', got {fmt!r}")
     scale = 1 if fmt == "svg" else 3  # SVG is vector: scaling it only changes its nominal size
     return {**PLOT_CONFIG, "toImageButtonOptions": {"format": fmt, "scale": scale, "filename": filename}}
 
 
-def figure_json(fig: go.Figure, fmt: str = "png") -> str:
+def download_name(what: str, layer: int | None = None, head: int | str | None = None, step: int | None = None) -> str:
+    """A download's name from what a figure shows (kind or name, layer, head, step): 'cross-attention_L0-H3_step-3'."""
+    parts = [KIND_NAMES.get(what, what)]
+    if layer is not None:
+        parts.append(f"L{layer}" + ("" if head is None else "-mean" if head == "mean" else f"-H{head}"))
+    elif head is not None:
+        parts.append("mean" if head == "mean" else f"H{head}")
+    if step is not None:
+        parts.append(f"step-{step}")
+    return "_".join(parts)
+
+
+def with_download_name(fig: go.Figure, name: str) -> go.Figure:
+    """`fig`, carrying `name` as its download's name (in its layout's meta, where figure_json reads it)."""
+    fig.layout.meta = {"download": name}
+    return fig
+
+
+def download_name_of(fig: go.Figure) -> str:
+    """The download name a figure carries, or DEFAULT_NAME."""
+    meta = fig.layout.meta
+    return meta.get("download", DEFAULT_NAME) if isinstance(meta, dict) else DEFAULT_NAME
+
+
+def figure_json(fig: go.Figure, fmt: str = "png", filename: str | None = None) -> str:
     """The figure's JSON with a "config" key: Gradio's gr.Plot front end passes that key to Plotly.
 
     In the UI: `gr.Plot(value=PlotData(type="plotly", plot=figure_json(fig)))`, where PlotData
@@ -63,13 +94,14 @@ def figure_json(fig: go.Figure, fmt: str = "png") -> str:
     The same JSON as fig.to_json() (numpy arrays as base64 typed arrays; <, > and / escaped so it is
     safe inside an HTML <script>) but non-ASCII text left as UTF-8, written straight from the figure's
     properties: to_json first deep-copies them and walks every list element looking for arrays.
+    The download is named `filename`, else the name the figure carries (with_download_name).
     """
     data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)  # the dicts fig.to_dict() copies
     if fig.frames or data is None or layout is None:  # animation frames, or a plotly that keeps them elsewhere
         body = fig.to_plotly_json()
     else:
         body = {"data": data, "layout": layout}
-    body["config"] = plot_config(fmt)
+    body["config"] = plot_config(fmt, filename or download_name_of(fig))
     options = dict(separators=(",", ":"), ensure_ascii=False)  # "▁", in most tokens: 3 UTF-8 bytes, not a 6-byte escape
     text = json.dumps(body, default=json_default, **options)
     if "NaN" in text or "Infinity" in text:  # a non-finite Python float: JSON has none, Plotly reads null as a gap
@@ -165,12 +197,15 @@ AXIS = dict(showline=True, linecolor="#888888", showgrid=False, zeroline=False, 
 TEMPLATE = {"data": {"scatter": [{"type": "scatter"}]}, "layout": {"xaxis": AXIS, "yaxis": AXIS}}
 
 
-def finish(data: list[dict], layout: dict, st: Style, title: str, height: float) -> go.Figure:
+def finish(
+    data: list[dict], layout: dict, st: Style, title: str, height: float, download: str = DEFAULT_NAME
+) -> go.Figure:
     """The figure from plain Plotly JSON, with the shared look: fonts, backgrounds, title, margins.
 
     `data` and `layout` follow Plotly's JSON schema (every key nested: title=dict(text=…), never
     title_text); `title` must already be escaped. Plotly's per-property validation is skipped: it cost
     100–1000 ms a figure. test_figures.py validates every builder's output, so the dicts stay valid Plotly.
+    `download` names the modebar's download (download_name()).
     """
     full = {
         "template": TEMPLATE,
@@ -182,6 +217,7 @@ def finish(data: list[dict], layout: dict, st: Style, title: str, height: float)
         "margin": {**dict(l=40, r=40, t=70 + 2 * st.title_size, b=40), **layout.get("margin", {})},
         "height": int(height),
         "hoverlabel": dict(font=dict(size=st.font_size)),
+        "meta": {"download": download},
     }
     if layout.get("annotations"):  # subplot titles and notes, a little larger than the ticks
         full["annotations"] = [{**note, "font": dict(size=st.font_size + 1)} for note in layout["annotations"]]
@@ -232,11 +268,61 @@ def title_text(text: str | None) -> dict:
     return {} if text is None else {"title": dict(text=text)}
 
 
-def token_ticks(tokens: Sequence[str]) -> dict:
+# SentencePiece marks a piece that starts a word with U+2581 "▁", which reads as a stray bar on a slide. Tick
+# labels show a word start without it and a piece that continues a word after a "·" ("▁Hund" → "Hund", "ung" →
+# "·ung"), so no information is lost; a lone "▁" (a space the next piece does not carry) shows as "␣".
+WORD_START, CONTINUES, LONE_SPACE = "▁", "·", "␣"
+SPECIAL_PIECES = frozenset({"<s>", "</s>", "<unk>", "<pad>"})
+CHAR_EM = 0.6  # a tick label character's width in em, roughly, for the proportional sans-serif fonts
+
+
+def piece_label(piece: str) -> str:
+    """A SentencePiece piece as a tick label reads it: 'Hund' for '▁Hund', '·ung' for 'ung', '␣' for '▁'."""
+    if piece in SPECIAL_PIECES:
+        return piece
+    if piece == WORD_START:
+        return LONE_SPACE
+    return piece[1:] if piece.startswith(WORD_START) else CONTINUES + piece
+
+
+def token_ticks(tokens: Sequence[str], pieces: bool = True) -> dict:
     """Axis settings labelling positions 0..n-1 with tokens: integer positions keep duplicates apart
-    (Plotly merges equal category labels), the tick text shows each token literally. Plotly.js shows
-    the tick text in hover labels too, so a hovertemplate's %{x} and %{y} read "the", not "3"."""
-    return dict(tickvals=list(range(len(tokens))), ticktext=[esc(t) for t in tokens])  # tickmode "array": implied
+    (Plotly merges equal category labels), the tick text shows each token literally, as piece_label reads a
+    SentencePiece piece (pieces=False: words, or labels already made). Plotly.js shows the tick text in hover
+    labels too, so a hovertemplate's %{x} and %{y} read "the", not "3"."""
+    labels = [piece_label(t) for t in tokens] if pieces else list(tokens)
+    return dict(tickvals=list(range(len(labels))), ticktext=[esc(t) for t in labels])  # tickmode "array": implied
+
+
+def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
+    """Axis settings for a tick font small enough that n_ticks labels fit along panel_px pixels; none when the
+    figure's font_size fits (ticks inherit it, and each setting costs time on every subplot axis)."""
+    size = int(max(8, min(font_size, 1.2 * panel_px / max(n_ticks, 1))))
+    return {} if size == font_size else dict(tickfont=dict(size=size))
+
+
+def tick_angle(labels: Sequence[str], axis_px: float, font_size: float) -> int:
+    """The x tick labels' angle: 0 (flat) when the widest label fits in its share of the axis, else -45."""
+    # Never -90: a label standing on end is read with the head tilted, and slides are read from afar.
+    if not labels:
+        return 0
+    widest = CHAR_EM * font_size * max(len(label) for label in labels)
+    return 0 if widest + font_size <= axis_px / len(labels) else -45
+
+
+def tick_label_px(labels: Sequence[str], angle: int, font_size: float) -> float:
+    """The height the x tick labels take below the axis at `angle` (0 or -45), for a figure's height."""
+    if angle == 0 or not labels:
+        return 1.5 * font_size
+    return 0.71 * CHAR_EM * font_size * max(len(label) for label in labels) + font_size  # sin 45° = 0.71
+
+
+def x_token_ticks(tokens: Sequence[str], axis_px: float, font_size: int, pieces: bool = True) -> dict:
+    """An x axis labelled with `tokens` along about `axis_px` pixels: token_ticks, tick_font and tick_angle."""
+    ticks, font = token_ticks(tokens, pieces), tick_font(len(tokens), axis_px, font_size)
+    labels = [piece_label(t) for t in tokens] if pieces else tokens
+    angle = tick_angle(labels, axis_px, font.get("tickfont", {}).get("size", font_size))
+    return dict(**ticks, tickangle=angle, **font)
 
 
 def pair_hover() -> str:

@@ -43,6 +43,11 @@ MESSAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "入力は先頭の {n} 文字で切り詰めました",
         "ko": "입력을 앞의 {n}자에서 잘랐습니다",
     },
+    "notice-unknown-pieces": {
+        "en": "the model reads English; {unknown} of {total} pieces are unknown to it",
+        "ja": "このモデルが読めるのは英語です。{total} 個のピースのうち {unknown} 個はモデルの知らないものです",
+        "ko": "이 모델은 영어를 읽습니다. 조각 {total}개 중 {unknown}개는 모델이 모르는 것입니다",
+    },
     "notice-no-pad-room": {
         "en": "no room to left-pad the target within max_len: pads cannot show",
         "ja": "max_len の範囲でターゲットの前にパディングを置く余地がないため、パディングは表示できません",

@@ -38,6 +38,11 @@ FIGURE_TEXTS: dict[str, dict[str, str]] = {
         "ko": "쿼리 (소스 쪽 토큰)",
     },
     "fig-key-source": {"en": "key (source token)", "ja": "キー (ソース側のトークン)", "ko": "키 (소스 쪽 토큰)"},
+    "fig-pieces-note": {
+        "en": "·xy continues a word; ␣ is a lone space",
+        "ja": "·xy は語の続き、␣ は単独の空白",
+        "ko": "·xy는 단어의 뒷부분, ␣는 홀로 있는 공백",
+    },
     "fig-key-decoder": {
         "en": "key\n(decoder input: <s>, y1, y2, …)",
         "ja": "キー\n(デコーダの入力: <s>, y1, y2, …)",

@@ -26,6 +26,11 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
     "sentence": {"en": "English sentence", "ja": "英語の文", "ko": "영어 문장"},
     "translate": {"en": "Translate", "ja": "翻訳する", "ko": "번역하기"},
     "model": {"en": "Model", "ja": "モデル", "ko": "모델"},
+    # A model in the menu, from its config: "pre-LN · sinusoidal (seed000)" (app/models.py model_label).
+    "model-pre-ln": {"en": "pre-LN", "ja": "pre-LN (前置)", "ko": "pre-LN(전치)"},
+    "model-post-ln": {"en": "post-LN", "ja": "post-LN (後置)", "ko": "post-LN(후치)"},
+    "model-positions-sinusoidal": {"en": "sinusoidal", "ja": "正弦波の位置", "ko": "사인파 위치"},
+    "model-positions-learned": {"en": "learned positions", "ja": "学習した位置", "ko": "학습한 위치"},
     "options": {"en": "Decoding options", "ja": "デコードの設定", "ko": "디코딩 설정"},
     "strategy": {"en": "Strategy", "ja": "探索方法", "ko": "탐색 방법"},
     "beam-size": {"en": "Beam size", "ja": "ビーム幅", "ko": "빔 크기"},
@@ -223,9 +228,9 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "ko": "이 문장 하나에 대해서만 모델을 바꿔 보고 결과를 비교합니다. 끌 헤드를 고르거나, 위치 인코딩을 없애거나, 인과 마스크를 푼 다음 실행하세요. 원래 번역 옆에 새 번역이 나오고, 단계마다 원래 토큰의 확률을 바꾸기 전과 후로 보여 주며(교사 강요: 학습할 때처럼 원래 번역을 한꺼번에 넣음), 위에서 고른 층과 헤드의 어텐션 맵을 나란히 보여 줍니다. 공유 모델 자체는 절대 바뀌지 않습니다.",
     },
     "explain-bugs": {
-        "en": "The two study notes this project grew from each had bugs that no error message reveals. Switch one on in the trained model and see what it does to the attention and the translation; the correct model stays beside it.",
-        "ja": "このプロジェクトのもとになった2つの学習ノートには、どちらにもエラーメッセージでは見つからないバグがありました。学習済みモデルでそのひとつをオンにして、アテンションと翻訳がどうなるかを見てみましょう。正しいモデルもすぐ隣に表示されます。",
-        "ko": "이 프로젝트의 바탕이 된 두 학습 노트에는 둘 다 오류 메시지로는 드러나지 않는 버그가 있었습니다. 학습된 모델에서 그중 하나를 켜고 어텐션과 번역이 어떻게 되는지 보세요. 올바른 모델도 바로 옆에 함께 나옵니다.",
+        "en": "This project grew from two study notes: two short Transformer implementations written while learning, one pre-LN with sinusoidal positions (seed000 in the model menu), one post-LN with learned positions (seed004). Each had bugs that no error message reveals; the models here have them fixed. Switch one back on in the trained model and see what it does to the attention and the translation; the correct model stays beside it.",
+        "ja": "このプロジェクトは2つの学習ノートから始まりました。学びながら書かれた短い Transformer の実装で、ひとつは pre-LN と正弦波の位置 (モデルの選択肢の seed000)、もうひとつは post-LN と学習した位置 (seed004) です。どちらにもエラーメッセージでは見つからないバグがあり、ここのモデルでは直してあります。学習済みモデルでそのひとつをもう一度オンにして、アテンションと翻訳がどうなるかを見てみましょう。正しいモデルもすぐ隣に表示されます。",
+        "ko": "이 프로젝트는 두 학습 노트에서 시작했습니다. 배우면서 쓴 짧은 Transformer 구현으로, 하나는 pre-LN에 사인파 위치(모델 메뉴의 seed000), 다른 하나는 post-LN에 학습한 위치(seed004)입니다. 둘 다 오류 메시지로는 드러나지 않는 버그가 있었고, 여기의 모델에서는 고쳐 두었습니다. 학습된 모델에서 그중 하나를 다시 켜고 어텐션과 번역이 어떻게 되는지 보세요. 올바른 모델도 바로 옆에 함께 나옵니다.",
     },
     "ablate-enc": {
         "en": "Encoder self-attention heads to switch off",

@@ -1,0 +1,83 @@
+"""Token labels a slide can show: pieces without the stray "▁", ticks never on end, the beam tree in pieces."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import transformer_viz.figures as F
+from tests.plots import assert_valid_plotly, tick_labels
+from tests.test_figures_output import builders
+from transformer_viz.figures.style import piece_label, tick_angle, x_token_ticks
+from transformer_viz.tokenizer import Tokenizer
+
+
+@pytest.mark.parametrize(
+    "piece, label",
+    [("▁Hund", "Hund"), ("ung", "·ung"), ("▁", "␣"), ("</s>", "</s>"), ("<unk>", "<unk>"), (".", "·.")],
+)
+def test_pieces_read_without_the_word_start_mark(piece, label):
+    assert piece_label(piece) == label
+
+
+def test_ticks_lie_flat_when_they_fit_and_at_45_degrees_when_not():
+    assert tick_angle(["Der", "Hund", "bellt"], 900, 12) == 0
+    assert tick_angle(["Donaudampfschifffahrt"] * 30, 900, 12) == -45
+    assert tick_angle([], 900, 12) == 0
+    short = x_token_ticks(["▁a", "b"], 900, 12)
+    assert short["tickangle"] == 0 and short["ticktext"] == ["a", "·b"]
+    crowded = x_token_ticks(["▁Verantwortung"] * 40, 400, 20)
+    assert crowded["tickangle"] == -45 and crowded["tickfont"]["size"] < 20  # smaller, and tilted, not on end
+
+
+def test_no_figure_stands_its_tick_labels_on_end(trace, beam_trace):
+    for name, build in builders(trace, beam_trace).items():
+        for presentation in (False, True):
+            layout = build(presentation).layout.to_plotly_json()
+            angles = {layout[k].get("tickangle") for k in layout if k.startswith(("xaxis", "yaxis"))}
+            assert angles <= {None, 0, -45}, name
+
+
+def test_every_map_labels_its_ticks_as_pieces_read(trace):
+    word_start = [i for i, piece in enumerate(trace.source_tokens) if piece.startswith("▁")]
+    assert word_start, "the test sentence has word starts"
+    fig = F.attention_head(trace, "cross", 0, 0, step=1)
+    x = fig.layout.xaxis
+    assert list(x.ticktext) == tick_labels(trace.source_tokens)
+    assert not any("▁" in label for label in x.ticktext)
+    assert "·xy continues a word" in x.title.text  # the convention, said on the figure
+    for build in (
+        lambda: F.attention_grid(trace, "decoder_self", 0, step=1),
+        lambda: F.decoder_causal_mask(trace, step=1),
+        lambda: F.score_pipeline(trace, 0, 0, step=1),
+        lambda: F.topk_bar(trace, 1),
+        lambda: F.positional_heatmap(trace.positional_encoding, tokens=trace.source_tokens),
+        lambda: F.attention_side_by_side(trace, trace, "cross", 0, 0),
+    ):
+        layout = build().layout.to_plotly_json()
+        texts = [t for k in layout if k.startswith(("xaxis", "yaxis")) for t in layout[k].get("ticktext") or []]
+        assert texts and not any("▁" in text for text in texts)
+
+
+def test_alignment_labels_pieces_and_hovers_the_raw_piece(trace):
+    fig = F.alignment(trace, 0, step=1)
+    source = next(d for d in fig.data if d.name == "source tokens")
+    assert list(source.text) == tick_labels(trace.source_tokens)
+    assert all(F.esc(raw) in hover for raw, hover in zip(trace.source_tokens, source.hovertext))
+
+
+def test_beam_tree_labels_each_node_with_its_piece_and_keeps_its_id(beam_trace, translator):
+    tokenizer: Tokenizer = translator.tokenizer
+    pieces = {n["id"]: tokenizer.id_to_piece(n["id"]) for n in beam_trace.beam_tree}
+    fig = F.beam_tree_figure(beam_trace, id_to_token=pieces)
+    assert_valid_plotly(fig, "beam")
+    nodes = [d for d in fig.data if d.customdata is not None]
+    for d in nodes:
+        for node, text, hover in zip(d.customdata, d.text, d.hovertext):
+            n = beam_trace.beam_tree[node]
+            assert text == F.esc(piece_label(pieces[n["id"]])) and not text.startswith("#")
+            assert f"(id {n['id']})" in hover and F.esc(pieces[n["id"]]) in hover
+    assert sorted(i for d in nodes for i in d.customdata) == list(range(len(beam_trace.beam_tree)))
+    unknown = F.beam_tree_figure(dataclasses.replace(beam_trace, steps=[], target_ids=[], target_tokens=[]))
+    assert any(text.startswith("#") for d in unknown.data if d.customdata is not None for text in d.text)

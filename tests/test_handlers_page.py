@@ -1,0 +1,214 @@
+"""What the page shows a teacher: download names, readable tokens, notices, model names and the model card."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.tiny import tiny_tokenizer_file, tiny_translator
+from transformer_viz import figures
+from transformer_viz.app import handlers as h
+from transformer_viz.app import models
+from transformer_viz.app import session as sessions
+from transformer_viz.app.markdown import md
+from transformer_viz.app.registry import PLOTS, View
+from transformer_viz.figures.style import piece_label
+from transformer_viz.hub.hub import save_checkpoint
+
+SENTENCE = "I see the house."
+UI_DEFAULTS = dict(strategy="beam", beam_size=3, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_new_tokens=8)
+
+
+@pytest.fixture
+def session(empty_registry, tmp_path, monkeypatch):
+    """A beam translation with tiny-a, and a bundled learned-positions model for the positional comparison."""
+    monkeypatch.delenv(models.HUB_MODEL_ENV, raising=False)
+    learned = tiny_translator("seed004", seed=3)
+    save_checkpoint(tmp_path / "seed004", learned.model, tiny_tokenizer_file())
+    monkeypatch.setattr(models, "CHECKPOINTS_DIR", tmp_path)
+    monkeypatch.setattr(models, "available_models", lambda folder=tmp_path: ["seed004"])
+    models.register_translator("seed004", learned)
+    models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
+    return sessions.translate(SENTENCE, "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
+
+
+def download_names(trace, **view) -> dict[str, str]:
+    """Each registered plot's download name, as its config on the page says it."""
+    figs = h.view_figures(PLOTS, trace, **view)
+    return {
+        plot_id: json.loads(figures.figure_json(fig))["config"]["toImageButtonOptions"]["filename"]
+        for plot_id, fig in figs.items()
+        if fig is not None
+    }
+
+
+def test_every_plots_download_is_named_after_what_it_shows(session):
+    trace = session.trace
+    names = download_names(trace, step=2, layer=1, head="3", kind="decoder self")
+    assert set(names) == {plot.id for plot in PLOTS}
+    assert len(set(names.values())) == len(names), names  # unique on the page
+    assert "transformer-viz" not in names.values()
+    assert names["plot-cross"] == "cross-attention_L1_step-2"
+    assert names["plot-alignment"] == "cross-attention-alignment_L1-H3_step-2"
+    assert names["plot-dec-self"] == "decoder-self-attention_L1_step-2"
+    assert names["plot-enc-self"] == "encoder-self-attention_L1"  # every step shares it
+    assert names["plot-overview"] == "decoder-self-attention-overview"
+    assert names["plot-topk"] == "next-token-top-k_step-2"
+    assert names["plot-pe"] == "positional-encodings"
+    assert names["plot-beam"] == "beam-tree"
+    assert names["plot-pipeline"] == "score-pipeline_L1-H3_step-2"
+    assert names["plot-rollout"] == "attention-rollout_L1"
+    assert names["plot-pe-learned"] == "positional-encodings-learned"
+
+
+def test_download_names_follow_the_view(session):
+    trace = session.trace
+    first = download_names(trace, step=0, layer=0, head="mean", kind="cross")
+    later = download_names(trace, step=1, layer=1, head="0", kind="cross")
+    for plot in PLOTS:
+        changes = plot.follows & {"step", "layer", "head"}
+        assert (first[plot.id] != later[plot.id]) == bool(changes), plot.id
+    assert first["plot-alignment"] == "cross-attention-alignment_L0-mean_step-0"
+    assert later["plot-pipeline"] == "score-pipeline_L1-H0_step-1"
+
+
+def test_views_opened_by_a_click_or_a_lab_are_named_too(session):
+    trace = session.trace
+    assert (
+        figures.download_name_of(figures.attention_head(trace, "cross", 0, 3, step=3)) == "cross-attention_L0-H3_step-3"
+    )
+    assert figures.download_name_of(figures.attention_side_by_side(trace, trace, "decoder_self", 1, "mean")) == (
+        "decoder-self-attention-comparison_L1-mean"
+    )
+    text = figures.figure_json(figures.attention_head(trace, "decoder_self", 1, "mean", step=0), fmt="svg")
+    options = json.loads(text)["config"]["toImageButtonOptions"]
+    assert options == {"format": "svg", "scale": 1, "filename": "decoder-self-attention_L1-mean_step-0"}
+
+
+def test_a_view_draws_the_same_names_as_the_page(session):
+    view = View(session.trace, step=1, layer=0, head=2)
+    for plot in PLOTS:
+        fig = plot.figure(view)
+        assert fig is None or figures.download_name_of(fig) != figures.style.DEFAULT_NAME, plot.id
+
+
+def test_the_pages_beam_tree_names_every_node_by_its_piece(session):
+    """Pruned nodes' tokens are in no step's top-k: the page reads them from the model's tokenizer."""
+    trace = session.trace
+    fig = h.analysis_figures(trace, 0, False)["plot-beam"]
+    tokenizer = models.loaded_translator(trace.model["name"]).tokenizer
+    texts = {node: text for d in fig.data if d.customdata is not None for node, text in zip(d.customdata, d.text)}
+    assert len(texts) == len(trace.beam_tree)
+    for node, text in texts.items():
+        assert text == figures.esc(piece_label(tokenizer.id_to_piece(trace.beam_tree[node]["id"])))
+
+
+def test_unreadable_input_is_announced_in_the_visitors_language(empty_registry):
+    models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
+    sess = sessions.translate("🙂🙂🙂", "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
+    assert "the model reads English; 1 of 1 pieces are unknown to it" in h.notices_info(sess.trace, "en")
+    assert "このモデルが読めるのは英語です" in h.notices_info(sess.trace, "ja")
+    assert "이 모델은 영어를 읽습니다" in h.notices_info(sess.trace, "ko")
+
+
+def test_a_long_paste_reaches_the_translator_which_says_it_cut_it(empty_registry):
+    """The sentence box must not cut a paste silently: it lets more through than the translator reads."""
+    import gradio as gr
+
+    from transformer_viz.app.common import Words
+    from transformer_viz.app.header import lay_out
+    from transformer_viz.translator import MAX_CHARS
+
+    with gr.Blocks():
+        top = lay_out(Words(), ["tiny-a"])
+    assert top.sentence.max_length is None or top.sentence.max_length >= 3 * MAX_CHARS // 2
+    models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
+    sess = sessions.translate("the dog. " * 400, "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
+    assert f"input cut to its first {MAX_CHARS} characters" in h.notices_info(sess.trace, "en")
+
+
+# ---------------------------------------------------------------- plain names for the models and the labs
+def test_the_model_menu_names_each_model_by_its_architecture(empty_registry):
+    """Bundled models are described from their folder's config.json, without loading them."""
+    assert models.model_label("seed000") == "pre-LN · sinusoidal (seed000)"
+    assert models.model_label("seed004") == "post-LN · learned positions (seed004)"
+    assert models._models == {}  # read from config.json: nothing loaded
+    assert models.model_choices(["seed000", "seed004"], "ja") == [
+        ("pre-LN (前置) · 正弦波の位置 (seed000)", "seed000"),
+        ("post-LN (後置) · 学習した位置 (seed004)", "seed004"),
+    ]
+    assert models.model_label("owner/unknown-repo") == "owner/unknown-repo"  # no config to read: its name
+
+
+def test_a_loaded_models_label_comes_from_its_config(empty_registry):
+    post = tiny_translator("seed004")
+    models.register_translator("tiny-b", post)
+    assert models.model_label("tiny-b", "ko") == "post-LN(후치) · 학습한 위치 (tiny-b)"
+    models.register_translator("tiny-pre", tiny_translator("seed004", norm_first=True, positional="sinusoidal"))
+    assert models.model_label("tiny-pre") == "pre-LN · sinusoidal (tiny-pre)"  # the config decides, not the name
+
+
+def test_the_pages_model_menu_keeps_the_folder_name_as_its_value(empty_registry):
+    import gradio as gr
+
+    from transformer_viz.app.common import Words
+    from transformer_viz.app.header import lay_out
+
+    words = Words()
+    with gr.Blocks():
+        top = lay_out(words, ["seed000", "seed004"])
+    assert top.model.choices == [
+        ("pre-LN · sinusoidal (seed000)", "seed000"),
+        (models.model_label("seed004"), "seed004"),
+    ]
+    assert top.model.value == "seed000"
+    updates = dict(zip(map(id, words.components), words.updates("ja")))
+    assert updates[id(top.model)]["choices"][1] == ("post-LN (後置) · 学習した位置 (seed004)", "seed004")
+
+
+def test_the_bug_lab_names_each_bug_by_what_it_does_and_says_what_the_notes_are():
+    from transformer_viz import i18n
+    from transformer_viz.lab.interventions import SEED_BUGS
+
+    for lang in i18n.LANGUAGES:
+        labels = [i18n.text(f"iv-label-{bug}", lang) for bug in SEED_BUGS]
+        assert not any("seed" in label.lower() for label in labels), labels
+        assert len(set(labels)) == len(labels)
+    assert i18n.text("iv-label-mask_ignored").startswith("Mask without effect")
+    notes = i18n.text("explain-bugs")
+    assert "two study notes" in notes and "seed000" in notes and "seed004" in notes and "fixed" in notes
+
+
+# ---------------------------------------------------------------- the model card leads with what a teacher needs
+def test_the_model_card_leads_with_scores_data_and_mistakes(empty_registry):
+    """A model from a bundled folder: its evaluation.json and training.json, before the hook table."""
+    from transformer_viz.app.model_card import model_card
+    from transformer_viz.translator import Translator
+
+    tiny = tiny_translator("seed000")
+    card = model_card(Translator(tiny.model, tiny.tokenizer, name="seed000"))
+    evaluation = models.read_record("seed000", "evaluation.json")
+    training = models.read_record("seed000", "training.json")
+    assert card.startswith("### seed000 (preset `seed000`)")
+    assert "A small model that is often wrong." in card
+    assert f"BLEU **{evaluation['greedy']['bleu']}** greedy" in card
+    assert f"{evaluation['beam']['bleu']} with beam search" in card and f"chrF {evaluation['greedy']['chrf']}" in card
+    assert f"{training['last']['tokens']:,} target tokens" in card and "Ding dictionary" in card
+    for sample in evaluation["samples"][:3]:
+        assert f"| {md(sample['source'])} | {md(sample['reference'])} | {md(sample['greedy'])} |" in card
+    assert md(evaluation["samples"][3]["source"]) not in card  # a few, not all
+    hooks = card.index("| hook point | shape |")
+    assert card.index("Test scores") < card.index("**Data**") < card.index("| English |") < hooks
+
+
+def test_a_model_without_records_shows_its_own_translations_live(empty_registry):
+    from transformer_viz.app.common import EXAMPLES
+    from transformer_viz.app.model_card import model_card
+
+    tiny = tiny_translator("seed004", seed=5)
+    card = model_card(tiny)
+    assert "No test scores were recorded" in card and "A small model that is often wrong." in card
+    for sentence in EXAMPLES[:3]:
+        assert f"| {md(sentence)} | {md(tiny.translate(sentence))} |" in card
+    assert md(EXAMPLES[3]) not in card and "| hook point | shape |" in card
