@@ -9,7 +9,7 @@ import pytest
 
 from tests.pages import RECORD_TOASTS, SENTENCE, WAIT, expected_trace, plot_info, wait_plot, wait_step, wait_translation
 from transformer_viz import i18n
-from transformer_viz.app.strip import readable
+from transformer_viz.app.strip import readable, token_strip
 from transformer_viz.translator import load_model
 
 pytest.importorskip("playwright.sync_api")
@@ -104,3 +104,13 @@ def test_next_at_the_last_step_says_so(page, library):
         "t => (window.__toasts || []).some(m => m.includes(t))", arg=i18n.text("at-last-step", "en"), timeout=WAIT
     )
     assert page.input_value("#step-slider input[type=number]") == str(last)
+
+
+# ------------------------------------------------------------------------------------------------ no browser
+def test_strip_pieces_read_as_words_and_stay_text(evil_trace):
+    assert readable("\u2581house") == ("house", True) and readable("se") == ("se", False)
+    assert readable("\u2581") == ("\u2423", True)  # a bare word mark stays visible
+    strip = token_strip(evil_trace, 0)
+    assert "<img" not in strip and "&lt;img" in strip  # tokens come from user text
+    assert strip.count("tv-current") == 1 and 'data-step="0" aria-pressed="true"' in strip  # step 0's token
+    assert strip.count("data-step=") == len(evil_trace.target_tokens)
