@@ -196,7 +196,6 @@ def lay_out_steps(words: Words, top: Header) -> None:
     # redraw that follows it fills the strip again.
     top.strip = words(gr.HTML(T("intro"), elem_id="token-strip"), "value", "intro")
     top.strip_click = hidden_box("strip-click")  # STRIP_JS writes the clicked target token's step here
-    top.notices = gr.Markdown(elem_id="notices")
     with gr.Row(equal_height=True):
         top.prev_btn = words(gr.Button(T("prev"), elem_id="step-prev", scale=1, min_width=100), "value", "prev")
         top.step = words(
@@ -215,7 +214,9 @@ def lay_out_steps(words: Words, top: Header) -> None:
             top.plots.place("plot-cross", show_label=False)
         with gr.Column(scale=2):
             words(top.plots.place("plot-topk", label=T("topk"), show_label=False), "label", "topk")
-    top.step_md = gr.Markdown(elem_id="step-label")  # under the maps: the top-k chart's title says it in short
+    # under the maps: the top-k chart's title says the step in short, and the strip shows where the input was cut
+    top.step_md = gr.Markdown(elem_id="step-label")
+    top.notices = gr.Markdown(elem_id="notices")
 
 
 def lay_out_branch(words: Words, top: Header) -> None:
