@@ -87,11 +87,19 @@ def test_clicking_a_target_token_jumps_to_its_step(page):
 
 def test_play_turns_into_pause_and_back(page):
     play, pause = i18n.text("play", "en"), i18n.text("pause", "en")
+    label = "t => document.querySelector('#step-play').innerText.trim() === t"
+    step = "() => Number(document.querySelector('#step-slider input[type=number]').value)"
     assert page.inner_text("#step-play").strip() == play
+    start = page.evaluate(step)
     page.click("#step-play")
-    page.wait_for_function("t => document.querySelector('#step-play').innerText.trim() === t", arg=pause, timeout=WAIT)
+    page.wait_for_function(label, arg=pause, timeout=WAIT)
+    page.wait_for_function(f"s => ({step})() > s", arg=start, timeout=WAIT)  # it plays on from the step shown
     page.click("#step-play")
-    page.wait_for_function("t => document.querySelector('#step-play').innerText.trim() === t", arg=play, timeout=WAIT)
+    page.wait_for_function(label, arg=play, timeout=WAIT)
+    page.wait_for_timeout(500)  # a tick already under way may still land
+    paused = page.evaluate(step)
+    page.wait_for_timeout(2000)  # 2.5 ticks of the timer
+    assert page.evaluate(step) == paused  # and Pause stopped it
 
 
 def test_next_at_the_last_step_says_so(page, library):

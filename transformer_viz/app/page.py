@@ -215,7 +215,7 @@ def wire_steps(top: Header, redraw_step: Event) -> None:
         t = int(t) + 1
         if t >= len(sess.trace.target_ids) - 1:  # the last step: shown, and Play again
             return gr.Timer(active=False), h.clamp_step(sess.trace, t), i18n.text("play", lng), False
-        return gr.Timer(active=True), t, gr.skip(), True
+        return gr.skip(), t, gr.skip(), gr.skip()  # writes only the step: a Pause clicked meanwhile wins
 
     redraw_step.on(top.step.input, trigger_mode="always_last")
     for button, delta in ((top.prev_btn, -1), (top.next_btn, +1)):
