@@ -77,25 +77,25 @@ def test_switching_language_relabels_everything_and_the_step(open_app, app_serve
     page.fill("#sentence textarea", SENTENCE)
     page.click("#translate")
     trace = load_model(folder / "seed000", device="cpu").trace(SENTENCE, options=DecodeOptions())
-    last = len(trace.steps) - 1
-    wait_text(page, "#step-label", f"Step {last} (token")
+    first = 0  # a translation opens on its first step
+    wait_text(page, "#step-label", f"Step {first} (token")
     page.get_by_label("日本語").check()
     expect_language(page, "ja")
-    wait_text(page, "#step-label", f"ステップ {last}")
+    wait_text(page, "#step-label", f"ステップ {first}")
     page.get_by_label("한국어").check()
     expect_language(page, "ko")
-    wait_text(page, "#step-label", f"{last}단계")
+    wait_text(page, "#step-label", f"{first}단계")
     # The token is bold in Korean too, where a particle follows it directly ("**.**을" would show its asterisks).
     page.wait_for_function(
         "t => { const b = document.querySelector('#step-label strong'); return !!b && b.innerText === t; }",
-        arg=trace.steps[last]["token"],
+        arg=trace.steps[first]["token"],
         timeout=WAIT,
     )
     # The figures follow: the top-k chart's title is Korean too.
     page.wait_for_function(
         "t => { const el = document.querySelector('#plot-topk .js-plotly-plot');"
         " return !!el && !!el.layout && el.layout.title.text.startsWith(t); }",
-        arg=f"{last}단계: 다음 토큰의 확률",
+        arg=f"{first}단계: 다음 토큰의 확률",
         timeout=WAIT,
     )
     # The download button is relabelled, not refilled: it still hands over this translation's trace.

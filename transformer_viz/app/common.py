@@ -9,6 +9,7 @@ from gradio.components.plot import PlotData
 
 from .. import __version__, figures, i18n
 from .registry import CLICKABLE
+from .strip import STRIP_JS
 
 EXAMPLES = [
     "I get up early every morning.",  # separable verb: "stehe … auf"
@@ -44,9 +45,28 @@ CLICK_JS = (
     }
   };
   new MutationObserver(attach).observe(document.body, {childList: true, subtree: true});
-}"""
+"""
+    + STRIP_JS
+    + """}"""
 )
-CSS = "#step-label {min-height: 2.5em} .tv-hidden {display: none !important}"
+# The lesson's maps fill the screen under the step controls, from a 1280×720 projector (340 px) up to their full
+# size on a tall screen. The top-k bars stretch to it (FITTED_PLOTS are drawn without a height of their own); the
+# grid of heads keeps its height, so that no label runs into the next panel, and scrolls inside its box.
+FITTED_PLOTS = ("plot-topk",)
+LESSON_HEIGHT = "clamp(300px, calc(100vh - 380px), 820px)"
+CSS = (
+    "#step-label {min-height: 1.5em} #step-label p {margin: 0} .tv-hidden {display: none !important}"
+    f" #plot-cross, #plot-topk {{height: {LESSON_HEIGHT}; overflow-y: auto}}"
+    f" {', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)} {{height: calc({LESSON_HEIGHT} - 24px)}}"
+    " #title h3 {margin: 0 0 .2em}"
+    " .tv-strip-row {display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px; line-height: 1.6}"
+    " .tv-side {min-width: 5em; font-size: .85em; opacity: .7}"
+    " .tv-piece {padding: 0 .3em; border: 1px solid transparent; border-radius: 4px; font: inherit;"
+    " background: none; color: inherit}"
+    " .tv-word {margin-left: .5em}"
+    " button.tv-piece {cursor: pointer; border-color: var(--border-color-primary)}"
+    " button.tv-piece.tv-current {background: var(--color-accent); color: white; font-weight: bold}"
+)
 # System fonts only: the page must load nothing from outside the machine.
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 
@@ -60,10 +80,15 @@ def slides(look) -> bool:
     return look in LOOKS[1:]
 
 
-def plot(fig, look=LOOKS[0]) -> PlotData | None:
-    """A Plotly figure for gr.Plot with our modebar config (the camera downloads a 3× PNG, or an SVG)."""
+def plot(fig, look=LOOKS[0], fit: bool = False) -> PlotData | None:
+    """A Plotly figure for gr.Plot with our modebar config (the camera downloads a 3× PNG, or an SVG).
+
+    fit: drop the figure's own height, so that it fills its box on the page (CSS gives the lesson's maps theirs).
+    """
     if fig is None:
         return None
+    if fit:
+        fig.layout.height = None
     return PlotData(type="plotly", plot=figures.figure_json(fig, fmt="svg" if look == LOOKS[2] else "png"))
 
 
@@ -119,7 +144,7 @@ class Words:
             elif attr == "footer":
                 out.append(gr.update(value=i18n.text(key, lang, version=__version__)))
             elif attr == "title":
-                out.append(gr.update(value=f"# {i18n.text('title', lang)}\n{i18n.text('intro', lang)}"))
+                out.append(gr.update(value=f"### {i18n.text('title', lang)}"))
             else:
                 out.append(gr.update(**{attr: i18n.text(key, lang)}))
         return out

@@ -10,7 +10,7 @@ from ..translator import MAX_CHARS
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
 from .models import model_choices
 from .session import SLIDER_RANGES
-from .tabs import Controls, Plots
+from .tabs import Controls, Plots, hidden_box
 
 T = i18n.text  # English when the page is built; Words switches it
 # The sentence box takes far more than the translator reads, so that a long paste reaches it and its cut is
@@ -19,7 +19,7 @@ PASTE_LIMIT = 10 * MAX_CHARS
 
 
 class Header:
-    """The components above the tabs, named by what they show; top to bottom as on the page."""
+    """The components above the tabs, named by what they show."""
 
     session: gr.State  # the visitor's session.Session
     lang: gr.Radio
@@ -43,13 +43,16 @@ class Header:
     share: gr.Textbox
     copy: gr.Button
     # the decoding steps, one at a time
+    strip: gr.HTML  # the source and target tokens, the step's one marked (strip.token_strip)
+    strip_click: gr.Textbox  # hidden: the step of the target token clicked in the strip
     prev_btn: gr.Button
     step: gr.Slider
     next_btn: gr.Button
     play_btn: gr.Button
     step_md: gr.Markdown
     timer: gr.Timer
-    plots: Plots  # the top-k bar beside the branch controls
+    playing: gr.State  # whether the timer is stepping on (Play shows Pause meanwhile)
+    plots: Plots  # the step's cross-attention and, beside it, the top-k bar
     alt: gr.Dropdown  # another token to branch on at this step
     branch_btn: gr.Button
     unbranch_btn: gr.Button
@@ -69,11 +72,15 @@ class Header:
 
 
 def lay_out(words: Words, models: list[str]) -> Header:
-    """Build the page above the tabs inside the open gr.Blocks; `models` fills the model menu (the first is chosen)."""
+    """Build the page above the tabs inside the open gr.Blocks; `models` fills the model menu (the first is chosen).
+
+    Lesson first: the sentence, the token strip, the step controls and the step's maps fit a 1280×720 screen; the
+    decoding options, the translation's details and the branch controls follow below them.
+    """
     top = Header()
     top.session = gr.State(None)
-    with gr.Row():
-        words(gr.Markdown(f"# {T('title')}\n{T('intro')}"), "title", None)
+    with gr.Row(equal_height=True):
+        words(gr.Markdown(f"### {T('title')}", elem_id="title"), "title", None)
         top.lang = words(
             gr.Radio(
                 [(name, code) for code, name in i18n.LANGUAGES.items()],
@@ -81,36 +88,43 @@ def lay_out(words: Words, models: list[str]) -> Header:
                 label=T("language"),
                 elem_id="language",
                 scale=0,
-                min_width=260,
+                min_width=330,
+                show_label=False,  # each language is named in itself
+                container=False,
             ),
             "label",
             "language",
         )
+    lay_out_sentence(words, models, top)
+    lay_out_steps(words, top)
     with gr.Row():
         with gr.Column(scale=3):
-            lay_out_sentence(words, models, top)
-        with gr.Column(scale=4):
+            lay_out_branch(words, top)
             lay_out_translation(words, top)
-    lay_out_steps(words, top)
+        with gr.Column(scale=2):
+            lay_out_options(words, top)
     return top
 
 
 def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
-    """The sentence, Translate, the model menu, the decoding options and the examples."""
-    top.sentence = words(
-        gr.Textbox(
-            label=T("sentence"),
-            elem_id="sentence",
-            max_lines=3,
-            max_length=PASTE_LIMIT,
-            placeholder="I get up early every morning.",
-        ),
-        "label",
-        "sentence",
-    )
-    with gr.Row():
+    """The sentence, Translate and the model menu, in one row."""
+    with gr.Row(equal_height=True):
+        top.sentence = words(
+            gr.Textbox(
+                label=T("sentence"),
+                elem_id="sentence",
+                max_lines=3,
+                max_length=PASTE_LIMIT,
+                placeholder="I get up early every morning.",
+                scale=4,
+            ),
+            "label",
+            "sentence",
+        )
         top.translate_btn = words(
-            gr.Button(T("translate"), variant="primary", elem_id="translate", scale=1), "value", "translate"
+            gr.Button(T("translate"), variant="primary", elem_id="translate", scale=1, min_width=120),
+            "value",
+            "translate",
         )
         top.model = words(
             gr.Dropdown(
@@ -125,6 +139,10 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
             "model",
         )
         words(top.model, "choices-of", lambda lang: model_choices(models, lang))
+
+
+def lay_out_options(words: Words, top: Header) -> None:
+    """The decoding options, folded, and the example sentences."""
     with words(gr.Accordion(T("options"), open=False), "label", "options"):
         top.strategy = words(
             gr.Radio(list(STRATEGIES), value="greedy", label=T("strategy"), elem_id="strategy"), "label", "strategy"
@@ -147,11 +165,10 @@ def slider(words: Words, option: str, key: str, value, step) -> gr.Slider:
 
 
 def lay_out_translation(words: Words, top: Header) -> None:
-    """The translation, its notices and tokens, the figures' look, the trace download and the share link."""
+    """The translation, its tokens, the figures' look, the trace download and the share link."""
     top.translation = words(
         gr.Textbox(label=T("translation"), elem_id="translation", interactive=False), "label", "translation"
     )
-    top.notices = gr.Markdown(elem_id="notices")
     top.tokens = words(
         gr.Dataframe(
             headers=["side", "position", "piece", "id"],
@@ -180,27 +197,41 @@ def lay_out_translation(words: Words, top: Header) -> None:
 
 
 def lay_out_steps(words: Words, top: Header) -> None:
-    """The step controls, the top-k bar with the branch controls beside it, the layer and the head."""
+    """The lesson: the token strip, the step controls and the layer, the step's cross-attention and top-k."""
+    # Before the first translation the strip says what to do; the language switch puts that back before the
+    # redraw that follows it fills the strip again.
+    top.strip = words(gr.HTML(T("intro"), elem_id="token-strip"), "value", "intro")
+    top.strip_click = hidden_box("strip-click")  # STRIP_JS writes the clicked target token's step here
     with gr.Row(equal_height=True):
-        top.prev_btn = words(gr.Button(T("prev"), elem_id="step-prev", scale=1), "value", "prev")
+        top.prev_btn = words(gr.Button(T("prev"), elem_id="step-prev", scale=1, min_width=100), "value", "prev")
         top.step = words(
-            gr.Slider(0, 1, value=0, step=1, label=T("step"), elem_id="step-slider", scale=6), "label", "step"
+            gr.Slider(0, 1, value=0, step=1, label=T("step"), elem_id="step-slider", scale=5), "label", "step"
         )
-        top.next_btn = words(gr.Button(T("next"), elem_id="step-next", scale=1), "value", "next")
-        top.play_btn = words(gr.Button(T("play"), elem_id="step-play", scale=1), "value", "play")
-    top.step_md = gr.Markdown(elem_id="step-label")
+        top.next_btn = words(gr.Button(T("next"), elem_id="step-next", scale=1, min_width=100), "value", "next")
+        top.play_btn = words(gr.Button(T("play"), elem_id="step-play", scale=1, min_width=100), "value", "play")
+        top.layer = words(
+            gr.Slider(0, 1, value=0, step=1, label=T("layer"), elem_id="layer", scale=2), "label", "layer"
+        )
     top.timer = gr.Timer(0.8, active=False)
+    top.playing = gr.State(False)
     top.plots = Plots()
-    with gr.Row():
+    with gr.Row(elem_id="lesson-maps"):
         with gr.Column(scale=3):
-            words(top.plots.place("plot-topk", label=T("topk")), "label", "topk")
+            top.plots.place("plot-cross", show_label=False)
         with gr.Column(scale=2):
-            top.alt = words(gr.Dropdown([], label=T("alternative"), elem_id="alternative"), "label", "alternative")
-            top.branch_btn = words(gr.Button(T("branch"), elem_id="branch"), "value", "branch")
-            top.unbranch_btn = words(
-                gr.Button(T("unbranch"), elem_id="unbranch", interactive=False), "value", "unbranch"
-            )
-            top.branch_md = gr.Markdown(elem_id="branch-info")
-    with gr.Row():
-        top.layer = words(gr.Slider(0, 1, value=0, step=1, label=T("layer"), elem_id="layer"), "label", "layer")
-        top.head = words(gr.Dropdown(["mean"], value="mean", label=T("head"), elem_id="head"), "label", "head")
+            words(top.plots.place("plot-topk", label=T("topk"), show_label=False), "label", "topk")
+    # under the maps: the top-k chart's title says the step in short, and the strip shows where the input was cut
+    top.step_md = gr.Markdown(elem_id="step-label")
+    top.notices = gr.Markdown(elem_id="notices")
+
+
+def lay_out_branch(words: Words, top: Header) -> None:
+    """The head of the views that show one, another token to force at this step, its branch and the way back."""
+    with gr.Row(equal_height=True):
+        top.head = words(gr.Dropdown(["mean"], value="mean", label=T("head"), elem_id="head", scale=1), "label", "head")
+        top.alt = words(gr.Dropdown([], label=T("alternative"), elem_id="alternative", scale=3), "label", "alternative")
+        top.branch_btn = words(gr.Button(T("branch"), elem_id="branch", scale=1), "value", "branch")
+        top.unbranch_btn = words(
+            gr.Button(T("unbranch"), elem_id="unbranch", interactive=False, scale=1), "value", "unbranch"
+        )
+    top.branch_md = gr.Markdown(elem_id="branch-info")

@@ -12,7 +12,7 @@ import gradio as gr
 from .. import __version__, i18n
 from ..decoding import DecodeOptions
 from . import handlers as h
-from .common import CLICK_JS, CSS, THEME, Words, localised_errors, plot, slides, user_error
+from .common import CLICK_JS, CSS, FITTED_PLOTS, THEME, Words, localised_errors, plot, slides, user_error
 from .downloads import TRACE_FILE_AGE_S, trace_file
 from .header import Header
 from .header import lay_out as lay_out_header
@@ -21,6 +21,7 @@ from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
 from .session import branch, decode_options, translate, unbranch
 from .share import parse_query, share_query
+from .strip import token_strip
 from .tabs import PLOT_IDS, Event, T, analysis, attention, experiments, inside
 
 SHARED_OPTIONS = ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len")  # header.options' order
@@ -46,7 +47,7 @@ def build_demo() -> gr.Blocks:
         if set(plots) != PLOT_IDS:
             raise RuntimeError(f"registered plots missing from the page: {sorted(PLOT_IDS - set(plots))}")
         step_in = [top.session, top.step, top.layer, top.head, top.presentation, top.lang]
-        step_out = [plots[p.id] for p in STEP_PLOTS] + [top.step_md, top.alt]
+        step_out = [plots[p.id] for p in STEP_PLOTS] + [top.step_md, top.alt, top.strip]
         redraw_step = Event(draw_step, step_in, step_out)
         redraw_all = Event(draw_all, step_in + [attention_tabs.kind], step_out + [plots[p.id] for p in OTHER_PLOTS])
         new_session = Event.merged([event for group in groups for event in group.on_new_session])
@@ -65,29 +66,30 @@ def build_demo() -> gr.Blocks:
 
 
 def draw_step(sess, t, lay, hd, pres, lng):
-    """The plots that follow the step or the head, the step's label and its alternatives to branch on."""
+    """The plots that follow the step or the head, the step's label, its alternatives to branch on, the strip."""
     if sess is None:
-        return [gr.skip()] * (len(STEP_PLOTS) + 2)
+        return [gr.skip()] * (len(STEP_PLOTS) + 3)
     trace = sess.trace
     t = h.clamp_step(trace, t)
     figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng)
-    return [plot(figs[p.id], pres) for p in STEP_PLOTS] + [
+    return [plot(figs[p.id], pres, fit=p.id in FITTED_PLOTS) for p in STEP_PLOTS] + [
         h.step_label(trace, t, lng),
         gr.update(choices=h.alternatives(trace, t), value=None),
+        token_strip(trace, t, lng),
     ]
 
 
 def draw_all(sess, t, lay, hd, pres, lng, knd):
-    """Every registered plot, with the step's label and alternatives."""
+    """Every registered plot, with the step's label, alternatives and strip."""
     if sess is None:
-        return [gr.skip()] * (len(STEP_PLOTS) + 2 + len(OTHER_PLOTS))
+        return [gr.skip()] * (len(STEP_PLOTS) + 3 + len(OTHER_PLOTS))
     t = h.clamp_step(sess.trace, t)
     figs = h.view_figures(OTHER_PLOTS, sess.trace, t, int(lay), hd, knd, slides(pres), lang=lng)
     return draw_step(sess, t, lay, hd, pres, lng) + [plot(figs[p.id], pres) for p in OTHER_PLOTS]
 
 
-def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=None, hd=None) -> list:
-    """Everything a new session shows; the layer and head, when given, are kept where its model has them."""
+def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=None, hd=None, step=0) -> list:
+    """Everything a new session shows, at `step`; the layer and head, when given, are kept where its model has them."""
     trace = sess.trace
     translator = get_translator(sess.model)
     cfg = translator.config
@@ -103,7 +105,7 @@ def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=Non
         trace.target_text,
         h.notices_info(trace, lng),
         h.tokens_table(trace),
-        gr.update(minimum=0, maximum=max(last, 1), value=last, interactive=last > 0),
+        gr.update(minimum=0, maximum=max(last, 1), value=h.clamp_step(trace, step), interactive=last > 0),
         gr.update(**layer),
         gr.update(**head),
         gr.update(choices=picks, value=None),
@@ -127,8 +129,9 @@ def on_translate(lng, text, model_name, lay, hd, *opts):
 def on_branch(lng, sess, t, token_id):
     if sess is None or token_id is None:
         raise gr.Error(i18n.text("err-translate-first", lng), print_exception=False)
-    new = branch(sess, h.clamp_step(sess.trace, t), int(token_id))
-    return session_outputs(new, new.trace.source_text, new.model, DecodeOptions(**new.options), lng)
+    t = h.clamp_step(sess.trace, t)
+    new = branch(sess, t, int(token_id))  # the view stays on the step that now holds the forced token
+    return session_outputs(new, new.trace.source_text, new.model, DecodeOptions(**new.options), lng, step=t)
 
 
 def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_out: list, after: list[Event]) -> None:
@@ -139,11 +142,11 @@ def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_ou
         """On page load or a new model: translate straight away when there is a sentence."""
         return skipped if not text else on_translate(lng, text, model_name, lay, hd, *opts)
 
-    def on_unbranch(lng, sess):
+    def on_unbranch(lng, sess, t):
         if sess is None:
             return skipped
-        back = unbranch(sess)
-        return session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options), lng)
+        back = unbranch(sess)  # at the same step, to compare what the model wrote there with the forced token
+        return session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options), lng, step=t)
 
     def then_redraw(listener) -> None:
         for event in after:
@@ -157,7 +160,8 @@ def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_ou
     then_redraw(top.model.input(translate_if_linked, translate_in, session_out, api_visibility="private"))
     branch_in = [top.lang, top.session, top.step, top.alt]
     then_redraw(top.branch_btn.click(on_branch, branch_in, session_out, api_visibility="private"))
-    then_redraw(top.unbranch_btn.click(on_unbranch, [top.lang, top.session], session_out, api_visibility="private"))
+    unbranch_in = [top.lang, top.session, top.step]
+    then_redraw(top.unbranch_btn.click(on_unbranch, unbranch_in, session_out, api_visibility="private"))
     top.copy.click(
         None,
         top.share,
@@ -184,27 +188,51 @@ def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_ou
 
 
 def wire_steps(top: Header, redraw_step: Event) -> None:
-    """The step slider, previous and next, play, and the head: each redraws the plots that follow the step."""
+    """The step slider, previous and next, play, the strip's tokens and the head: each redraws the step's plots."""
 
-    def move(sess, t, delta):
-        return gr.skip() if sess is None else h.clamp_step(sess.trace, int(t) + delta)
+    def move(lng, sess, t, delta):
+        if sess is None:
+            return gr.skip()
+        if delta > 0 and int(t) >= len(sess.trace.target_ids) - 1:
+            gr.Info(i18n.text("at-last-step", lng))  # the button does nothing: say why
+            return gr.skip()
+        return h.clamp_step(sess.trace, int(t) + delta)
 
-    def start_play(sess):
-        return (gr.Timer(active=sess is not None), 0) if sess is not None else (gr.Timer(active=False), gr.skip())
+    def jump(sess, clicked):
+        """The step of the target token clicked in the strip."""
+        return gr.skip() if sess is None or not clicked else h.clamp_step(sess.trace, h.parse_click(clicked, 1)[0])
 
-    def tick(sess, t):
-        if sess is None or int(t) >= len(sess.trace.target_ids) - 1:
-            return gr.Timer(active=False), gr.skip()
-        return gr.Timer(active=True), int(t) + 1
+    def play_or_pause(lng, sess, t, playing):
+        """Play steps on from the step shown (from the start when at the end); Pause stops there."""
+        if sess is None or playing:
+            return gr.Timer(active=False), gr.skip(), i18n.text("play", lng), False
+        start = 0 if int(t) >= len(sess.trace.target_ids) - 1 else int(t)
+        return gr.Timer(active=True), start, i18n.text("pause", lng), True
+
+    def tick(lng, sess, t, playing):
+        if sess is None or not playing:
+            return gr.Timer(active=False), gr.skip(), gr.skip(), False
+        t = int(t) + 1
+        if t >= len(sess.trace.target_ids) - 1:  # the last step: shown, and Play again
+            return gr.Timer(active=False), h.clamp_step(sess.trace, t), i18n.text("play", lng), False
+        return gr.skip(), t, gr.skip(), gr.skip()  # writes only the step: a Pause clicked meanwhile wins
 
     redraw_step.on(top.step.input, trigger_mode="always_last")
     for button, delta in ((top.prev_btn, -1), (top.next_btn, +1)):
         moved = button.click(
-            lambda s, t, delta=delta: move(s, t, delta), [top.session, top.step], top.step, api_visibility="private"
+            lambda lng, s, t, delta=delta: move(lng, s, t, delta),
+            [top.lang, top.session, top.step],
+            top.step,
+            api_visibility="private",
         )
         redraw_step.after(moved)
-    redraw_step.after(top.play_btn.click(start_play, top.session, [top.timer, top.step], api_visibility="private"))
-    redraw_step.after(top.timer.tick(tick, [top.session, top.step], [top.timer, top.step], api_visibility="private"))
+    redraw_step.after(top.strip_click.change(jump, [top.session, top.strip_click], top.step, api_visibility="private"))
+    playing_in, playing_out = (
+        [top.lang, top.session, top.step, top.playing],
+        [top.timer, top.step, top.play_btn, top.playing],
+    )
+    redraw_step.after(top.play_btn.click(play_or_pause, playing_in, playing_out, api_visibility="private"))
+    redraw_step.after(top.timer.tick(tick, playing_in, playing_out, api_visibility="private"))
     redraw_step.on(top.head.input)
 
 

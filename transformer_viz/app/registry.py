@@ -51,7 +51,7 @@ class Plot:
     """One gr.Plot of the page."""
 
     id: str  # its elem_id
-    group: str  # the module that lays it out: "page" (beside the step controls) or its tab group
+    group: str  # the module that lays it out: "page" (the lesson, under the step controls) or its tab group
     tab: str | None  # the tab it is in (elem_id)
     draw: Callable[[View], object]  # View → Plotly figure, or None when there is nothing to show
     follows: frozenset[str] = frozenset()  # of FOLLOWS
@@ -110,7 +110,7 @@ STEP, HEAD, LAYER, KIND = (frozenset({name}) for name in FOLLOWS)
 PLOTS = [
     Plot("plot-topk", "page", None, follows=STEP,
          draw=lambda v: figures.topk_bar(v.trace, v.step, presentation=v.presentation)),
-    Plot("plot-cross", "attention", "tab-cross", follows=STEP | LAYER,
+    Plot("plot-cross", "page", None, follows=STEP | LAYER,
          draw=lambda v: figures.attention_grid(v.trace, "cross", v.layer, step=v.step, presentation=v.presentation)),
     Plot("plot-alignment", "attention", "tab-cross", follows=STEP | LAYER | HEAD,
          draw=lambda v: figures.alignment(v.trace, v.layer, head=v.head, step=v.step, presentation=v.presentation)),

@@ -61,6 +61,14 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
     "next": {"en": "Next ▶", "ja": "次へ ▶", "ko": "다음 ▶"},
     "play": {"en": "Play", "ja": "再生", "ko": "재생"},
     "step": {"en": "Step", "ja": "ステップ", "ko": "단계"},
+    "pause": {"en": "Pause", "ja": "一時停止", "ko": "일시 정지"},
+    "strip-source": {"en": "English", "ja": "英語", "ko": "영어"},
+    "strip-target": {"en": "German", "ja": "ドイツ語", "ko": "독일어"},
+    "at-last-step": {
+        "en": "This is the last step: the translation ends here.",
+        "ja": "これが最後のステップです。翻訳はここで終わります。",
+        "ko": "마지막 단계입니다. 번역은 여기서 끝납니다.",
+    },
     "topk": {"en": "Next-token probabilities", "ja": "次のトークンの確率", "ko": "다음 토큰의 확률"},
     "alternative": {
         "en": "Choose another token at this step",

@@ -1,4 +1,7 @@
-"""The attention maps: cross-attention, decoder and encoder self-attention, and the overview of every head."""
+"""The attention maps: the alignment, decoder and encoder self-attention, and the overview of every head.
+
+The step's cross-attention map sits on the page itself (header.lay_out_steps), where the lesson is.
+"""
 
 from __future__ import annotations
 
@@ -34,8 +37,7 @@ def build(words: Words, controls: Controls) -> AttentionGroup:
     plots = Plots()
     with tab(words, "group-attention"), gr.Tabs(elem_id="views-attention"):
         with tab(words, "tab-cross"):
-            explain(words, "cross")
-            plots.place("plot-cross")
+            explain(words, "cross")  # the cross-attention map itself is the page's, under the step controls
             plots.place("plot-alignment")
         with tab(words, "tab-dec-self"):
             explain(words, "dec-self")

@@ -1,0 +1,124 @@
+"""The lesson at 1280×720 (a projector), driven by Chromium: what a teacher needs is on screen without scrolling.
+
+Same server as test_app_browser.py (two tiny random checkpoints); the tests run in file order on one page.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pages import RECORD_TOASTS, SENTENCE, WAIT, expected_trace, plot_info, wait_plot, wait_step, wait_translation
+from transformer_viz import i18n
+from transformer_viz.app.strip import readable, token_strip
+from transformer_viz.translator import load_model
+
+pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.browser
+
+VIEWPORT = {"width": 1280, "height": 720}
+LESSON = [
+    "#sentence",
+    "#translate",
+    "#token-strip",
+    "#step-prev",
+    "#step-next",
+    "#step-slider",
+    "#plot-cross",
+    "#plot-topk",
+]
+
+
+@pytest.fixture(scope="module")
+def library(app_server):
+    _, folder = app_server
+    return load_model(folder / "seed000", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def page(browser, app_server):
+    url, _ = app_server
+    context = browser.new_context(locale="en-US", viewport=VIEWPORT)
+    context.add_init_script(f"({RECORD_TOASTS})()")  # keeps every toast, the notice at the last step among them
+    page = context.new_page()
+    page.goto(url, wait_until="load")
+    page.wait_for_selector("#sentence textarea", timeout=WAIT)
+    yield page
+    context.close()
+
+
+def test_after_translating_the_lesson_fits_the_screen_at_step_0(page, library):
+    trace = expected_trace(library)
+    page.fill("#sentence textarea", SENTENCE)
+    page.click("#translate")
+    wait_translation(page, trace.target_text)
+    wait_step(page, 0)  # a translation opens on its first step
+    wait_plot(page, "plot-cross", "step 0: producing")
+    assert page.evaluate("() => [window.scrollX, window.scrollY]") == [0, 0]
+    for selector in LESSON:
+        box = page.locator(selector).bounding_box()
+        assert box is not None, f"{selector} is not shown"
+        inside = box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= VIEWPORT["width"]
+        assert inside and box["y"] + box["height"] <= VIEWPORT["height"], f"{selector} is off screen: {box}"
+
+
+def test_the_strip_shows_readable_pieces_and_marks_the_step(page, library):
+    trace = expected_trace(library)
+    source = page.locator("#token-strip span.tv-piece").all_inner_texts()
+    target = page.locator("#token-strip button.tv-piece").all_inner_texts()
+    assert [t.strip() for t in source] == [readable(p)[0] for p in trace.source_tokens]
+    assert [t.strip() for t in target] == [readable(p)[0] for p in trace.target_tokens]
+    assert not any("\u2581" in t for t in source + target)  # no SentencePiece word mark
+    current = page.locator("#token-strip .tv-current")
+    assert current.count() == 1 and current.get_attribute("data-step") == "0"
+
+
+def test_clicking_a_target_token_jumps_to_its_step(page):
+    before = plot_info(page, "plot-cross")["title"]
+    page.locator("#token-strip button.tv-piece").nth(2).click()  # the third target token
+    wait_step(page, 2)
+    after = wait_plot(page, "plot-cross", "step 2: producing")["title"]
+    assert after != before
+    page.wait_for_function(
+        "() => { const c = document.querySelector('#token-strip .tv-current'); return c && c.dataset.step === '2'; }",
+        timeout=WAIT,
+    )
+
+
+def test_play_turns_into_pause_and_back(page):
+    play, pause = i18n.text("play", "en"), i18n.text("pause", "en")
+    label = "t => document.querySelector('#step-play').innerText.trim() === t"
+    step = "() => Number(document.querySelector('#step-slider input[type=number]').value)"
+    assert page.inner_text("#step-play").strip() == play
+    start = page.evaluate(step)
+    page.click("#step-play")
+    page.wait_for_function(label, arg=pause, timeout=WAIT)
+    page.wait_for_function(f"s => ({step})() > s", arg=start, timeout=WAIT)  # it plays on from the step shown
+    page.click("#step-play")
+    page.wait_for_function(label, arg=play, timeout=WAIT)
+    page.wait_for_timeout(500)  # a tick already under way may still land
+    paused = page.evaluate(step)
+    page.wait_for_timeout(2000)  # 2.5 ticks of the timer
+    assert page.evaluate(step) == paused  # and Pause stopped it
+
+
+def test_next_at_the_last_step_says_so(page, library):
+    last = len(expected_trace(library).target_ids) - 1
+    page.fill("#step-slider input[type=number]", str(last))
+    page.press("#step-slider input[type=number]", "Enter")
+    wait_step(page, last)
+    page.click("#step-next")
+    page.wait_for_function(
+        "t => (window.__toasts || []).some(m => m.includes(t))", arg=i18n.text("at-last-step", "en"), timeout=WAIT
+    )
+    assert page.input_value("#step-slider input[type=number]") == str(last)
+
+
+# ------------------------------------------------------------------------------------------------ no browser
+def test_strip_pieces_read_as_words_and_stay_text(evil_trace):
+    assert readable("\u2581house") == ("house", True) and readable("se") == ("se", False)
+    assert readable("\u2581") == ("\u2423", True)  # a bare word mark stays visible
+    strip = token_strip(evil_trace, 0)
+    assert "<img" not in strip and "&lt;img" in strip  # tokens come from user text
+    assert strip.count("tv-current") == 1 and 'data-step="0" aria-pressed="true"' in strip  # step 0's token
+    assert strip.count("data-step=") == len(evil_trace.target_tokens)

@@ -1,0 +1,62 @@
+"""The token strip: the source and target pieces in one glance, the step's target token marked, each one a button.
+
+A click on a target token writes its step into a hidden box (STRIP_JS), whose input event the page answers by
+moving the step slider there.
+"""
+
+from __future__ import annotations
+
+import html
+
+from .. import i18n
+from ..trace import Trace
+
+WORD_START = "\u2581"  # SentencePiece's "▁": the piece starts a new word
+
+# Delegated, so it survives every redraw of the strip's HTML: [data-step] → "step (time)" in the hidden box.
+STRIP_JS = """
+  document.addEventListener('click', (event) => {
+    const token = event.target.closest('#token-strip [data-step]');
+    const box = document.querySelector('#strip-click textarea, #strip-click input');
+    if (!token || !box) return;
+    box.value = `${token.dataset.step} (${Date.now()})`;  // changes even when the same token is clicked again
+    box.dispatchEvent(new Event('input', {bubbles: true}));
+  });
+"""
+
+
+def readable(piece: str) -> tuple[str, bool]:
+    """A piece as a reader sees it, and whether it starts a word: '▁house' → ('house', True); '▁' → ('␣', True)."""
+    starts = piece.startswith(WORD_START)
+    text = piece[1:] if starts else piece
+    return (text or "\u2423"), starts
+
+
+def _pieces(pieces: list[str], step: int | None) -> str:
+    """The pieces as spans (source) or buttons (target: `step` is the current one); a word start leaves a gap."""
+    out = []
+    for i, piece in enumerate(pieces):
+        text, starts = readable(piece)
+        gap = " tv-word" if starts and i else ""
+        title = html.escape(piece)
+        if step is None:
+            out.append(f'<span class="tv-piece{gap}" title="{title}">{html.escape(text)}</span>')
+        else:
+            current = " tv-current" if i == step else ""
+            pressed = "true" if i == step else "false"
+            out.append(
+                f'<button type="button" class="tv-piece{gap}{current}" data-step="{i}" aria-pressed="{pressed}" '
+                f'title="{i}: {title}">{html.escape(text)}</button>'
+            )
+    return "".join(out)
+
+
+def token_strip(trace: Trace, step: int, lang: str = "en") -> str:
+    """HTML: the source pieces, then the target pieces with the one produced at `step` marked."""
+    rows = [
+        (i18n.text("strip-source", lang), _pieces(trace.source_tokens, None)),
+        (i18n.text("strip-target", lang), _pieces(trace.target_tokens, step)),
+    ]
+    return "".join(
+        f'<div class="tv-strip-row"><span class="tv-side">{html.escape(side)}</span>{p}</div>' for side, p in rows
+    )
