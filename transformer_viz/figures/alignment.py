@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import check_step, head_label, head_matrix, step_suffix
-from .style import CATEGORICAL, HIGHLIGHT, download_name, esc, finish, piece_label, style
+from .style import CATEGORICAL, HIGHLIGHT, Style, download_name, esc, finish, piece_label, style
 from .words import t
 
 
@@ -27,11 +27,26 @@ def alignment(
     check_step(trace, step)
     st = style(presentation)
     weights = head_matrix(trace, "cross", layer, head)  # (T, S)
-    n_tgt, n_src = weights.shape
+    span, y_src, y_tgt = token_heights(*weights.shape)
+    data = weight_lines(weights, y_src, y_tgt, step, threshold, st) + token_columns(trace, y_src, y_tgt, step, st)
+    title = t("alignment-title", layer=layer, head=head_label(head, trace.n_heads)) + step_suffix(trace, "cross", step)
+    height = max(400, st.row_px * 1.4 * (span + 1)) + 150
+    name = download_name("cross-attention-alignment", layer, head, step)
+    return finish(data, alignment_layout(), st, title, height, name)
+
+
+def token_heights(n_tgt: int, n_src: int) -> tuple[int, list[float], list[float]]:
+    """The span of the y axis and the source and target tokens' heights, both columns spread over all of it."""
     span = max(n_tgt, n_src) - 1 or 1
     y_src = np.linspace(0, span, n_src) if n_src > 1 else np.array([span / 2])
     y_tgt = np.linspace(0, span, n_tgt) if n_tgt > 1 else np.array([span / 2])
-    y_src, y_tgt = np.round(y_src, 3).tolist(), np.round(y_tgt, 3).tolist()  # plain floats, short in the JSON
+    return span, np.round(y_src, 3).tolist(), np.round(y_tgt, 3).tolist()  # plain floats, short in the JSON
+
+
+def weight_lines(
+    weights: np.ndarray, y_src: list[float], y_tgt: list[float], step: int | None, threshold: float, st: Style
+) -> list[dict]:
+    """The line traces: a segment per weight ≥ threshold, one trace per weight level, the current step's last."""
     data = []
     targets, sources = np.nonzero(weights >= threshold)  # one line each
     levels = np.minimum((weights[targets, sources] * 10).astype(int), 9)  # 0.05–0.1 → level 0, …, 0.9–1 → level 9
@@ -41,35 +56,46 @@ def alignment(
             chosen = np.flatnonzero((levels == level) & (at_step == current))
             if not chosen.size:
                 continue
-            segments_x = [0, 1, None] * chosen.size  # source → target, then a gap
-            segments_y = [
+            segments_y = [  # source → target, then a gap
                 y
-                for t, s in zip(targets[chosen].tolist(), sources[chosen].tolist())
-                for y in (y_src[s], y_tgt[t], None)
+                for tgt, src in zip(targets[chosen].tolist(), sources[chosen].tolist())
+                for y in (y_src[src], y_tgt[tgt], None)
             ]
-            strength = (level + 1) / 10
-            if current:  # the step being produced: strong colour, never faint
-                colour, width, opacity = HIGHLIGHT, 0.8 + 3.0 * strength, 0.55 + 0.45 * strength
-            else:  # the other steps: fainter still while a step is selected
-                colour, width, opacity = CATEGORICAL[0], 0.3 + 2.5 * strength, 0.15 + 0.85 * strength
-                opacity *= 0.4 if step is not None else 1.0
+            colour, width, opacity = line_look(level, current, step)
             data.append(
                 dict(
                     type="scatter",
-                    x=segments_x,
+                    x=[0, 1, None] * chosen.size,
                     y=segments_y,
                     mode="lines",
                     hoverinfo="skip",
                     showlegend=False,
-                    name=(
-                        t("align-step", step=step, level=max(threshold, level / 10))
-                        if current
-                        else t("align-weights", level=max(threshold, level / 10))
-                    ),
+                    name=line_name(level, current, step, threshold),
                     line=dict(color=colour, width=st.line_width * width),
                     opacity=opacity,
                 )
             )
+    return data
+
+
+def line_look(level: int, current: bool, step: int | None) -> tuple[str, float, float]:
+    """A weight level's colour, width (before the look's line width) and opacity."""
+    strength = (level + 1) / 10
+    if current:  # the step being produced: strong colour, never faint
+        return HIGHLIGHT, 0.8 + 3.0 * strength, 0.55 + 0.45 * strength
+    faint = 0.4 if step is not None else 1.0  # the other steps: fainter still while a step is selected
+    return CATEGORICAL[0], 0.3 + 2.5 * strength, (0.15 + 0.85 * strength) * faint
+
+
+def line_name(level: int, current: bool, step: int | None, threshold: float) -> str:
+    """A line trace's name: the lowest weight it draws, and the step when it draws the current one."""
+    lowest = max(threshold, level / 10)
+    return t("align-step", step=step, level=lowest) if current else t("align-weights", level=lowest)
+
+
+def token_columns(trace: Trace, y_src: list[float], y_tgt: list[float], step: int | None, st: Style) -> list[dict]:
+    """The two token columns as labelled markers, sources on the left, targets on the right (the step highlighted)."""
+    data = []
     for x, ys, tokens, side, position in (
         (0, y_src, trace.source_tokens, "source", "middle left"),
         (1, y_tgt, trace.target_tokens, "target", "middle right"),
@@ -91,7 +117,12 @@ def alignment(
                 name=t(side + "-tokens"),
             )
         )
-    layout = dict(
+    return data
+
+
+def alignment_layout() -> dict:
+    """The layout: the two columns' names on top, no y axis, tokens top-down, on white."""
+    return dict(
         xaxis=dict(
             range=[-0.6, 1.6],
             tickvals=[0, 1],
@@ -102,6 +133,3 @@ def alignment(
         yaxis=dict(visible=False, autorange="reversed"),
         plot_bgcolor="white",
     )
-    title = t("alignment-title", layer=layer, head=head_label(head, trace.n_heads)) + step_suffix(trace, "cross", step)
-    height = max(400, st.row_px * 1.4 * (span + 1)) + 150
-    return finish(data, layout, st, title, height, download_name("cross-attention-alignment", layer, head, step))

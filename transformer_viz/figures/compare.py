@@ -29,6 +29,7 @@ from .attention import (
 from .style import (
     KIND_NAMES,
     OKABE_ITO,
+    Style,
     download_name,
     esc,
     finish,
@@ -68,11 +69,22 @@ def probability_change(
     p_orig = np.array([s["prob"] for s in original.steps], dtype=np.float64)  # (T,)
     p_new = np.array([s["prob"] for s in changed.steps], dtype=np.float64)
     delta = p_new - p_orig
-    steps = list(range(len(tokens)))
     refs, layout = subplot_grid(2, 1, 2, [t("prob-original"), t("prob-change")], 0.0, 0.14)
-    (x1, y1), (x2, y2) = refs
+    hover = probability_hovers(tokens, p_orig, p_new, changed, labels)
+    data = probability_bars(list(range(len(tokens))), (p_orig, p_new), delta, hover, labels, refs)
+    probability_axes(layout, tokens, delta, st)
+    mean = float(delta.mean()) if delta.size else 0.0
+    title = t("prob-title", mean=mean)
+    height = 2 * st.panel_px + 8 * st.font_size + 160
+    return finish(data, layout, st, title, height, "probability-change")
+
+
+def probability_hovers(
+    tokens: Sequence[str], p_orig: np.ndarray, p_new: np.ndarray, changed: Trace, labels: tuple[str, str]
+) -> list[str]:
+    """Each step's hover: its token, both probabilities, the change and the changed model's first choice."""
     top_choice = [esc(s["top_k"][0]["token"]) if s["top_k"] else "" for s in changed.steps]
-    hover = [
+    return [
         t(
             "prob-hover",
             step=step,
@@ -86,42 +98,39 @@ def probability_change(
         )
         for step, (tok, a, b, top) in enumerate(zip(tokens, p_orig, p_new, top_choice))
     ]
-    data = [
-        dict(
-            type="bar",
-            x=steps,
-            y=p_orig,
-            name=esc(labels[0]),
-            marker=dict(color=ORIGINAL),
-            xaxis=x1,
-            yaxis=y1,
-            hovertext=hover,
-            hovertemplate="%{hovertext}<extra></extra>",
-        ),
-        dict(
-            type="bar",
-            x=steps,
-            y=p_new,
-            name=esc(labels[1]),
-            marker=dict(color=CHANGED),
-            xaxis=x1,
-            yaxis=y1,
-            hovertext=hover,
-            hovertemplate="%{hovertext}<extra></extra>",
-        ),
-        dict(
-            type="bar",
-            x=steps,
-            y=delta,
-            name="Δp",
-            showlegend=False,
-            xaxis=x2,
-            yaxis=y2,
-            marker=dict(color=[GAIN if d >= 0 else LOSS for d in delta]),
-            hovertext=hover,
-            hovertemplate="%{hovertext}<extra></extra>",
-        ),
+
+
+def probability_bars(
+    steps: list[int],
+    probabilities: tuple[np.ndarray, np.ndarray],
+    delta: np.ndarray,
+    hover: list[str],
+    labels: tuple[str, str],
+    refs: list[tuple[str, str]],
+) -> list[dict]:
+    """The bars: original and changed probabilities side by side on top, the change Δp below (gain or loss)."""
+    (x1, y1), (x2, y2) = refs
+    hovers = dict(hovertext=hover, hovertemplate="%{hovertext}<extra></extra>")
+    pairs = [
+        dict(type="bar", x=steps, y=p, name=esc(label), marker=dict(color=colour), xaxis=x1, yaxis=y1, **hovers)
+        for p, label, colour in zip(probabilities, labels, (ORIGINAL, CHANGED))
     ]
+    change = dict(
+        type="bar",
+        x=steps,
+        y=delta,
+        name="Δp",
+        showlegend=False,
+        xaxis=x2,
+        yaxis=y2,
+        marker=dict(color=[GAIN if d >= 0 else LOSS for d in delta]),
+        **hovers,
+    )
+    return [*pairs, change]
+
+
+def probability_axes(layout: dict, tokens: Sequence[str], delta: np.ndarray, st: Style) -> None:
+    """Fills in the axes and legend: tokens under both panels, 0–100 % on top, a ±Δp range around 0 below."""
     ticks = x_token_ticks(tokens, 900, st.font_size)
     reach = max(0.05, float(np.abs(delta).max()) * 1.1) if delta.size else 0.05
     layout["xaxis"].update(ticks, showticklabels=False)
@@ -141,10 +150,6 @@ def probability_change(
     layout.update(
         barmode="group", bargap=0.2, legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1)
     )
-    mean = float(delta.mean()) if delta.size else 0.0
-    title = t("prob-title", mean=mean)
-    height = 2 * st.panel_px + 8 * st.font_size + 160
-    return finish(data, layout, st, title, height, "probability-change")
 
 
 def causal_edge(n_rows: int, n_cols: int, offset: int, axes: tuple[str, str], line_width: float) -> dict:

@@ -13,6 +13,7 @@ from .style import (
     DIVERGING_SCALE,
     MASKED_GREY,
     OKABE_ITO,
+    Style,
     colorscale,
     download_name,
     esc,
@@ -136,11 +137,7 @@ def score_pipeline(
     """Decoder self-attention of one head in three panels: raw scores QKᵀ/√d_k, scores with the causal mask
     (−∞ cells in grey), and the softmax weights, eq. (1). Panels 1–2 share a diverging scale, 3 is 0–1."""
     check_step(trace, step)
-    if trace.decoder_self_scores is None:
-        raise ValueError("this trace has no decoder_self_scores; record it again with the current version")
-    n_layers, n_heads = trace.decoder_self_scores.shape[:2]
-    if not 0 <= layer < n_layers or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads:
-        raise ValueError(f"layer must be in 0..{n_layers - 1} and head in 0..{n_heads - 1}, got {layer!r}, {head!r}")
+    check_pipeline_head(trace, layer, head)
     st = style(presentation)
     queries, keys = trace.target_tokens, trace.decoder_input_tokens
     scores = trace.decoder_self_scores[layer, head].astype(np.float32)  # (T, T)
@@ -148,22 +145,31 @@ def score_pipeline(
     weights = trace.attention["decoder_self"][layer, head].astype(np.float32)
     titles = [t("pipe-scores"), t("pipe-mask", minus_inf=MINUS_INF), t("pipe-softmax")]
     refs, layout = subplot_grid(1, 3, 3, titles, 0.1 if presentation else 0.07, 0.0)
-    score_hover = pair_hover() + "<br>" + t("score-hover") + "<extra></extra>"
-    minus_inf = dict(  # the −∞ cells, drawn in their own colour over panel 2's gaps
-        type="heatmap",
-        z=np.where(mask, np.nan, 0.0).astype(np.float32),
-        xaxis="x2",
-        yaxis="y2",
-        colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
-        showscale=False,
-        hoverongaps=False,
-        name=t("masked-minus-inf", minus_inf=MINUS_INF),
-        textfont=dict(color="#555555"),
-        hovertemplate=pair_hover() + "<br>" + t("masked-hover", minus_inf=MINUS_INF) + "<extra></extra>",
+    data = pipeline_heatmaps(scores, mask, weights, len(queries))
+    shapes = pipeline_axes(layout, refs, queries, keys, scores, step, st)
+    height = max(1.3 * st.panel_px, st.row_px * len(queries)) + 280 + 6 * st.font_size
+    title, name = t("pipeline-title", layer=layer, head=head), download_name("score-pipeline", layer, head, step)
+    layout.update(
+        shapes=shapes,
+        margin=dict(b=90 + 3 * st.font_size),  # room for the two horizontal colour bars
+        **pipeline_colour_axes(scores, presentation),
     )
-    if len(queries) <= 30:
-        minus_inf.update(text=np.where(mask, "", MINUS_INF).tolist(), texttemplate="%{text}")
-    data = [
+    return finish(data, layout, st, title, height, name)
+
+
+def check_pipeline_head(trace: Trace, layer: int, head: int) -> None:
+    """Raises ValueError unless the trace recorded decoder scores and has this layer and (numbered) head."""
+    if trace.decoder_self_scores is None:
+        raise ValueError("this trace has no decoder_self_scores; record it again with the current version")
+    n_layers, n_heads = trace.decoder_self_scores.shape[:2]
+    if not 0 <= layer < n_layers or not isinstance(head, (int, np.integer)) or not 0 <= head < n_heads:
+        raise ValueError(f"layer must be in 0..{n_layers - 1} and head in 0..{n_heads - 1}, got {layer!r}, {head!r}")
+
+
+def pipeline_heatmaps(scores: np.ndarray, mask: np.ndarray, weights: np.ndarray, n_queries: int) -> list[dict]:
+    """The four heatmaps: raw scores, the scores the mask keeps, its −∞ cells over their gaps, the weights."""
+    score_hover = pair_hover() + "<br>" + t("score-hover") + "<extra></extra>"
+    return [
         dict(
             type="heatmap",
             z=scores,
@@ -183,7 +189,7 @@ def score_pipeline(
             xaxis="x2",
             yaxis="y2",
         ),
-        minus_inf,
+        minus_inf_cells(mask, n_queries),
         dict(
             type="heatmap",
             z=weights,
@@ -194,6 +200,37 @@ def score_pipeline(
             hovertemplate=pair_hover() + "<br>" + t("weight-hover") + "<extra></extra>",
         ),
     ]
+
+
+def minus_inf_cells(mask: np.ndarray, n_queries: int) -> dict:
+    """The masked cells of panel 2 in their own grey, marked −∞ while the rows are few enough to read."""
+    cells = dict(
+        type="heatmap",
+        z=np.where(mask, np.nan, 0.0).astype(np.float32),
+        xaxis="x2",
+        yaxis="y2",
+        colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
+        showscale=False,
+        hoverongaps=False,
+        name=t("masked-minus-inf", minus_inf=MINUS_INF),
+        textfont=dict(color="#555555"),
+        hovertemplate=pair_hover() + "<br>" + t("masked-hover", minus_inf=MINUS_INF) + "<extra></extra>",
+    )
+    if n_queries <= 30:
+        cells.update(text=np.where(mask, "", MINUS_INF).tolist(), texttemplate="%{text}")
+    return cells
+
+
+def pipeline_axes(
+    layout: dict,
+    refs: list[tuple[str, str]],
+    queries: Sequence[str],
+    keys: Sequence[str],
+    scores: np.ndarray,
+    step: int | None,
+    st: Style,
+) -> list[dict]:
+    """Fills in the three panels' token axes; returns the outlines of the step's row in each."""
     shapes = []
     for col, (x, y) in enumerate(refs, start=1):
         shapes += mark_step(scores, "mask", step, st.line_width, (x, y))
@@ -206,15 +243,16 @@ def score_pipeline(
             autorange="reversed",
             **title_text(axis_title(query_axis_title("decoder_self")) if col == 1 else None),
         )
+    return shapes
+
+
+def pipeline_colour_axes(scores: np.ndarray, presentation: bool) -> dict:
+    """The two colour axes under the panels: scores diverging around 0 (panels 1–2), weights 0–1 (panel 3)."""
     limit = symmetric_range(scores)
     bar = dict(orientation="h", yref="container", y=0.0, yanchor="bottom", thickness=16 if presentation else 10)
     weights_scale = weights_axis(presentation)
     weights_scale["colorbar"] = {**bar, "x": 0.85, "len": 0.28, "title": dict(text=t("weight"), side="top")}
-    height = max(1.3 * st.panel_px, st.row_px * len(queries)) + 280 + 6 * st.font_size
-    title, name = t("pipeline-title", layer=layer, head=head), download_name("score-pipeline", layer, head, step)
-    layout.update(
-        shapes=shapes,
-        margin=dict(b=90 + 3 * st.font_size),  # room for the two horizontal colour bars
+    return dict(
         coloraxis=dict(
             colorscale=colorscale(DIVERGING_SCALE),
             cmid=0,
@@ -224,4 +262,3 @@ def score_pipeline(
         ),
         coloraxis2=weights_scale,
     )
-    return finish(data, layout, st, title, height, name)

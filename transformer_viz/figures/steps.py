@@ -8,12 +8,18 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import check_step
-from .style import MASKED_GREY, OKABE_ITO, download_name, esc, finish, piece_label, style, token_ticks
+from .style import MASKED_GREY, OKABE_ITO, Style, download_name, esc, finish, piece_label, style, token_ticks
 from .words import t
 
 CHOSEN = OKABE_ITO["vermillion"]
 ALTERNATIVE = OKABE_ITO["sky_blue"]
 BEAM_NAME = "beam-tree"  # the beam tree's download
+EDGE_LINES = {  # the beam tree's edges by kind; widths before the look's line width
+    "pruned": dict(color=MASKED_GREY, width=0.5, dash="dot"),
+    "kept": dict(color="#999999", width=0.7),
+    "chosen": dict(color=CHOSEN, width=1.5),
+}
+NODE_COLOURS = {"pruned": MASKED_GREY, "kept": OKABE_ITO["blue"], "chosen": CHOSEN}
 
 
 def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
@@ -120,40 +126,69 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
     """
     st = style(presentation)
     if not trace.beam_tree:
-        note = dict(
-            text=t("no-beam", strategy=esc(trace.options.get("strategy", "greedy"))),
-            showarrow=False,
-            xref="paper",
-            yref="paper",
-            x=0.5,
-            y=0.5,
-        )
-        layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False))
-        return finish([], layout, st, t("beam-title"), 300, BEAM_NAME)
+        return no_beam_figure(trace, st)
     lookup, path = token_lookup(trace, id_to_token), chosen_path(trace)
-    nodes = trace.beam_tree
-    rank, seen = [], {}
+    ranks, counts = node_ranks(trace.beam_tree)
+    root = (-1, (max(counts.values()) - 1) / 2)  # <s>, left of step 0, halfway down the widest step
+    kinds = node_kinds(trace.beam_tree, path)
+    data = [
+        *beam_edges(trace.beam_tree, kinds, ranks, root, st),
+        *beam_nodes(trace, kinds, ranks, lookup, st),
+        beam_root(root, st),
+    ]
+    title = t("beam-title-size", size=trace.options.get("beam_size", "?"))
+    height = max(400, 46 * max(counts.values())) + 150
+    return finish(data, beam_layout(counts), st, title, height, BEAM_NAME)
+
+
+def no_beam_figure(trace: Trace, st: Style) -> go.Figure:
+    """The figure for a trace without a beam tree: a note naming the strategy it was decoded with."""
+    note = dict(
+        text=t("no-beam", strategy=esc(trace.options.get("strategy", "greedy"))),
+        showarrow=False,
+        xref="paper",
+        yref="paper",
+        x=0.5,
+        y=0.5,
+    )
+    layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False))
+    return finish([], layout, st, t("beam-title"), 300, BEAM_NAME)
+
+
+def node_ranks(nodes: list[dict]) -> tuple[list[int], dict[int, int]]:
+    """Each node's rank within its step, and each step's number of nodes."""
+    ranks, counts = [], {}
     for n in nodes:  # candidates come best-first within a step: their order is their rank
-        rank.append(seen.get(n["step"], 0))
-        seen[n["step"]] = rank[-1] + 1
-    x = [n["step"] for n in nodes]
+        ranks.append(counts.get(n["step"], 0))
+        counts[n["step"]] = ranks[-1] + 1
+    return ranks, counts
+
+
+def node_kinds(nodes: list[dict], path: set[int]) -> list[tuple[str, list[int]]]:
+    """The node indices by kind, in drawing order: pruned, kept off the chosen path, on the chosen path."""
+    return [
+        ("pruned", [i for i, n in enumerate(nodes) if not n["kept"]]),
+        ("kept", [i for i, n in enumerate(nodes) if n["kept"] and i not in path]),
+        ("chosen", [i for i in range(len(nodes)) if i in path]),
+    ]
+
+
+def beam_edges(
+    nodes: list[dict], kinds: list[tuple[str, list[int]]], ranks: list[int], root: tuple[float, float], st: Style
+) -> list[dict]:
+    """The edges from each node's parent (or <s>) to it, a line trace per kind: the chosen path drawn last, on top."""
 
     def position(i: int) -> tuple[float, float]:
-        return (-1, (max(seen.values()) - 1) / 2) if i < 0 else (x[i], rank[i])
+        return root if i < 0 else (nodes[i]["step"], ranks[i])
 
     data = []
-    edge_kinds = (
-        ("pruned", lambda i: not nodes[i]["kept"], dict(color=MASKED_GREY, width=0.5, dash="dot")),
-        ("kept", lambda i: nodes[i]["kept"] and i not in path, dict(color="#999999", width=0.7)),
-        ("chosen", lambda i: i in path, dict(color=CHOSEN, width=1.5)),
-    )
-    for name, member, line in edge_kinds:  # pruned and kept edges first, the chosen path drawn on top
+    for name, members in kinds:
         ex, ey = [], []
-        for i, n in enumerate(nodes):
-            if member(i):
-                (x0, y0), (x1, y1) = position(n["parent"]), position(i)
-                ex += [x0, x1, None]
-                ey += [y0, y1, None]
+        for i in members:
+            (x0, y0), (x1, y1) = position(nodes[i]["parent"]), position(i)
+            ex += [x0, x1, None]
+            ey += [y0, y1, None]
+        line = EDGE_LINES[name]
         data.append(
             dict(
                 type="scatter",
@@ -166,24 +201,27 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
                 line={**line, "width": st.line_width * line["width"]},
             )
         )
-    groups = (
-        ("pruned", lambda i: not nodes[i]["kept"], MASKED_GREY),
-        ("kept", lambda i: nodes[i]["kept"] and i not in path, OKABE_ITO["blue"]),
-        ("chosen", lambda i: i in path, CHOSEN),
-    )
-    for name, member, colour in groups:
-        members = [i for i in range(len(nodes)) if member(i)]
+    return data
+
+
+def beam_nodes(
+    trace: Trace, kinds: list[tuple[str, list[int]]], ranks: list[int], lookup: dict[int, str], st: Style
+) -> list[dict]:
+    """The nodes as labelled markers, a trace per kind, each marker carrying its node id; finished ones diamonds."""
+    nodes = trace.beam_tree
+    data = []
+    for name, members in kinds:
         data.append(
             dict(
                 type="scatter",
-                x=[x[i] for i in members],
-                y=[rank[i] for i in members],
+                x=[nodes[i]["step"] for i in members],
+                y=[ranks[i] for i in members],
                 mode="markers+text",
                 name=t("nodes-" + name),
                 text=[node_text(nodes[i]["id"], lookup) for i in members],
                 textposition="top center",
                 marker=dict(
-                    color=colour,
+                    color=NODE_COLOURS[name],
                     size=st.font_size * 0.9,
                     line=dict(color="#444444", width=0.5),
                     symbol=["diamond" if nodes[i]["finished"] else "circle" for i in members],
@@ -194,34 +232,31 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
                 textfont=dict(size=max(9, st.font_size - 3), color="#888888" if name == "pruned" else "#222222"),
             )
         )
-    root_y = position(-1)[1]
-    data.append(
-        dict(
-            type="scatter",
-            x=[-1],
-            y=[root_y],
-            mode="markers+text",
-            text=["&lt;s&gt;"],
-            textposition="middle left",
-            marker=dict(color="#222222", size=st.font_size * 0.9),
-            name=t("start"),
-            showlegend=False,
-            hoverinfo="skip",
-        )
+    return data
+
+
+def beam_root(root: tuple[float, float], st: Style) -> dict:
+    """The start marker, <s>, the root every hypothesis grows from."""
+    return dict(
+        type="scatter",
+        x=[root[0]],
+        y=[root[1]],
+        mode="markers+text",
+        text=["&lt;s&gt;"],
+        textposition="middle left",
+        marker=dict(color="#222222", size=st.font_size * 0.9),
+        name=t("start"),
+        showlegend=False,
+        hoverinfo="skip",
     )
-    layout = dict(
+
+
+def beam_layout(counts: dict[int, int]) -> dict:
+    """The layout: a tick per step, ranks top-down, the legend above the plot."""
+    return dict(
         xaxis=dict(
-            title=dict(text=t("step")), tickmode="array", tickvals=sorted(seen), showgrid=True, gridcolor="#E0E0E0"
+            title=dict(text=t("step")), tickmode="array", tickvals=sorted(counts), showgrid=True, gridcolor="#E0E0E0"
         ),
         yaxis=dict(title=dict(text=t("rank")), autorange="reversed", dtick=1),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
-    )
-    width_hint = max(seen.values())
-    return finish(
-        data,
-        layout,
-        st,
-        t("beam-title-size", size=trace.options.get("beam_size", "?")),
-        max(400, 46 * width_hint) + 150,
-        BEAM_NAME,
     )
