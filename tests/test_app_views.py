@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import numpy as np
 import pytest
 
 from tests.pages import RECORD_TOASTS, SCREENSHOTS, SENTENCE, WAIT, escaped, open_tab, wait_plot, wait_translation
@@ -78,7 +79,10 @@ def test_head_summary_cells_open_their_head(open_app, library):
         wait_plot(page, elem_id)
         labels = page.evaluate("id => document.querySelector('#' + id + ' .js-plotly-plot').data[0].text", elem_id)
         summary = analysis.head_summary(trace, kind)
-        assert labels == summary.labels
+        # each cell: the head's label over its best detector's score
+        assert [[cell.split("<br>")[0] for cell in row] for row in labels] == summary.labels
+        best = np.max(np.stack(list(summary.scores.values())), axis=0)  # (L, H)
+        assert [[float(cell.split("<br>")[1]) for cell in row] for row in labels] == np.round(best, 2).tolist()
     page.locator("#plot-heads-dec-self").scroll_into_view_if_needed()
     cell = next(p for p in page.evaluate(POINTS, "plot-heads-dec-self") if p["data"] == [1, 2])
     click_point(page, "plot-heads-dec-self", cell)
