@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from transformer_viz.model.attention import KeyValueCache, MultiHeadAttention, cpu_scalar, scaled_dot_product_attention
+from transformer_viz.model.attention import KeyValueCache, MultiHeadAttention, attention
 from transformer_viz.model.config import PRESETS
 from transformer_viz.model.hooks import Tracer, name_hook_points
 
@@ -45,42 +46,89 @@ def softmax_pattern(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor, scale:
     return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
 
 
-def test_scaled_dot_product_attention_equals_torch():
+def test_attention_equals_torch_scaled_dot_product_attention():
     q, k, v = torch.randn(B, H, TQ, DH), torch.randn(B, H, TK, DH), torch.randn(B, H, TK, DH)
     mask = random_mask()
-    out, weights = scaled_dot_product_attention(q, k, v, mask)
+    out, weights = attention(q, k, v, mask)
     # torch's boolean attn_mask has the same convention as ours: True = takes part in attention.
     assert torch.allclose(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask), atol=1e-6)
     assert torch.allclose(weights, softmax_pattern(q, k, mask, 1 / math.sqrt(DH)), atol=1e-6)
     assert weights.shape == (B, H, TQ, TK)
 
 
-def test_scaled_dot_product_attention_scales_by_one_over_sqrt_d_head():
+def test_the_model_runs_the_attention_function_wherever_its_steps_are_watched(tiny_model, batch, monkeypatch):
+    """`attention()`, tested here, is what the model runs in training, with fused off, and wherever a hook watches
+    the mask, scores or weights; only an unwatched inference pass takes torch's fused kernel."""
+    from transformer_viz.model import attention as module
+
+    model, calls = tiny_model("seed000").eval(), []
+    expected = model(*batch)  # fused: nothing watches
+    monkeypatch.setattr(module, "attention", lambda *args: calls.append(args[0].shape) or attention(*args))
+    layers = model.config.n_layers
+    with Tracer(model, names="decoder.layers.0.cross_attn.hook_pattern"):  # one attention watched, the rest fused
+        assert torch.allclose(model(*batch), expected, atol=1e-5)
+    assert len(calls) == 1
+    calls.clear()
+    with Tracer(model, names="*.hook_scores"):
+        assert torch.allclose(model(*batch), expected, atol=1e-5)
+    assert len(calls) == 3 * layers  # encoder self, decoder self and cross in every layer
+    calls.clear()
+    model.train()(*batch)  # (conftest's tiny models have no dropout)
+    assert len(calls) == 3 * layers
+    calls.clear()
+    for m in model.modules():
+        if isinstance(m, MultiHeadAttention):
+            m.fused = False
+    assert torch.allclose(model.eval()(*batch), expected, atol=1e-5) and len(calls) == 3 * layers
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_fused_and_written_out_attention_decode_alike(preset, tiny_model, make_ids):
+    """MultiHeadAttention.fused changes the speed, not the numbers: the same tokens and probabilities."""
+    from transformer_viz.decoding import DecodeOptions, generate
+
+    model, src = tiny_model(preset).eval(), make_ids([7, 5, 3])
+    for use_cache in (True, False):
+        options = DecodeOptions(max_new_tokens=12, use_cache=use_cache)
+        fused = generate(model, src, options)
+        for m in model.modules():
+            if isinstance(m, MultiHeadAttention):
+                m.fused = False
+        manual = generate(model, src, options)
+        for m in model.modules():
+            if isinstance(m, MultiHeadAttention):
+                m.fused = True
+        for a, b in zip(fused, manual):
+            assert a.ids == b.ids
+            assert np.allclose([s.prob for s in a.steps], [s.prob for s in b.steps], atol=1e-5)
+
+
+def test_attention_scales_by_one_over_sqrt_d_head():
     q, k, v = 2 * torch.randn(B, H, TQ, DH), 2 * torch.randn(B, H, TK, DH), torch.randn(B, H, TK, DH)
     mask = torch.ones(1, 1, TQ, TK, dtype=torch.bool)
-    _, weights = scaled_dot_product_attention(q, k, v, mask)
+    _, weights = attention(q, k, v, mask)
     assert torch.allclose(weights, softmax_pattern(q, k, mask, DH**-0.5), atol=1e-6)
     assert not torch.allclose(weights, softmax_pattern(q, k, mask, DH**0.5), atol=1e-3)  # seed 000 bug 1
 
 
-def test_scaled_dot_product_attention_masked_keys_get_exactly_zero():
+def test_attention_masked_keys_get_exactly_zero():
     q, k, v = torch.randn(B, H, TQ, DH), torch.randn(B, H, TK, DH), torch.randn(B, H, TK, DH)
     mask = random_mask()
-    _, weights = scaled_dot_product_attention(q, k, v, mask)
+    _, weights = attention(q, k, v, mask)
     assert (weights.masked_select(~mask.expand_as(weights)) == 0).all()
     # Values behind masked keys cannot leak into the output.
     key_mask = torch.tensor([True, True, False, True, False, False]).view(1, 1, 1, TK)
-    out, _ = scaled_dot_product_attention(q, k, v, key_mask)
+    out, _ = attention(q, k, v, key_mask)
     changed = v.clone()
     changed[..., ~key_mask.view(TK), :] = 100.0
-    assert torch.allclose(scaled_dot_product_attention(q, k, changed, key_mask)[0], out, atol=1e-6)
+    assert torch.allclose(attention(q, k, changed, key_mask)[0], out, atol=1e-6)
 
 
-def test_scaled_dot_product_attention_fully_masked_row_is_zeros_not_nan():
+def test_attention_fully_masked_row_is_zeros_not_nan():
     q, k, v = torch.randn(1, H, TQ, DH), torch.randn(1, H, TK, DH), torch.randn(1, H, TK, DH)
     mask = torch.ones(1, 1, TQ, TK, dtype=torch.bool)
     mask[..., 2, :] = False
-    out, weights = scaled_dot_product_attention(q, k, v, mask)
+    out, weights = attention(q, k, v, mask)
     assert torch.isfinite(out).all() and torch.isfinite(weights).all()
     assert (weights[..., 2, :] == 0).all() and (out[..., 2, :] == 0).all()
     assert torch.allclose(weights[..., 1, :].sum(-1), torch.ones(1, H))
@@ -141,19 +189,6 @@ def test_multi_head_attention_scale_is_one_over_sqrt_d_head(preset, tiny_config)
     assert torch.allclose(pattern, right, atol=1e-6)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
-def test_dividing_by_the_cpu_scalar_equals_dividing_by_the_python_float(dtype):
-    """The scores' 1/√Dh as a 0-dim CPU tensor: the same numbers as the Python float, also when it was
-    first made inside generate()'s inference mode and is then used with autograd."""
-    cpu_scalar.cache_clear()
-    x = (10 * torch.randn(B, H, TQ, TK)).to(dtype)
-    with torch.inference_mode():
-        assert torch.equal(x / cpu_scalar(math.sqrt(DH), dtype), x / math.sqrt(DH))
-    x.requires_grad_(True)
-    (x / cpu_scalar(math.sqrt(DH), dtype)).sum().backward()
-    assert torch.equal(x.grad, torch.ones_like(x) / math.sqrt(DH))
-
-
 def test_multi_head_attention_mask_has_an_effect(tiny_config):
     mha = attention_module(tiny_config)
     query, source = torch.randn(B, TQ, D), torch.randn(B, TK, D)
@@ -182,9 +217,17 @@ def test_multi_head_attention_fully_masked_row_is_zeros_not_nan(tiny_config):
     assert (tracer["hook_pattern"][1, :, 0] == 0).all() and (tracer["hook_z"][1, :, 0] == 0).all()
 
 
+def test_the_fused_path_also_gives_zeros_for_a_fully_masked_row(tiny_config):
+    mha = attention_module(tiny_config, "seed004")
+    mask = torch.ones(B, 1, TQ, TK, dtype=torch.bool)
+    mask[1, :, 0, :] = False
+    with torch.no_grad(), Tracer(mha, names="hook_z") as tracer:  # hook_z is read after either path
+        out = mha(torch.randn(B, TQ, D), torch.randn(B, TK, D), mask)
+    assert torch.isfinite(out).all() and (tracer["hook_z"][1, :, 0] == 0).all()
+
+
 def test_masks_are_filled_alike_with_and_without_autograd(tiny_config):
-    """Without autograd the masks are filled in place; with it the pattern is filled out of place (softmax's
-    output is kept for the backward pass): the same numbers either way, and the backward pass runs."""
+    """Under inference mode and with autograd the same numbers, and the backward pass runs through the masks."""
     mha = attention_module(tiny_config)
     query, source, mask = torch.randn(B, TQ, D), torch.randn(B, TK, D), random_mask()
     mask[1, :, 2, :] = False  # and a fully masked row
@@ -274,7 +317,4 @@ def test_a_decoder_cache_reserves_max_len_for_self_attention_and_the_source_for_
     for layer, before in zip(cache.layers, buffers):
         assert layer["self"].k.shape[2] == 12 and layer["self"].keys().shape[2] == 4
         assert layer["cross"].k.shape[2] == 5 and layer["cross"].keys().shape[2] == 5
-        assert (
-            layer["cross"].keys() is layer["cross"].k and layer["cross"].values() is layer["cross"].v
-        )  # no view per step
         assert (layer["self"].k.data_ptr(), layer["cross"].k.data_ptr()) == before

@@ -1,4 +1,4 @@
-"""Tracer and intervene: detached captures, selection, no leftover hooks, per-context isolation."""
+"""Tracer and intervene: detached captures, selection, no leftover hooks, per-context isolation, PyTorch's hooks."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ import threading
 import numpy as np
 import pytest
 import torch
+from torch import nn
 
 from tests.no_hooks import assert_no_hooks
 from transformer_viz import Tracer, intervene
-from transformer_viz.model.hooks import HookPoint, active_hooks
+from transformer_viz.decoding import DecodeOptions, generate
+from transformer_viz.model.hooks import HookPoint, active_hooks, select_hooks
 
 Z_NAME = "decoder.layers.0.self_attn.hook_z"
 DH = 32 // 4  # d_head of conftest's tiny models (d_model 32, 4 heads)
@@ -335,3 +337,79 @@ def test_tracing_a_submodule(model, make_ids):
     # Selected by paths inside the submodule, cached under the hook points' model-wide names.
     assert len(tracer.names) == 11 and all(name.startswith("layers.1.") for name in tracer.names)
     assert sorted(tracer.cache) == sorted(f"encoder.{name}" for name in tracer.names)
+
+
+def test_pytorch_hooks_run_on_hook_points_and_every_module(model, batch):
+    """Hook points are ordinary modules: PyTorch's own forward, global and backward hooks run on them too."""
+    model.eval()
+    plain = model(*batch)
+    hook_point = model.decoder.layers[0].self_attn.hook_z
+    dropout = model.decoder.layers[0].ffn.dropout
+    linear, norm = model.decoder.layers[1].ffn.w_2, model.encoder.layers[0].ffn_sublayer.norm
+    seen: list[str] = []
+    local = [
+        hook_point.register_forward_hook(lambda m, args, out: out * 0),  # replaces the output
+        dropout.register_forward_pre_hook(lambda m, args: seen.append("dropout")),
+        linear.register_forward_hook(lambda m, args, out: seen.append("linear")),
+        norm.register_forward_pre_hook(lambda m, args: seen.append("norm")),
+    ]
+    try:
+        changed = model(*batch)
+        every_module = nn.modules.module.register_module_forward_hook(
+            lambda m, args, out: seen.append(type(m).__name__)
+        )
+        try:
+            model(*batch)
+        finally:
+            every_module.remove()
+    finally:
+        for handle in local:
+            handle.remove()
+    assert not torch.allclose(changed, plain)
+    assert {"dropout", "linear", "norm", "HookPoint", "Dropout", "Linear", "LayerNorm", "MultiHeadAttention"} <= set(
+        seen
+    )
+    assert torch.equal(model(*batch), plain)
+    assert_no_hooks(model)
+    grads: list[torch.Tensor] = []  # a full backward hook on a hook point sees the gradient flowing through it
+    handle = hook_point.register_full_backward_hook(lambda m, grad_in, grad_out: grads.append(grad_out[0]))
+    try:
+        model(*batch).sum().backward()
+    finally:
+        handle.remove()
+    assert len(grads) == 1 and grads[0].shape == plain.new_empty(batch[0].shape[0], 4, batch[1].shape[1], DH).shape
+
+
+def test_traced_tensors_are_ordinary_tensors_although_generate_runs_in_inference_mode(model, make_ids):
+    with Tracer(model, names="*.cross_attn.hook_pattern") as tracer:
+        generate(model.eval(), make_ids([6, 4]), DecodeOptions(max_new_tokens=3))
+    pattern = tracer["decoder.layers.0.cross_attn.hook_pattern"]
+    assert not pattern.is_inference()
+    pattern.mul_(2)  # an inference tensor would refuse an in-place update here
+    assert pattern.requires_grad_().requires_grad
+
+
+def test_a_model_is_walked_once_for_its_hook_points(tiny_model, batch):
+    model = tiny_model("seed000")
+    walks = []
+    walk = model.named_modules
+    model.named_modules = lambda *a, **k: walks.append(1) or walk(*a, **k)  # count the walks from here on
+    for _ in range(3):
+        with intervene(model, []):  # nothing to add: nothing to look up
+            model(*batch)
+        with Tracer(model, "*.hook_pattern") as tracer, intervene(model, {"decoder.hook_logits": lambda x, h: x}):
+            model(*batch)
+    assert len(walks) <= 1 and len(tracer.cache) == 3 * 2  # three attention kinds × 2 layers
+
+
+def test_a_remembered_selection_is_handed_out_as_a_copy(model):
+    first = select_hooks(model, ["*.cross_attn.hook_pattern", "encoder.hook_pos"])
+    first.clear()  # a caller's list is its own
+    assert select_hooks(model, ["*.cross_attn.hook_pattern", "encoder.hook_pos"]) == [
+        "encoder.hook_pos",
+        "decoder.layers.0.cross_attn.hook_pattern",
+        "decoder.layers.1.cross_attn.hook_pattern",
+    ]
+    for _ in range(2):  # an unknown pattern is refused every time, not remembered
+        with pytest.raises(KeyError, match="no_such"):
+            select_hooks(model, ["encoder.hook_pos", "no_such_hook"])

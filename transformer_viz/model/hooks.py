@@ -28,7 +28,6 @@ from types import MappingProxyType
 
 import torch
 from torch import nn
-from torch.nn.modules import module as torch_module
 
 HookFn = Callable[[torch.Tensor, "HookPoint"], torch.Tensor | None]
 
@@ -53,36 +52,19 @@ class HookPoint(nn.Module):
 
         `shared`: x is also held elsewhere, so hooks that may write get a copy.
         """
-        active = _ACTIVE.get()
-        if active:
-            fns = active.get(self, ())
-            if shared and any(not getattr(fn, "reads_only", False) for fn in fns):
-                x = x.clone()
-            for fn in fns:
-                out = fn(x, self)
-                x = x if out is None else out
+        fns = _ACTIVE.get().get(self, ())
+        if shared and any(not getattr(fn, "reads_only", False) for fn in fns):
+            x = x.clone()
+        for fn in fns:
+            out = fn(x, self)
+            x = x if out is None else out
         return x
 
-    def __call__(self, x: torch.Tensor, shared: bool = False) -> torch.Tensor:
-        """forward(x) directly: a decoding step passes ~65 hook points, and nn.Module's call machinery
-        would be most of their cost. Hooks registered the PyTorch way still run through it."""
-        if has_torch_hooks(self):
-            return super().__call__(x, shared=shared)
-        return self.forward(x, shared)
 
-
-def has_torch_hooks(module: nn.Module) -> bool:
-    """Whether PyTorch forward or backward hooks are registered on `module` or, globally, on every module."""
-    return bool(
-        module._forward_hooks
-        or module._forward_pre_hooks
-        or module._backward_hooks
-        or module._backward_pre_hooks
-        or torch_module._global_forward_hooks
-        or torch_module._global_forward_pre_hooks
-        or torch_module._global_backward_hooks
-        or torch_module._global_backward_pre_hooks
-    )
+def watched(*points: HookPoint) -> bool:
+    """Whether a hook is active, in the current context, at any of these hook points."""
+    active = _ACTIVE.get()
+    return any(point in active for point in points)
 
 
 def name_hook_points(model: nn.Module) -> None:

@@ -13,18 +13,16 @@ from torch import nn
 
 from .attention import KeyValueCache, MultiHeadAttention
 from .config import TransformerConfig
-from .dropout import Dropout
 from .hooks import HookPoint, hook_names, name_hook_points
 from .masks import causal_mask, cross_mask, decoder_mask, encoder_mask, padding_mask
-from .modules import Embedding, Identity, LayerNorm, Linear, Module, Registered
 
 
-class TokenEmbedding(Module):
+class TokenEmbedding(nn.Module):
     """Token ids → vectors, × √D (sec. 3.4) and exactly zero at <pad> when the config says so."""
 
     def __init__(self, vocab_size: int, config: TransformerConfig):
         super().__init__()
-        self.lookup = Embedding(vocab_size, config.d_model)
+        self.lookup = nn.Embedding(vocab_size, config.d_model)
         self.pad_id = config.pad_id
         self.zero_pad = config.zero_pad_embeddings
         self.scale = math.sqrt(config.d_model) if config.scale_embeddings else 1.0
@@ -39,10 +37,8 @@ class TokenEmbedding(Module):
         return e * self.scale
 
 
-class SinusoidalPositionalEncoding(Module):
+class SinusoidalPositionalEncoding(nn.Module):
     """PE(pos, 2i) = sin(pos / 10000^(2i/D)), PE(pos, 2i+1) = cos(pos / 10000^(2i/D)), sec. 3.5."""
-
-    table = Registered("_buffers")  # (max_len, D)
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
@@ -60,13 +56,13 @@ class SinusoidalPositionalEncoding(Module):
         return self.table[offset : offset + length].unsqueeze(0)  # (1, L, D)
 
 
-class LearnedPositionalEmbedding(Module):
+class LearnedPositionalEmbedding(nn.Module):
     """One trained vector per position, nn.Embedding(max_len, D) (as in BERT / the Korean notes)."""
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
         self.max_len = config.max_len
-        self.table = Embedding(config.max_len, config.d_model)
+        self.table = nn.Embedding(config.max_len, config.d_model)
         nn.init.normal_(self.table.weight, std=config.d_model**-0.5)  # the same scale as the token embeddings
 
     def forward(self, length: int, offset: int = 0) -> torch.Tensor:
@@ -80,20 +76,20 @@ def check_length(length: int, max_len: int) -> None:
         raise ValueError(f"sequence of {length} tokens is longer than the model's max_len={max_len}; shorten the input")
 
 
-class FeedForward(Module):
+class FeedForward(nn.Module):
     """FFN(x) = max(0, x W1 + b1) W2 + b2, eq. (2)."""
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
-        self.w_1 = Linear(config.d_model, config.d_ff)
-        self.w_2 = Linear(config.d_ff, config.d_model)
-        self.dropout = Dropout(config.dropout)
+        self.w_1 = nn.Linear(config.d_model, config.d_ff)
+        self.w_2 = nn.Linear(config.d_ff, config.d_model)
+        self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.w_2(self.dropout(torch.relu(self.w_1(x))))  # (B, L, D)
 
 
-class Sublayer(Module):
+class Sublayer(nn.Module):
     """Residual connection around a sublayer, in either norm order (sec. 5.4 dropout before the add).
 
     pre-LN:  x + Dropout(f(LayerNorm(x)))      post-LN:  LayerNorm(x + Dropout(f(x)))
@@ -101,18 +97,18 @@ class Sublayer(Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
-        self.norm = LayerNorm(config.d_model, eps=config.layer_norm_eps)
-        self.dropout = Dropout(config.dropout)
+        self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps)
+        self.dropout = nn.Dropout(config.dropout)
         self.norm_first = config.norm_first
         self.hook_out = HookPoint()  # (B, L, D) the sublayer's output f(·), before dropout and the add
 
-    def forward(self, x: torch.Tensor, f) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, sublayer) -> torch.Tensor:
         if self.norm_first:
-            return x + self.dropout(self.hook_out(f(self.norm(x))))
-        return self.norm(x + self.dropout(self.hook_out(f(x))))
+            return x + self.dropout(self.hook_out(sublayer(self.norm(x))))
+        return self.norm(x + self.dropout(self.hook_out(sublayer(x))))
 
 
-class EncoderLayer(Module):
+class EncoderLayer(nn.Module):
     """Self-attention then FFN, each wrapped in a residual Sublayer."""
 
     def __init__(self, config: TransformerConfig):
@@ -125,11 +121,11 @@ class EncoderLayer(Module):
         self.hook_resid_post = HookPoint()  # (B, S, D) after the FFN: the block's output
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = self.hook_resid_mid(self.self_attn_sublayer(x, lambda h: self.self_attn(h, h, mask)))
+        x = self.hook_resid_mid(self.self_attn_sublayer(x, lambda x: self.self_attn(x, x, mask)))
         return self.hook_resid_post(self.ffn_sublayer(x, self.ffn))
 
 
-class DecoderLayer(Module):
+class DecoderLayer(nn.Module):
     """Masked self-attention, cross-attention over the encoder memory, then FFN."""
 
     def __init__(self, config: TransformerConfig):
@@ -146,15 +142,15 @@ class DecoderLayer(Module):
         self.max_len = config.max_len  # positions a self-attention cache may grow to
 
     def forward(self, y, memory, self_mask, cross_mask, cache: dict | None = None) -> torch.Tensor:
-        y = self.self_attn_sublayer(y, lambda h: self.self_attn(h, h, self_mask, cache, "self", self.max_len))
+        y = self.self_attn_sublayer(y, lambda y: self.self_attn(y, y, self_mask, cache, "self", self.max_len))
         y = self.hook_resid_mid(y)
         source = None if cache is not None and "cross" in cache else memory  # memory K/V are cached once
-        y = self.cross_attn_sublayer(y, lambda h: self.cross_attn(h, source, cross_mask, cache, "cross"))
+        y = self.cross_attn_sublayer(y, lambda y: self.cross_attn(y, source, cross_mask, cache, "cross"))
         y = self.hook_resid_cross(y)
         return self.hook_resid_post(self.ffn_sublayer(y, self.ffn))
 
 
-class Embedder(Module):
+class Embedder(nn.Module):
     """Token embedding + positional encoding (+ dropout): the first block's input."""
 
     def __init__(self, embed: TokenEmbedding, config: TransformerConfig):
@@ -165,7 +161,7 @@ class Embedder(Module):
             if config.positional == "sinusoidal"
             else LearnedPositionalEmbedding(config)
         )
-        self.dropout = Dropout(config.dropout)
+        self.dropout = nn.Dropout(config.dropout)
         self.hook_embed = HookPoint()  # (B, L, D) token embeddings (scaled)
         self.hook_pos = HookPoint()  # (1, L, D) the positional encodings that are added
         self.hook_input = HookPoint()  # (B, L, D) their sum after dropout
@@ -182,7 +178,7 @@ class Encoder(Embedder):
     def __init__(self, embed: TokenEmbedding, config: TransformerConfig):
         super().__init__(embed, config)
         self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.n_layers))
-        self.norm = LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.final_norm else Identity()
+        self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.final_norm else nn.Identity()
         self.hook_output = HookPoint()  # (B, S, D) the memory the decoder attends to
 
     def forward(self, src_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -198,8 +194,8 @@ class Decoder(Embedder):
     def __init__(self, embed: TokenEmbedding, config: TransformerConfig):
         super().__init__(embed, config)
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.n_layers))
-        self.norm = LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.final_norm else Identity()
-        self.generator = Linear(config.d_model, config.tgt_vocab_size)
+        self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.final_norm else nn.Identity()
+        self.generator = nn.Linear(config.d_model, config.tgt_vocab_size)
         if config.tie_embeddings:  # sec. 3.4: share the target embedding and pre-softmax weights
             self.generator.weight = embed.lookup.weight
         self.hook_output = HookPoint()  # (B, T, D) the last hidden state
@@ -250,7 +246,7 @@ class DecoderCache:
                 keys_values.reorder(index)
 
 
-class Transformer(Module):
+class Transformer(nn.Module):
     """Encoder–decoder Transformer: forward(src_ids, tgt_ids) → logits (B, T, V), teacher-forced."""
 
     def __init__(self, config: TransformerConfig):
