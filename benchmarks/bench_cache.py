@@ -11,9 +11,6 @@ To compare at a fixed length, every run suppresses </s> with the same interventi
 to -1e4 at decoder.hook_logits) so that exactly N tokens are generated; the token sequences are
 checked to be identical. Encoding the source is included in all.
 
-Where no hook watches the attention weights, decoding runs torch's fused attention kernel
-(MultiHeadAttention.fused); `--manual` times the attention written out, step by step, instead.
-
 `--widths 8 512` also times untrained models of the checkpoint's architecture at those widths D
 (d_ff = 4 D; same heads, layers and vocabulary): speed depends on the shapes, not on what the weights
 learned. A width of 8 leaves almost no arithmetic, so its step time is the per-operation cost of
@@ -40,9 +37,6 @@ def main() -> None:
     p.add_argument("--lengths", type=int, nargs="+", default=[16, 64, 128])
     p.add_argument("--widths", type=int, nargs="*", default=[], help="also time untrained models of these widths D")
     p.add_argument("--sentence", default="I get up early every morning and drink a cup of coffee.")
-    p.add_argument(
-        "--manual", action="store_true", help="attention written out everywhere (MultiHeadAttention.fused off)"
-    )
     args = p.parse_args()
     threads = set_threads(args.threads)
     translator = load_model(args.model)
@@ -51,16 +45,11 @@ def main() -> None:
     for width in args.widths:
         config = dataclasses.replace(translator.config, d_model=width, d_ff=4 * width)
         models[f"{args.model} architecture, D={width}, untrained"] = Transformer(config).eval()
-    for model in models.values():
-        for module in model.modules():
-            if hasattr(module, "fused"):
-                module.fused = not args.manual
     results = {name: measure(model, src, args.lengths, args.repeat) for name, model in models.items()}
     print(
         json.dumps(
             dict(
                 torch_threads=threads,
-                fused_attention=not args.manual,
                 source_tokens=src.shape[1],
                 goal="cached >= 3 x faster at 128 tokens",
                 models=results,

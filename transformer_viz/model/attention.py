@@ -8,11 +8,10 @@ from __future__ import annotations
 import math
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from .config import TransformerConfig
-from .hooks import HookPoint, watched
+from .hooks import HookPoint
 
 
 def identity(x: torch.Tensor) -> torch.Tensor:
@@ -103,10 +102,6 @@ class MultiHeadAttention(nn.Module):
         self.hook_scores = HookPoint()  # (B, H, Tq, Tk) after masking, before softmax
         self.hook_pattern = HookPoint()  # (B, H, Tq, Tk) softmax weights
         self.hook_z = HookPoint()  # (B, H, Tq, Dh) each head's weighted sum of values
-        # The one speed trick: at inference, where no hook watches the mask, scores or weights, torch's fused
-        # kernel computes the same eq. (1) in one call (a decoding step's fixed cost, benchmarks/bench_cache.py).
-        # False: attention() written out, always.
-        self.fused = True
 
     def split_heads(self, x: torch.Tensor) -> torch.Tensor:
         """(B, L, D) → (B, H, L, Dh)"""
@@ -137,10 +132,7 @@ class MultiHeadAttention(nn.Module):
         k, v = self.keys_values(source, cache, cache_key, capacity)  # (B, H, Tk, Dh)
         k, v = self.hook_k(k, shared=cache is not None), self.hook_v(v, shared=cache is not None)  # cached: views
         mask = self.hook_mask(mask.expand(B, 1, Tq, k.shape[2]), shared=True)  # (B, 1, Tq, Tk), one for every layer
-        if self.fused and not self.training and not watched(self.hook_mask, self.hook_scores, self.hook_pattern):
-            z = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H, Tq, Dh), eq. (1) in one kernel
-        else:  # the manual implementation of attention, eq. (1) step by step
-            z, _ = attention(q, k, v, mask, self.dropout, self.hook_scores, self.hook_pattern)
+        z, _ = attention(q, k, v, mask, self.dropout, self.hook_scores, self.hook_pattern)  # eq. (1)
         z = self.hook_z(z)  # (B, H, Tq, Dh) each head's weighted sum of values
         return self.w_o(self.merge_heads(z))  # (B, Tq, D)
 

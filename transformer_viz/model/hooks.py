@@ -61,12 +61,6 @@ class HookPoint(nn.Module):
         return x
 
 
-def watched(*points: HookPoint) -> bool:
-    """Whether a hook is active, in the current context, at any of these hook points."""
-    active = _ACTIVE.get()
-    return any(point in active for point in points)
-
-
 def name_hook_points(model: nn.Module) -> None:
     """Give every HookPoint its module path as name (call once after building a model)."""
     for name, module in model.named_modules():
