@@ -19,12 +19,15 @@ from transformer_viz import i18n
 from transformer_viz.app import common, models, session
 from transformer_viz.app import handlers as h
 from transformer_viz.app import handlers_lab as lab
+from transformer_viz.app.page import translate_api
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.errors import Notice, UserError
 from transformer_viz.hub import hub
 from transformer_viz.hub.hub import CheckpointError, resolve_checkpoint
 from transformer_viz.i18n.errors import MESSAGE_TEXTS
+from transformer_viz.lab.interventions import Intervention, bug_hooks
 from transformer_viz.trace import Trace
+from transformer_viz.training.options import TrainOptions
 from transformer_viz.translator import MAX_CHARS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "transformer_viz"
@@ -102,6 +105,69 @@ def test_the_handlers_raise_their_keys(translator, empty_registry):
     assert (err.key, err.params) == ("err-step-outside", dict(step=99, last=len(visit.trace.target_ids) - 1))
     assert raised(h.parse_click, "cross 1", 3).key == "err-click"
     assert raised(lab.run_comparison, visit, lab.intervention_from_ui([])).key == "err-lab-nothing"
+
+
+@pytest.mark.parametrize(
+    "bad, key, english_end",
+    [
+        (dict(ablation="max"), "err-lab-ablation", "got 'max'"),
+        (dict(bug="typo"), "err-lab-bug", "got 'typo'"),
+        (dict(no_positions=1), "err-lab-switch", "no_positions must be True or False, got 1"),
+        (dict(ablate=[("cross", 0)]), "err-lab-head-shape", "got ('cross', 0)"),
+        (dict(ablate=[("encoder", 0, 0)]), "err-lab-head-kind", "got 'encoder'"),
+        (dict(ablate=[("cross", -1, 0)]), "err-lab-head-index", "got -1 in ('cross', -1, 0)"),
+    ],
+)
+def test_each_bad_intervention_raises_its_key(bad, key, english_end):
+    err = raised(Intervention, **bad)
+    assert err.key == key and str(err).endswith(english_end)  # the English as before
+    assert i18n.message(err, "ja") == MESSAGE_TEXTS[key]["ja"].format(**err.params)
+
+
+def test_interventions_beyond_the_model_raise_their_keys(translator):
+    config = translator.model.config
+    err = raised(Intervention(ablate=(("cross", config.n_layers, 0),)).validate, config)
+    assert (err.key, err.params) == ("err-lab-no-layer", dict(layer=config.n_layers, last=config.n_layers - 1))
+    assert (
+        i18n.message(err, "ja")
+        == f"オフにする層 {config.n_layers} はありません。モデルの層は 0..{config.n_layers - 1} です"
+    )
+    err = raised(Intervention(ablate=(("cross", 0, config.n_heads),)).validate, config)
+    assert (err.key, err.params["last"]) == ("err-lab-no-head", config.n_heads - 1)
+    err = raised(bug_hooks, "typo", config)
+    assert err.key == "err-lab-unknown-bug" and str(err).endswith("got 'typo'")
+    assert i18n.message(err, "ko").startswith("bug는 ('mask_ignored', ")
+
+
+def test_a_forced_prefix_that_cannot_be_generated_raises_its_key(translator):
+    config = translator.model.config
+    err = raised(translator.trace, "I see.", forced_prefix=[config.pad_id])
+    assert (err.key, err.params) == ("err-prefix-ids", dict(bad=[config.pad_id]))
+    assert i18n.message(err, "ja") == f"強制する接頭辞に生成できないトークン ID があります: [{config.pad_id}]"
+    err = raised(translator.trace, "I see.", forced_prefix=[config.eos_id, 5])
+    assert err.key == "err-prefix-eos" and str(err) == "a forced prefix may end with </s> but not contain it earlier"
+
+
+def test_the_api_names_an_unknown_model_by_its_key():
+    err = raised(translate_api(["tiny"]).__wrapped__, "Hello.", "huge")
+    assert (err.key, err.params) == ("err-api-model", dict(name="huge", choices=["tiny"]))
+    assert str(err) == "unknown model 'huge'; choose one of ['tiny']"
+    assert i18n.message(err, "ja") == "不明なモデル 'huge' です。['tiny'] のどれかを選んでください"
+
+
+@pytest.mark.parametrize(
+    "bad, key",
+    [
+        (dict(word_dropout=1.0), "err-train-word-dropout"),
+        (dict(average=-1), "err-train-average"),
+        (dict(snapshots=-1), "err-train-snapshots"),
+        (dict(warmup=0), "err-train-at-least-one"),
+    ],
+)
+def test_each_bad_training_option_raises_its_key(bad, key):
+    err = raised(TrainOptions(**bad).check)
+    assert err.key == key and str(err).endswith(f"got {next(iter(bad.values()))}")
+    assert i18n.message(err, "ja") == MESSAGE_TEXTS[key]["ja"].format(**err.params)
 
 
 @pytest.fixture

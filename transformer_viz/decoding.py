@@ -210,9 +210,9 @@ def generate(
     vocab = model.config.tgt_vocab_size
     bad = [t for t in prefix if not 0 <= t < vocab or t in (model.config.pad_id, model.config.bos_id)]
     if bad:
-        raise ValueError(f"forced prefix has token ids that cannot be generated: {bad}")
+        raise UserError("err-prefix-ids", bad=bad)
     if model.config.eos_id in prefix[:-1]:
-        raise ValueError("a forced prefix may end with </s> but not contain it earlier")
+        raise UserError("err-prefix-eos")
     if options.strategy == "beam":  # one sentence at a time
         rows = [src_ids[i : i + 1] for i in range(src_ids.shape[0])]  # (1, S) each
         memories = [model.encode(row) if memory is None else memory[i : i + 1] for i, row in enumerate(rows)]

@@ -11,6 +11,7 @@ import gradio as gr
 
 from .. import __version__, i18n
 from ..decoding import DecodeOptions
+from ..errors import UserError
 from . import handlers as h
 from .common import CLICK_JS, CSS, FITTED_PLOTS, THEME, Words, localised_errors, plot, slides, user_error
 from .downloads import TRACE_FILE_AGE_S, trace_file
@@ -263,7 +264,7 @@ def translate_api(models: list[str]):
         """
         name = model_name or (models[0] if models else None)
         if name not in models:
-            raise ValueError(f"unknown model {name!r}; choose one of {models}")
+            raise UserError("err-api-model", name=name, choices=models)
         return get_translator(name).translate(text, truncate=False)
 
     return api_translate

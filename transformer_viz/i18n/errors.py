@@ -8,6 +8,8 @@ itself a keyed error (a `reason`) is shown in the visitor's language too.
 
 from __future__ import annotations
 
+from .errors_lab import LAB_MESSAGE_TEXTS
+
 MESSAGE_TEXTS: dict[str, dict[str, str]] = {
     # ---------------------------------------------------------------- a message without a key
     "err-other": {"en": "{detail}", "ja": "エラー: {detail}", "ko": "오류: {detail}"},
@@ -196,4 +198,5 @@ MESSAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "Hub のリポジトリ {repo} は transformer-viz のチェックポイントではありません: {missing} がありません",
         "ko": "Hub 저장소 {repo}은(는) transformer-viz 체크포인트가 아닙니다: {missing}이(가) 없습니다",
     },
+    **LAB_MESSAGE_TEXTS,  # the lab, forced prefixes, the API and training options
 }

@@ -22,6 +22,7 @@ from dataclasses import dataclass, fields
 import torch
 
 from ..decoding import DecodeOptions, generate
+from ..errors import UserError
 from ..i18n.lab import LAB_TEXTS
 from ..model.config import TransformerConfig
 from ..model.hooks import HookPoint, Tracer
@@ -73,25 +74,25 @@ class Intervention:
     def validate(self, config: TransformerConfig | None = None) -> Intervention:
         """Raise ValueError naming the fix; with a config, also check layers and heads exist."""
         if self.ablation not in ABLATIONS:
-            raise ValueError(f"ablation must be one of {ABLATIONS}, got {self.ablation!r}")
+            raise UserError("err-lab-ablation", choices=ABLATIONS, value=self.ablation)
         if self.bug is not None and self.bug not in SEED_BUGS:
-            raise ValueError(f"bug must be None or one of {SEED_BUGS}, got {self.bug!r}")
+            raise UserError("err-lab-bug", choices=SEED_BUGS, value=self.bug)
         for name in ("no_positions", "no_causal_mask"):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+                raise UserError("err-lab-switch", name=name, value=getattr(self, name))
         for entry in self.ablate:
             if not (isinstance(entry, tuple) and len(entry) == 3):
-                raise ValueError(f"each ablated head is (kind, layer, head), got {entry!r}")
+                raise UserError("err-lab-head-shape", entry=entry)
             kind, layer, head = entry
             if kind not in ATTENTION_KINDS:
-                raise ValueError(f"ablated head kind must be one of {ATTENTION_KINDS}, got {kind!r}")
+                raise UserError("err-lab-head-kind", choices=ATTENTION_KINDS, value=kind)
             for what, value in (("layer", layer), ("head", head)):
                 if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                    raise ValueError(f"ablated {what} must be a non-negative integer, got {value!r} in {entry!r}")
+                    raise UserError("err-lab-head-index", what=what, value=value, entry=entry)
             if config is not None and layer >= config.n_layers:
-                raise ValueError(f"ablated layer {layer} does not exist: the model has layers 0..{config.n_layers - 1}")
+                raise UserError("err-lab-no-layer", layer=layer, last=config.n_layers - 1)
             if config is not None and head >= config.n_heads:
-                raise ValueError(f"ablated head {head} does not exist: the model has heads 0..{config.n_heads - 1}")
+                raise UserError("err-lab-no-head", head=head, last=config.n_heads - 1)
         return self
 
     @property
@@ -203,7 +204,7 @@ def bug_hooks(bug: str, config: TransformerConfig) -> list[tuple[str, HookFn]]:
         return [("*.hook_scores", rescale_scores(math.sqrt(d_head) / math.sqrt(d_model)))]
     if bug == "target_padding_unmasked":  # seed 004 bug 3: the decoder's self-attention mask is causal only
         return [("decoder.layers.*.self_attn.hook_mask", causal_only)]
-    raise ValueError(f"bug must be one of {SEED_BUGS}, got {bug!r}")
+    raise UserError("err-lab-unknown-bug", choices=SEED_BUGS, value=bug)
 
 
 def head_hook_name(kind: str, layer: int) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..errors import UserError
 from ..model.config import TransformerConfig
 
 # TransformerConfig's fields a run chooses; the rest are the preset's (the vocabulary is the tokenizer's).
@@ -62,14 +63,14 @@ class TrainOptions(ModelOptions):
     def check(self) -> None:
         """Refuse options no run can use, before any work (the model's own fields are checked by its config)."""
         if not 0.0 <= self.word_dropout < 1.0:
-            raise ValueError(f"word_dropout must be a probability in [0, 1), got {self.word_dropout}")
+            raise UserError("err-train-word-dropout", value=self.word_dropout)
         if self.average < 0:
-            raise ValueError(f"average must be a number of validations (0 = off), got {self.average}")
+            raise UserError("err-train-average", value=self.average)
         if self.snapshots < 0:
-            raise ValueError(f"snapshots must be a number of weight snapshots (0 = off), got {self.snapshots}")
+            raise UserError("err-train-snapshots", value=self.snapshots)
         for name in ("valid_every", "warmup", "max_tokens"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+                raise UserError("err-train-at-least-one", name=name, value=getattr(self, name))
 
     def model_config(self, vocab_size: int) -> TransformerConfig:
         """The preset, sized by these options, over one joint vocabulary (shared and tied embeddings)."""
