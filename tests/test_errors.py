@@ -26,6 +26,7 @@ from transformer_viz.hub import hub
 from transformer_viz.hub.hub import CheckpointError, resolve_checkpoint
 from transformer_viz.i18n.errors import MESSAGE_TEXTS
 from transformer_viz.lab.interventions import Intervention, bug_hooks
+from transformer_viz.model.config import TransformerConfig
 from transformer_viz.trace import Trace
 from transformer_viz.training.options import TrainOptions
 from transformer_viz.translator import MAX_CHARS
@@ -168,6 +169,34 @@ def test_each_bad_training_option_raises_its_key(bad, key):
     err = raised(TrainOptions(**bad).check)
     assert err.key == key and str(err).endswith(f"got {next(iter(bad.values()))}")
     assert i18n.message(err, "ja") == MESSAGE_TEXTS[key]["ja"].format(**err.params)
+
+
+@pytest.mark.parametrize(
+    "make, key, english",
+    [
+        (lambda: TransformerConfig(d_ff=0), "err-config-positive", "d_ff must be a positive integer, got 0"),
+        (lambda: TransformerConfig(d_model=30, n_heads=4), "err-config-divisible", "try n_heads in [1, 2, 3, 5, 6"),
+        (lambda: TransformerConfig(d_model=15, n_heads=3), "err-config-even", "need an even d_model, got 15"),
+        (lambda: TransformerConfig(dropout=1.0), "err-config-dropout", "dropout must be in [0, 1), got 1.0"),
+        (lambda: TransformerConfig(positional="rope"), "err-config-positional", "got 'rope'"),
+        (lambda: TransformerConfig(bos_id=0, pad_id=0), "err-config-specials-distinct", "must be distinct"),
+        (lambda: TransformerConfig(eos_id=10**6), "err-config-special-outside", "eos_id=1000000 is outside"),
+        (lambda: TransformerConfig.from_dict([]), "err-config-not-object", "a JSON object, got list"),
+        (lambda: TransformerConfig.from_dict({"d_modle": 8}), "err-config-unknown-fields", "fields ['d_modle']"),
+        (lambda: TransformerConfig.from_dict({"d_model": "8"}), "err-config-field-type", "must be int, got '8'"),
+        (lambda: TransformerConfig.preset("seed999"), "err-config-unknown-preset", "unknown preset 'seed999'"),
+    ],
+)
+def test_each_bad_model_config_raises_its_key(make, key, english):
+    err = raised(make)
+    assert err.key == key and english in str(err)
+    assert i18n.message(err, "ja") == MESSAGE_TEXTS[key]["ja"].format(**err.params)
+
+
+def test_embeddings_shared_across_two_vocabularies_raise_their_key():
+    err = raised(TransformerConfig, src_vocab_size=100, tgt_vocab_size=120, share_embeddings=True)
+    assert err.key == "err-config-share"
+    assert i18n.message(err, "ja").startswith("share_embeddings には src_vocab_size == tgt_vocab_size")
 
 
 @pytest.fixture

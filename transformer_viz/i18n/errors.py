@@ -198,5 +198,5 @@ MESSAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "Hub のリポジトリ {repo} は transformer-viz のチェックポイントではありません: {missing} がありません",
         "ko": "Hub 저장소 {repo}은(는) transformer-viz 체크포인트가 아닙니다: {missing}이(가) 없습니다",
     },
-    **LAB_MESSAGE_TEXTS,  # the lab, forced prefixes, the API and training options
+    **LAB_MESSAGE_TEXTS,  # the lab, forced prefixes, the API, training and configs
 }

@@ -6,6 +6,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import UserError
+
 POSITIONAL_KINDS = ("sinusoidal", "learned")
 
 
@@ -49,26 +51,28 @@ class TransformerConfig:
         for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "n_layers", "d_ff", "max_len"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+                raise UserError("err-config-positive", name=name, value=value)
         if self.d_model % self.n_heads:
-            raise ValueError(
-                f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads}); "
-                f"try n_heads in {[h for h in range(1, self.d_model + 1) if self.d_model % h == 0][:8]}"
+            raise UserError(
+                "err-config-divisible",
+                d_model=self.d_model,
+                n_heads=self.n_heads,
+                choices=[h for h in range(1, self.d_model + 1) if self.d_model % h == 0][:8],
             )
         if self.positional == "sinusoidal" and self.d_model % 2:
-            raise ValueError(f"sinusoidal positions need an even d_model, got {self.d_model}")
+            raise UserError("err-config-even", d_model=self.d_model)
         if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+            raise UserError("err-config-dropout", value=self.dropout)
         if self.positional not in POSITIONAL_KINDS:
-            raise ValueError(f"positional must be one of {POSITIONAL_KINDS}, got {self.positional!r}")
+            raise UserError("err-config-positional", choices=POSITIONAL_KINDS, value=self.positional)
         specials = {"pad_id": self.pad_id, "unk_id": self.unk_id, "bos_id": self.bos_id, "eos_id": self.eos_id}
         if len(set(specials.values())) != 4:
-            raise ValueError(f"special token ids must be distinct, got {specials}")
+            raise UserError("err-config-specials-distinct", specials=specials)
         for name, value in specials.items():
             if not 0 <= value < min(self.src_vocab_size, self.tgt_vocab_size):
-                raise ValueError(f"{name}={value} is outside the vocabulary")
+                raise UserError("err-config-special-outside", name=name, value=value)
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
-            raise ValueError("share_embeddings needs src_vocab_size == tgt_vocab_size (one joint vocabulary)")
+            raise UserError("err-config-share")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict of every field."""
@@ -78,25 +82,25 @@ class TransformerConfig:
     def from_dict(cls, data: dict[str, Any]) -> TransformerConfig:
         """Build from a dict, refusing unknown keys and wrong types with a clear message."""
         if not isinstance(data, dict):
-            raise ValueError(f"a config must be a JSON object, got {type(data).__name__}")
+            raise UserError("err-config-not-object", kind=type(data).__name__)
         known = {f.name: f for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - set(known))
         if unknown:
-            raise ValueError(f"unknown config fields {unknown}; known fields are {sorted(known)}")
+            raise UserError("err-config-unknown-fields", unknown=unknown, known=sorted(known))
         for key, value in data.items():
             expected = type(getattr(cls(), key))
             ok = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
             if expected is float and isinstance(value, int) and not isinstance(value, bool):
                 ok = True
             if not ok:
-                raise ValueError(f"config field {key!r} must be {expected.__name__}, got {value!r}")
+                raise UserError("err-config-field-type", field=key, expected=expected.__name__, value=value)
         return cls(**{k: float(v) if type(getattr(cls(), k)) is float else v for k, v in data.items()})
 
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> TransformerConfig:
         """A named architecture (see PRESETS) with fields overridden by keyword."""
         if name not in PRESETS:
-            raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
+            raise UserError("err-config-unknown-preset", name=name, choices=sorted(PRESETS))
         fields = {**PRESETS[name], "name": name, **overrides}
         return cls.from_dict(fields)
 
