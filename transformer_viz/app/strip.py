@@ -9,9 +9,8 @@ from __future__ import annotations
 import html
 
 from .. import i18n
+from ..figures.style import LONE_SPACE, WORD_START
 from ..trace import Trace
-
-WORD_START = "\u2581"  # SentencePiece's "▁": the piece starts a new word
 
 # Delegated, so it survives every redraw of the strip's HTML: [data-step] → "step (time)" in the hidden box.
 STRIP_JS = """
@@ -29,7 +28,7 @@ def readable(piece: str) -> tuple[str, bool]:
     """A piece as a reader sees it, and whether it starts a word: '▁house' → ('house', True); '▁' → ('␣', True)."""
     starts = piece.startswith(WORD_START)
     text = piece[1:] if starts else piece
-    return (text or "\u2423"), starts
+    return (text or LONE_SPACE), starts
 
 
 def _pieces(pieces: list[str], step: int | None) -> str:

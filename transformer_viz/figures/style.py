@@ -16,6 +16,7 @@ import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 
+from ..lab.analysis import WORD_START  # SentencePiece's word-start mark "▁", defined once
 from .words import t
 
 # Okabe & Ito (2008): eight colours that stay distinct for the common colour-vision deficiencies.
@@ -271,7 +272,7 @@ def title_text(text: str | None) -> dict:
 # SentencePiece marks a piece that starts a word with U+2581 "▁", which reads as a stray bar on a slide. Tick
 # labels show a word start without it and a piece that continues a word after a "·" ("▁Hund" → "Hund", "ung" →
 # "·ung"), so no information is lost; a lone "▁" (a space the next piece does not carry) shows as "␣".
-WORD_START, CONTINUES, LONE_SPACE = "▁", "·", "␣"
+CONTINUES, LONE_SPACE = "·", "␣"
 SPECIAL_PIECES = frozenset({"<s>", "</s>", "<unk>", "<pad>"})
 CHAR_EM = 0.6  # a tick label character's width in em, roughly, for the proportional sans-serif fonts
 
