@@ -1,6 +1,6 @@
 """The page's words (labels, explanations, messages) in English, Japanese and Korean.
 
-Plain data, merged into i18n.TEXTS, where ui.py looks each one up with i18n.text(key, lang). The two study
+Plain data, merged into i18n.TEXTS, where the app (transformer_viz/app) looks each one up with i18n.text(key, lang). The two study
 notes this project grew from were written in Japanese and Korean; the explanations are written for a learner
 in each language, not translated word by word.
 """
