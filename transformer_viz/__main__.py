@@ -74,6 +74,28 @@ def cmd_train(args) -> int:
     return 0
 
 
+def cmd_mixtures(args) -> int:
+    from .training import mixtures
+    from .training.corpus import DEFAULT_OUT
+    from .training.train import TrainOptions
+
+    fields = {f.name for f in dataclasses.fields(TrainOptions)}
+    base = TrainOptions(**{k: v for k, v in vars(args).items() if k in fields and v is not None})
+    wanted = [name.strip() for name in args.recipes.split(",") if name.strip()]
+    recipes = [r for r in mixtures.RECIPES if not wanted or r.name in wanted]
+    if wanted and len(recipes) < len(wanted):
+        raise ValueError(f"recipes are {', '.join(r.name for r in mixtures.RECIPES)}; got {args.recipes!r}")
+    if args.score_only:
+        runs = {r.name: args.runs / r.name for r in recipes}
+    else:
+        corpus = Path(base.debian_corpus or DEFAULT_OUT)  # the built corpus the recipes draw on
+        runs = mixtures.run_recipes(base, args.runs, corpus, recipes)
+    result = mixtures.curves(runs, args.cache, args.limit)
+    for metric in ("chrf", "bleu", "exact", "valid_loss"):
+        print(f"\n{metric} on the everyday test set\n" + mixtures.curves_table(result, metric))
+    return 0
+
+
 def cmd_evaluate(args) -> int:
     from .training.evaluate import evaluate_checkpoint
 
@@ -150,14 +172,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("train", help="train a tokenizer and a model into a checkpoint folder")
-    for f in dataclasses.fields(TrainOptions):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool", bool):
-            p.add_argument(flag, action="store_true", default=None, help=f"(default {f.default})")
-        else:
-            kind = {"int": int, "float": float, "str": str}[str(f.type)]
-            p.add_argument(flag, type=kind, default=None, help=f"(default {f.default})")
+    add_train_options(p, TrainOptions)
     p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("mixtures", help="train the data recipes at equal compute and score their learning curves")
+    p.add_argument("--runs", type=Path, default=Path("runs/mixtures"), help="one run folder per recipe in here")
+    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="the corpus cache, holding the everyday set")
+    p.add_argument("--recipes", default="", help="comma-separated recipe names (default: all)")
+    p.add_argument("--score-only", action="store_true", help="score the runs' snapshots, train nothing")
+    p.add_argument("--limit", type=int, default=0, help="score on the first N everyday pairs only (0 = all)")
+    add_train_options(p, TrainOptions, skip=("out", "debian_sources", "kinds", "pause_at", "resume"))
+    p.set_defaults(func=cmd_mixtures)
 
     p = sub.add_parser("evaluate", help="BLEU and chrF on the held-out test sets; updates the model card")
     p.add_argument("--model", default=None)
@@ -179,6 +204,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="run the web app (same as python app.py)")
     p.set_defaults(func=cmd_serve)
     return parser
+
+
+def add_train_options(p: argparse.ArgumentParser, options, skip: tuple[str, ...] = ()) -> None:
+    """One flag per TrainOptions field (--max-steps …), defaulting to None so the dataclass's default holds."""
+    for f in dataclasses.fields(options):
+        if f.name in skip:
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in ("bool", bool):
+            p.add_argument(flag, action="store_true", default=None, help=f"(default {f.default})")
+        else:
+            kind = {"int": int, "float": float, "str": str}[str(f.type)]
+            p.add_argument(flag, type=kind, default=None, help=f"(default {f.default})")
 
 
 def add_corpus_parser(sub) -> None:

@@ -85,6 +85,11 @@ LAB_MESSAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "snapshots は重みのスナップショットの数 (0 = オフ) でなければなりません (入力値: {value})",
         "ko": "snapshots는 가중치 스냅숏의 개수(0 = 끔)여야 합니다(입력값: {value})",
     },
+    "err-train-precision": {
+        "en": "precision must be one of {choices}, got {value!r}",
+        "ja": "precision は {choices} のいずれかでなければなりません (入力値: {value!r})",
+        "ko": "precision은 {choices} 중 하나여야 합니다(입력값: {value!r})",
+    },
     "err-train-at-least-one": {
         "en": "{name} must be at least 1, got {value}",
         "ja": "{name} は1以上でなければなりません (入力値: {value})",

@@ -71,10 +71,17 @@ def score(
     return dict(
         bleu=round(sacrebleu.corpus_bleu(hypotheses, [references]).score, 2),
         chrf=round(sacrebleu.corpus_chrf(hypotheses, [references]).score, 2),
+        exact=exact_share(hypotheses, references),
         sentences=len(sources),
         seconds=round(time.time() - started, 1),
         hypotheses=hypotheses,
     )
+
+
+def exact_share(hypotheses: list[str], references: list[str]) -> float:
+    """The percentage of translations identical to their reference (surrounding spaces aside)."""
+    same = sum(h.strip() == r.strip() for h, r in zip(hypotheses, references))
+    return round(100 * same / max(len(references), 1), 2)
 
 
 def test_split(folder: Path, limit: int = 0):

@@ -14,6 +14,8 @@ import torch
 from ..errors import UserError
 from ..model.config import TransformerConfig
 
+PRECISIONS = ("fp32", "bf16")  # what `precision` may name; bf16 is the run's one speed switch
+
 # TransformerConfig's fields a run chooses; the rest are the preset's (the vocabulary is the tokenizer's).
 MODEL_FIELDS = ("d_model", "n_heads", "n_layers", "d_ff", "dropout", "max_len")
 
@@ -39,6 +41,7 @@ class TrainOptions(ModelOptions):
     max_tokens: int = 4096  # source or target tokens per batch (per process)
     max_steps: int = 100_000
     max_minutes: float = 0.0  # stop after this wall time (0 = no limit)
+    pause_at: int = 0  # stop and save at this step (0 = max_steps); --resume goes on towards max_steps
     lr_factor: float = 1.0  # lrate = factor · D^-0.5 · min(step^-0.5, step · warmup^-1.5), eq. (3)
     warmup: int = 1000
     cooldown_steps: int = 0  # scale the rate linearly down to 0 over the last N of max_steps (0 = pure Noam)
@@ -50,6 +53,7 @@ class TrainOptions(ModelOptions):
     seed: int = 0
     valid_every: int = 250  # steps between validations / checkpoint writes
     device: str = "auto"
+    precision: str = "fp32"  # "bf16": matrix products in bfloat16 under autocast, weights and Adam in fp32 (faster)
     threads: int = 0  # torch CPU threads (0 = torch's default)
     extra_tsv: str = ""  # more training pairs, english<TAB>german
     max_pairs: int = 0  # use only this many training pairs (0 = all); for quick runs
@@ -68,9 +72,16 @@ class TrainOptions(ModelOptions):
             raise UserError("err-train-average", value=self.average)
         if self.snapshots < 0:
             raise UserError("err-train-snapshots", value=self.snapshots)
+        if self.precision not in PRECISIONS:
+            raise UserError("err-train-precision", value=self.precision, choices=", ".join(PRECISIONS))
         for name in ("valid_every", "warmup", "max_tokens"):
             if getattr(self, name) < 1:
                 raise UserError("err-train-at-least-one", name=name, value=getattr(self, name))
+
+    @property
+    def end_step(self) -> int:
+        """The step this run stops at: max_steps, or pause_at before it (the schedule still counts to max_steps)."""
+        return min(self.max_steps, self.pause_at) if self.pause_at > 0 else self.max_steps
 
     def model_config(self, vocab_size: int) -> TransformerConfig:
         """The preset, sized by these options, over one joint vocabulary (shared and tied embeddings)."""

@@ -91,7 +91,7 @@ def train(opts: TrainOptions) -> Path:
 
     progress = Progress(opts, state.step, world, disable=rank != 0)
     deadline = started + opts.max_minutes * 60 if opts.max_minutes else math.inf
-    while state.step < opts.max_steps and not train_epoch(run, state, progress, deadline):
+    while state.step < opts.end_step and not train_epoch(run, state, progress, deadline):
         state.epoch, state.position = state.epoch + 1, 0
     progress.close()
     if rank == 0:
@@ -160,7 +160,7 @@ def train_epoch(run: Run, state: TrainState, progress: Progress, deadline: float
         )
     for batch in batches[state.position :]:
         progress.update(state, train_step(run, state, batch))
-        last = all_ranks_agree(state.step >= opts.max_steps or time.time() >= deadline, run.device)
+        last = all_ranks_agree(state.step >= opts.end_step or time.time() >= deadline, run.device)
         after_step(run, state, last)
         if last:
             return True
@@ -178,7 +178,8 @@ def train_step(run: Run, state: TrainState, batch: list[int]) -> int:
     state.position += 1
     for group in run.optimizer.param_groups:
         group["lr"] = learning_rate(state.step, opts, config.d_model)
-    loss, n_tokens = batch_loss(run.net, src, tgt_in, labels, pad, opts.label_smoothing)
+    with torch.autocast(run.device.type, dtype=torch.bfloat16, enabled=opts.precision == "bf16"):
+        loss, n_tokens = batch_loss(run.net, src, tgt_in, labels, pad, opts.label_smoothing)
     run.optimizer.zero_grad(set_to_none=True)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(run.model.parameters(), opts.clip)
