@@ -9,6 +9,7 @@ import pytest
 
 from tests.pages import RECORD_TOASTS, SENTENCE, WAIT, expected_trace, plot_info, wait_plot, wait_step, wait_translation
 from transformer_viz import i18n
+from transformer_viz.app import handlers as h
 from transformer_viz.app.strip import readable, token_strip
 from transformer_viz.translator import load_model
 
@@ -109,9 +110,44 @@ def test_next_at_the_last_step_says_so(page, library):
     wait_step(page, last)
     page.click("#step-next")
     page.wait_for_function(
-        "t => (window.__toasts || []).some(m => m.includes(t))", arg=i18n.text("at-last-step", "en"), timeout=WAIT
+        "t => document.querySelector('#step-label').innerText.includes(t)",
+        arg=i18n.text("at-last-step", "en"),
+        timeout=WAIT,
     )
     assert page.input_value("#step-slider input[type=number]") == str(last)
+
+
+def test_stepping_is_drawn_in_the_browser_without_asking_the_server(page, library):
+    """Previous, Next, the slider and the strip change the map, the label, the strip and the alternatives."""
+    trace = expected_trace(library)
+    wait_step(page, len(trace.target_ids) - 1)
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+    moves = [
+        (lambda: page.click("#step-prev"), len(trace.target_ids) - 2),
+        (lambda: page.locator("#token-strip button.tv-piece").nth(1).click(), 1),
+        (lambda: page.click("#step-next"), 2),
+        (
+            lambda: (
+                page.fill("#step-slider input[type=number]", "0"),
+                page.press("#step-slider input[type=number]", "Enter"),
+            ),
+            0,
+        ),
+    ]
+    for move, step in moves:
+        move()
+        wait_step(page, step)
+        wait_plot(page, "plot-cross", f"step {step}: producing")
+        page.wait_for_function(
+            "s => document.querySelector('#token-strip .tv-current').dataset.step === String(s)", arg=step, timeout=WAIT
+        )
+        assert page.inner_text("#step-label").startswith(h.step_label(trace, step, "en")[:12])
+    page.click("#alternative input")
+    shown = page.locator("ul[role=listbox] li").all_inner_texts()
+    page.keyboard.press("Escape")
+    assert [" ".join(s.split()) for s in shown] == [" ".join(label.split()) for label, _ in h.alternatives(trace, 0)]
+    assert not [url for url in asked if "/gradio_api/" in url and "heartbeat" not in url], asked
 
 
 # ------------------------------------------------------------------------------------------------ no browser

@@ -50,8 +50,7 @@ class Header:
     next_btn: gr.Button
     play_btn: gr.Button
     step_md: gr.Markdown
-    timer: gr.Timer
-    playing: gr.State  # whether the timer is stepping on (Play shows Pause meanwhile)
+    frames: gr.JSON  # hidden: every step's figures, label, alternatives and strip, drawn in the browser (stepping.py)
     plots: Plots  # the step's cross-attention and, beside it, the top-k bar
     alt: gr.Dropdown  # another token to branch on at this step
     branch_btn: gr.Button
@@ -212,8 +211,7 @@ def lay_out_steps(words: Words, top: Header) -> None:
         top.layer = words(
             gr.Slider(0, 1, value=0, step=1, label=T("layer"), elem_id="layer", scale=2), "label", "layer"
         )
-    top.timer = gr.Timer(0.8, active=False)
-    top.playing = gr.State(False)
+    top.frames = gr.JSON(visible=False, elem_id="step-frames")
     top.plots = Plots()
     with gr.Row(elem_id="lesson-maps"):
         with gr.Column(scale=3):

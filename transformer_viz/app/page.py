@@ -22,6 +22,7 @@ from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
 from .session import branch, decode_options, translate, unbranch
 from .share import parse_query, share_query
+from .stepping import step_frames, wire_steps
 from .strip import token_strip
 from .tabs import PLOT_IDS, Event, T, analysis, attention, experiments, inside
 
@@ -51,17 +52,22 @@ def build_demo() -> gr.Blocks:
         step_out = [plots[p.id] for p in STEP_PLOTS] + [top.step_md, top.alt, top.strip]
         redraw_step = Event(draw_step, step_in, step_out)
         redraw_all = Event(draw_all, step_in + [attention_tabs.kind], step_out + [plots[p.id] for p in OTHER_PLOTS])
+        frames = Event(step_frames, step_in, [top.frames])  # after every redraw: the steps, for the browser
         new_session = Event.merged([event for group in groups for event in group.on_new_session])
         session_out = [  # in the order of what session_outputs returns
             *(top.session, top.translation, top.notices, top.tokens, top.step, top.layer, top.head),
             *(attention_tabs.pick, top.download, top.share, inside_tabs.card, top.branch_md, top.unbranch_btn),
         ]
         demo.load(None, None, None, js=CLICK_JS)
-        wire_translation(demo, top, models, session_out, [redraw_all, new_session])
-        wire_steps(top, redraw_step)
+        wire_translation(demo, top, models, session_out, [redraw_all, new_session, frames])
+        wire_steps(top, step_out)
         # .input, not .change: a new translation resets the layer slider's range, which must not redraw twice
-        redraw_all.on(top.layer.input, top.presentation.input, attention_tabs.kind.input)
-        wire_language(top, words, [redraw_all, Event.merged([e for group in groups for e in group.on_language])])
+        for trigger in (top.layer.input, top.presentation.input):
+            frames.after(trigger(redraw_all.fn, redraw_all.inputs, redraw_all.outputs, api_visibility="private"))
+        frames.after(top.head.input(redraw_step.fn, step_in, step_out, api_visibility="private"))
+        redraw_all.on(attention_tabs.kind.input)
+        on_language = Event.merged([e for group in groups for e in group.on_language])
+        wire_language(top, words, [redraw_all, on_language, frames])
         gr.api(translate_api(models), api_name="translate")
     return demo
 
@@ -186,55 +192,6 @@ def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_ou
 
     loaded = demo.load(on_load, None, [top.sentence, top.model] + top.options + [top.lang], api_visibility="private")
     then_redraw(loaded.then(translate_if_linked, translate_in, session_out, api_visibility="private"))
-
-
-def wire_steps(top: Header, redraw_step: Event) -> None:
-    """The step slider, previous and next, play, the strip's tokens and the head: each redraws the step's plots."""
-
-    def move(lng, sess, t, delta):
-        if sess is None:
-            return gr.skip()
-        if delta > 0 and int(t) >= len(sess.trace.target_ids) - 1:
-            gr.Info(i18n.text("at-last-step", lng))  # the button does nothing: say why
-            return gr.skip()
-        return h.clamp_step(sess.trace, int(t) + delta)
-
-    def jump(sess, clicked):
-        """The step of the target token clicked in the strip."""
-        return gr.skip() if sess is None or not clicked else h.clamp_step(sess.trace, h.parse_click(clicked, 1)[0])
-
-    def play_or_pause(lng, sess, t, playing):
-        """Play steps on from the step shown (from the start when at the end); Pause stops there."""
-        if sess is None or playing:
-            return gr.Timer(active=False), gr.skip(), i18n.text("play", lng), False
-        start = 0 if int(t) >= len(sess.trace.target_ids) - 1 else int(t)
-        return gr.Timer(active=True), start, i18n.text("pause", lng), True
-
-    def tick(lng, sess, t, playing):
-        if sess is None or not playing:
-            return gr.Timer(active=False), gr.skip(), gr.skip(), False
-        t = int(t) + 1
-        if t >= len(sess.trace.target_ids) - 1:  # the last step: shown, and Play again
-            return gr.Timer(active=False), h.clamp_step(sess.trace, t), i18n.text("play", lng), False
-        return gr.skip(), t, gr.skip(), gr.skip()  # writes only the step: a Pause clicked meanwhile wins
-
-    redraw_step.on(top.step.input, trigger_mode="always_last")
-    for button, delta in ((top.prev_btn, -1), (top.next_btn, +1)):
-        moved = button.click(
-            lambda lng, s, t, delta=delta: move(lng, s, t, delta),
-            [top.lang, top.session, top.step],
-            top.step,
-            api_visibility="private",
-        )
-        redraw_step.after(moved)
-    redraw_step.after(top.strip_click.change(jump, [top.session, top.strip_click], top.step, api_visibility="private"))
-    playing_in, playing_out = (
-        [top.lang, top.session, top.step, top.playing],
-        [top.timer, top.step, top.play_btn, top.playing],
-    )
-    redraw_step.after(top.play_btn.click(play_or_pause, playing_in, playing_out, api_visibility="private"))
-    redraw_step.after(top.timer.tick(tick, playing_in, playing_out, api_visibility="private"))
-    redraw_step.on(top.head.input)
 
 
 def wire_language(top: Header, words: Words, after: list[Event]) -> None:

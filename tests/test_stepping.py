@@ -1,0 +1,52 @@
+"""The frames that let the browser step without the server: every step drawn by the handlers, once."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from tests.tiny import tiny_translator
+from transformer_viz.app import stepping
+from transformer_viz.app.common import LOOKS
+from transformer_viz.app.page import draw_step
+from transformer_viz.app.registry import STEP_PLOTS
+
+
+@pytest.fixture(scope="module")
+def session():
+    return SimpleNamespace(trace=tiny_translator(max_len=8).trace("I see the house."))
+
+
+@pytest.mark.parametrize("look, lang, head", [(LOOKS[0], "en", "mean"), (LOOKS[2], "ja", "1")])
+def test_every_frame_is_what_the_server_draws_at_that_step(session, look, lang, head):
+    frames = stepping.step_frames(session, 0, 1, head, look, lang)
+    steps = len(session.trace.target_ids)
+    assert frames["steps"] == steps and len(frames["plots"]) == len(STEP_PLOTS) == stepping.N_OUT - 3
+    for t in range(steps):
+        drawn = draw_step(session, t, 1, head, look, lang)
+        for i, plot in enumerate(STEP_PLOTS):
+            served = drawn[i]
+            assert frames["plots"][i][t] == (None if served is None else served.plot), (plot.id, t)
+        label, alternatives, strip = drawn[len(STEP_PLOTS) :]
+        assert frames["label"][t] == label and frames["strip"][t] == strip
+        assert frames["alternatives"][t] == [list(choice) for choice in alternatives["choices"]]
+    assert frames["plots"][0][0] != frames["plots"][0][steps - 1]  # the steps differ
+
+
+def test_the_frames_know_what_they_were_drawn_for(session):
+    frames = stepping.step_frames(session, 0, 1, "mean", LOOKS[1], "ko")
+    assert json.loads(frames["key"]) == [1, "mean", LOOKS[1], "ko"]
+    assert frames["key"] == '[1,"mean","slides (PNG download)","ko"]'  # as the browser's JSON.stringify writes it
+    assert frames["play"] != stepping.step_frames(session, 0, 1, "mean", LOOKS[1], "en")["play"]  # in Korean
+
+
+def test_no_session_no_frames():
+    assert stepping.step_frames(None, 0, 0, "mean", LOOKS[0], "en") is None
+
+
+def test_each_step_event_returns_the_step_and_every_step_output():
+    js = stepping.step_js(stepping.MOVES["next"])
+    assert js.count(stepping.SKIP) == stepping.N_OUT + 1  # the step and PAINT's outputs, left as they are
+    assert "f.key !== key" in js  # frames drawn for other controls are not used
