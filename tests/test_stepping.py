@@ -27,8 +27,13 @@ def test_every_frame_is_what_the_server_draws_at_that_step(session, look, lang, 
     for t in range(steps):
         drawn = draw_step(session, t, 1, head, look, lang)
         for i, plot in enumerate(STEP_PLOTS):
-            served = drawn[i]
-            assert frames["plots"][i][t] == (None if served is None else served.plot), (plot.id, t)
+            served, frame = drawn[i], frames["plots"][i][t]
+            if served is None:
+                assert frame is None, (plot.id, t)
+                continue
+            figure = json.loads(frame)
+            assert figure["layout"].pop("datarevision")
+            assert figure == json.loads(served.plot), (plot.id, t)
         label, alternatives, strip = drawn[len(STEP_PLOTS) :]
         assert frames["label"][t] == label and frames["strip"][t] == strip
         assert frames["alternatives"][t] == [list(choice) for choice in alternatives["choices"]]
@@ -40,6 +45,19 @@ def test_the_frames_know_what_they_were_drawn_for(session):
     assert json.loads(frames["key"]) == [1, "mean", LOOKS[1], "ko"]
     assert frames["key"] == '[1,"mean","slides (PNG download)","ko"]'  # as the browser's JSON.stringify writes it
     assert frames["play"] != stepping.step_frames(session, 0, 1, "mean", LOOKS[1], "en")["play"]  # in Korean
+
+
+def test_the_data_revision_changes_only_with_the_data(session):
+    """Cross-attention keeps its weights from step to step (only the outline moves); decoder self-attention
+    hides the rows not produced yet, so its data change with the step."""
+    frames = stepping.step_frames(session, 0, 0, "mean", LOOKS[0], "en")
+    ids = [plot.id for plot in STEP_PLOTS]
+
+    def revisions(plot_id):
+        return [json.loads(x)["layout"]["datarevision"] for x in frames["plots"][ids.index(plot_id)] if x]
+
+    assert len(set(revisions("plot-cross"))) == 1
+    assert len(set(revisions("plot-dec-self"))) == len(session.trace.target_ids)
 
 
 def test_no_session_no_frames():

@@ -12,6 +12,7 @@ new frames, whose arrival paints the step the slider is at.
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from .. import i18n
@@ -48,8 +49,18 @@ def frame_key(lay, hd, pres, lng) -> str:
 
 
 def figure_json(fig, pres, plot_id: str) -> str | None:
+    """The figure as the page's plot takes it, its layout.datarevision naming its data.
+
+    Plotly.react takes arrays of a new identity for new data unless datarevision says otherwise: where a step
+    changes only the outline and the title (cross-attention), the heatmaps are then not recomputed.
+    """
     data = plot(fig, pres, fit=plot_id in FITTED_PLOTS)
-    return None if data is None else data.plot
+    if data is None:
+        return None
+    figure = json.loads(data.plot)
+    digest = hashlib.sha1(json.dumps(figure["data"], sort_keys=True).encode(), usedforsecurity=False)
+    figure["layout"]["datarevision"] = digest.hexdigest()[:16]
+    return json.dumps(figure, separators=(",", ":"))
 
 
 # JavaScript. SKIP leaves a component as it is; PAINT(f, t) is the outputs of draw_step at step t, from frames f.

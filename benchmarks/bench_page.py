@@ -1,0 +1,202 @@
+"""The page in a browser: click-to-paint of a step, a scrub, a tab, a translation, a look and a language.
+
+    python benchmarks/bench_page.py [--repeat 20] [--threads 1]
+
+Starts app.py on the bundled checkpoints and drives Debian's Chromium with Playwright at 1280×720.
+Each measurement runs from the click (or key press) until the page shows its result, polled at every
+animation frame: the main map's title names the new step, the opened tab's plot is drawn, the map
+carries the new sentence's pieces, the new look's fonts, the new language's title.
+
+The baseline, measured in the same run, is the round trip a step cost before it was drawn in the
+browser: the server redraws the same step plots (a head change runs that handler, draw_step) and the
+page paints what comes back. Ratios below 1 are faster than the baseline. Prints a JSON report;
+BENCHMARKS.md keeps the latest numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_load import free_port, start_app, wait_for_page  # noqa: E402
+from common import parser  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+SENTENCES = [  # ten words each
+    "The children are playing in the garden with their friends.",
+    "My brother reads a book in the kitchen every evening.",
+]
+TITLE = (
+    "(id => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); "
+    "return el && el.layout && el.layout.title ? (el.layout.title.text || '') : ''; })"
+)
+STEP = "() => Math.round(Number(document.querySelector('#step-slider input[type=number]').value))"
+WAIT = 120_000
+
+
+def until(page, predicate: str, arg=None) -> None:
+    page.wait_for_function(predicate, arg=arg, polling="raf", timeout=WAIT)
+
+
+def clicked(page, action, predicate: str, arg=None) -> float:
+    """Milliseconds from `action()` until `predicate` holds in the page."""
+    start = time.perf_counter()
+    action()
+    until(page, predicate, arg)
+    return (time.perf_counter() - start) * 1000
+
+
+def shows_step(step: int) -> str:
+    return f"() => {TITLE}('plot-cross').includes('step {step}:')"
+
+
+def steps(page, repeat: int) -> list[float]:
+    """Next, and Previous at the last step: the main map names the step."""
+    last = page.evaluate("() => Number(document.querySelector('#step-slider input[type=range]').max)")
+    samples, forward = [], True
+    for _ in range(repeat):
+        now = page.evaluate(STEP)
+        forward = forward if 0 < now < last else now == 0
+        to, button = (now + 1, "#step-next") if forward else (now - 1, "#step-prev")
+        samples.append(clicked(page, lambda b=button: page.click(b), shows_step(to)))
+    return samples
+
+
+def scrubs(page, repeat: int) -> list[float]:
+    """The slider dragged to another step (its range input's input event, as a drag fires it)."""
+    last = page.evaluate("() => Number(document.querySelector('#step-slider input[type=range]').max)")
+    drag = (
+        "t => { const r = document.querySelector('#step-slider input[type=range]'); r.value = t; "
+        "r.dispatchEvent(new Event('input', {bubbles: true})); }"
+    )
+    samples = []
+    for i in range(repeat):
+        to = (page.evaluate(STEP) + 1 + i % max(last, 1)) % (last + 1)
+        samples.append(clicked(page, lambda t=to: page.evaluate(drag, t), shows_step(to)))
+    return samples
+
+
+def tabs(page, repeat: int) -> list[float]:
+    """Between the decoder self-attention and the cross-attention tabs: the opened tab's plot is drawn."""
+    samples = []
+    for i in range(repeat):
+        tab, plot_id = ("tab-dec-self", "plot-dec-self") if i % 2 == 0 else ("tab-cross", "plot-alignment")
+        drawn = (
+            f"() => {{ const el = document.querySelector('#{plot_id} .js-plotly-plot'); "
+            "return !!el && el.offsetParent !== null && !!el.querySelector('.main-svg'); }"
+        )
+        samples.append(clicked(page, lambda t=tab: page.click(f"#{t}-button"), drawn))
+    return samples
+
+
+def head_changes(page, repeat: int) -> list[float]:
+    """The baseline: a head chosen in the menu, whose step plots the server redraws (draw_step), painted."""
+    samples = []
+    for i in range(repeat):
+        head = str(i % 2)
+        before = page.evaluate(f"() => {TITLE}('plot-alignment')")
+        page.click("#head input")
+        option = page.locator("ul[role=listbox] li", has_text=head).first
+        changed = f"b => {TITLE}('plot-alignment') !== b && {TITLE}('plot-alignment') !== ''"
+        samples.append(clicked(page, option.click, changed, before))
+    return samples
+
+
+def translations(page, repeat: int) -> list[float]:
+    """A ten-word sentence translated: the main map shows step 0 over its pieces."""
+    samples = []
+    for i in range(repeat):
+        sentence = SENTENCES[i % 2]
+        word = sentence.split()[1].lower()[:4]
+        page.fill("#sentence textarea", sentence)
+        shows = (
+            "w => { const el = document.querySelector('#plot-cross .js-plotly-plot'); "
+            "if (!el || !el.layout) return false; "
+            "const ticks = Object.keys(el.layout).filter(k => /^xaxis/.test(k)).map(k => el.layout[k].ticktext || []);"
+            " return ticks.flat().join(' ').toLowerCase().includes(w) && "
+            + TITLE
+            + "('plot-cross').includes('step 0:'); }"
+        )
+        samples.append(clicked(page, lambda: page.click("#translate"), shows, word))
+    return samples
+
+
+def switches(page, repeat: int, what: str) -> list[float]:
+    """The look (screen ↔ slides) or the language (English ↔ 日本語): the main map is drawn anew in it."""
+    samples = []
+    for i in range(repeat):
+        before = page.evaluate(
+            "() => { const el = document.querySelector('#plot-cross .js-plotly-plot'); "
+            "return JSON.stringify([el.layout.font, el.layout.title]); }"
+        )
+        changed = (
+            "b => { const el = document.querySelector('#plot-cross .js-plotly-plot'); "
+            "return !!el && !!el.layout && JSON.stringify([el.layout.font, el.layout.title]) !== b; }"
+        )
+        if what == "look":
+            label = "slides (PNG download)" if i % 2 == 0 else "screen"
+            target = page.locator("#presentation label", has_text=label).first
+        else:
+            target = page.locator("#language label").nth(1 if i % 2 == 0 else 0)
+        samples.append(clicked(page, target.click, changed, before))
+    return samples
+
+
+def median(samples: list[float]) -> float:
+    return round(statistics.median(samples), 1)
+
+
+def main() -> None:
+    args = parser(__doc__).parse_args()
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    proc = start_app(None, port, Path(tempfile.gettempdir()) / f"bench_page_{port}.log", args.threads)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_for_page(url, proc)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            page = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720}).new_page()
+            page.goto(url, wait_until="load")
+            page.wait_for_selector("#sentence textarea", timeout=WAIT)
+            translate = translations(page, max(args.repeat // 2, 4))
+            until(page, "() => !!document.querySelector('#plot-cross .js-plotly-plot')")
+            page.wait_for_timeout(1500)  # the frames arrive after the first paint
+            report = {
+                "baseline_round_trip_ms": median(head_changes(page, args.repeat)),
+                "step_ms": median(steps(page, args.repeat)),
+                "scrub_ms": median(scrubs(page, args.repeat)),
+                "tab_ms": median(tabs(page, args.repeat)),
+                "translate_ms": median(translate),
+                "look_ms": median(switches(page, max(args.repeat // 2, 4), "look")),
+                "language_ms": median(switches(page, max(args.repeat // 2, 4), "language")),
+            }
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    base = report["baseline_round_trip_ms"]
+    report["ratios_to_baseline"] = {k[:-3]: round(v / base, 3) for k, v in report.items() if k.endswith("_ms")}
+    report["machine"] = f"{platform.machine()}, {platform.python_version()}, repeat {args.repeat}"
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
