@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages import SENTENCE, WAIT, escaped, expected_trace, wait_plot, wait_step, wait_ticks, wait_translation
+from tests.pages import SENTENCE, escaped, expected_trace, open_app, wait_plot, wait_step, wait_ticks, wait_translation
 from transformer_viz.figures import esc
 from transformer_viz.lab.analysis import word_labels, word_spans
 from transformer_viz.translator import load_model
@@ -17,11 +17,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def page(browser, app_server):
-    url, _ = app_server
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.goto(url, wait_until="load")
-    page.wait_for_selector("#sentence textarea", timeout=WAIT)
+    context, page = open_app(browser, app_server[0], viewport={"width": 1400, "height": 1000})
     yield page
     context.close()
 
