@@ -82,3 +82,21 @@ def test_the_header_offers_the_switch_beside_the_look_in_every_language():
         if component is top.units:
             korean.update(update)
     assert korean["label"] == "토큰 단위" and korean["choices"] == [("조각", "pieces"), ("단어", "words")]
+
+
+def test_the_heads_a_click_opens_are_drawn_in_the_pages_units(trace):
+    import json
+
+    from transformer_viz.app.session import Session
+    from transformer_viz.app.tabs import analysis, attention
+
+    sess = Session(trace=trace, model="tiny", options={})
+    source_words = words_of(trace.source_tokens)
+    for units, ticks in (
+        ("words", source_words),
+        ("pieces", [figures.esc(figures.style.piece_label(p)) for p in trace.source_tokens]),
+    ):
+        large, _ = attention.open_head(sess, "layer 1 head 2 (17)", "cross", "screen", "en", units)
+        summary = analysis.open_summary_head(sess, "encoder_self 0 3 (17)", "screen", "en", units)
+        for shown in (large, summary):
+            assert json.loads(shown.plot)["layout"]["xaxis"]["ticktext"] == ticks, units

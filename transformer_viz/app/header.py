@@ -70,7 +70,7 @@ class Header:
     @property
     def controls(self) -> Controls:
         """What the tab groups read and listen to."""
-        return Controls(self.session, self.lang, self.layer, self.head, self.presentation)
+        return Controls(self.session, self.lang, self.layer, self.head, self.presentation, self.units)
 
 
 def lay_out(words: Words, models: list[str]) -> Header:
