@@ -55,6 +55,17 @@ TITLE_HAS = (
 )
 
 
+def open_app(browser, url: str, **context_options):
+    """(context, page): a new browser context with `context_options` and a page on the app, its sentence box shown.
+
+    The caller closes the context."""
+    context = browser.new_context(**context_options)
+    page = context.new_page()
+    page.goto(url, wait_until="load")  # Gradio keeps a connection open: networkidle never comes
+    page.wait_for_selector("#sentence textarea", timeout=WAIT)
+    return context, page
+
+
 def open_tab(page, tab: str) -> None:
     """Click the group that holds the view, then the view's own tab (e.g. open_tab(page, "pe"))."""
     page.click(f"#group-{GROUP_OF_TAB[tab]}-button")

@@ -258,6 +258,17 @@ def test_merge_words_sums_keys_and_averages_queries():
     np.testing.assert_allclose(stacked[0], merged)
 
 
+def test_merge_words_leaves_rows_not_produced_yet_out_of_their_words_mean():
+    """A figure hides the rows after the step as NaN: a word half written averages only its written pieces."""
+    pieces = ["▁a", "b", "▁c"]
+    w = np.array([[0.2, 0.3, 0.5], [np.nan] * 3, [np.nan] * 3])  # only piece 0 produced so far
+    merged = A.merge_words(w, A.word_spans(pieces), A.word_spans(pieces))
+    np.testing.assert_allclose(merged[0], [0.5, 0.5])  # the row of piece 0 alone, not NaN, not halved
+    assert np.isnan(merged[1]).all()  # word "c": none of its pieces produced, a gap
+    w[1] = [0.6, 0.1, 0.3]
+    np.testing.assert_allclose(A.merge_words(w, A.word_spans(pieces), A.word_spans(pieces))[0], [0.6, 0.4])
+
+
 TREE = [  # a hand-built beam tree: node i is TREE[i]
     dict(step=0, parent=-1, id=10, log_prob=-0.1, finished=False, kept=True),  # 0
     dict(step=0, parent=-1, id=11, log_prob=-0.5, finished=False, kept=True),  # 1

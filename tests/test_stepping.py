@@ -19,13 +19,15 @@ def session():
     return SimpleNamespace(trace=tiny_translator(max_len=8).trace("I see the house."))
 
 
-@pytest.mark.parametrize("look, lang, head", [(LOOKS[0], "en", "mean"), (LOOKS[2], "ja", "1")])
-def test_every_frame_is_what_the_server_draws_at_that_step(session, look, lang, head):
-    frames = stepping.step_frames(session, 0, 1, head, look, lang)
+@pytest.mark.parametrize(
+    "look, lang, head, units", [(LOOKS[0], "en", "mean", "pieces"), (LOOKS[2], "ja", "1", "words")]
+)
+def test_every_frame_is_what_the_server_draws_at_that_step(session, look, lang, head, units):
+    frames = stepping.step_frames(session, 0, 1, head, look, lang, units)
     steps = len(session.trace.target_ids)
     assert frames["steps"] == steps and len(frames["plots"]) == len(STEP_PLOTS) == stepping.N_OUT - 3
     for t in range(steps):
-        drawn = draw_step(session, t, 1, head, look, lang)
+        drawn = draw_step(session, t, 1, head, look, lang, units)
         for i, plot in enumerate(STEP_PLOTS):
             served, frame = drawn[i], frames["plots"][i][t]
             if served is None:
@@ -41,9 +43,9 @@ def test_every_frame_is_what_the_server_draws_at_that_step(session, look, lang, 
 
 
 def test_the_frames_know_what_they_were_drawn_for(session):
-    frames = stepping.step_frames(session, 0, 1, "mean", LOOKS[1], "ko")
-    assert json.loads(frames["key"]) == [1, "mean", LOOKS[1], "ko"]
-    assert frames["key"] == '[1,"mean","slides (PNG download)","ko"]'  # as the browser's JSON.stringify writes it
+    frames = stepping.step_frames(session, 0, 1, "mean", LOOKS[1], "ko", "words")
+    assert json.loads(frames["key"]) == [1, "mean", LOOKS[1], "ko", "words"]
+    assert frames["key"] == '[1,"mean","slides (PNG download)","ko","words"]'  # as the browser's JSON.stringify
     assert frames["play"] != stepping.step_frames(session, 0, 1, "mean", LOOKS[1], "en")["play"]  # in Korean
 
 

@@ -81,17 +81,31 @@ def alternatives(trace: Trace, step: int) -> list[tuple[str, int]]:
     return [(f"{alt['token']}  (p = {alt['prob']:.2f})", alt["id"]) for alt in trace.steps[step]["top_k"]]
 
 
-def view_figures(plots, trace: Trace | None, step=0, layer=0, head="mean", kind="cross", presentation=False, lang="en"):
-    """{plot id: figure} for `plots` (registry.Plot) drawn from `trace` and the page's controls, words in `lang`."""
+def view_figures(
+    plots,
+    trace: Trace | None,
+    step=0,
+    layer=0,
+    head="mean",
+    kind="cross",
+    presentation=False,
+    lang="en",
+    units="pieces",
+):
+    """{plot id: figure} for `plots` (registry.Plot) drawn from `trace` and the page's controls, words in `lang`;
+    the attention maps in `units` ("pieces", the default, or "words")."""
     head = "mean" if head in (None, "mean", "all") else int(head)
-    view = View(trace, step=step, layer=layer, head=head, kind=KINDS.get(kind, kind), presentation=presentation)
+    kind = KINDS.get(kind, kind)
+    view = View(trace, step, layer, head, kind, presentation, units)
     with figures.language(lang):
         return {plot.id: plot.figure(view) for plot in plots}
 
 
-def step_figures(trace: Trace, step: int, layer: int, head, presentation: bool, lang: str = "en") -> dict:
+def step_figures(
+    trace: Trace, step: int, layer: int, head, presentation: bool, lang: str = "en", units="pieces"
+) -> dict:
     """The views that change with the step: the query row being produced is highlighted; words in `lang`."""
-    return view_figures(STEP_PLOTS, trace, step, layer, head, presentation=presentation, lang=lang)
+    return view_figures(STEP_PLOTS, trace, step, layer, head, presentation=presentation, lang=lang, units=units)
 
 
 def static_figures(trace: Trace, layer: int, kind: str, presentation: bool, lang: str = "en") -> dict:

@@ -6,6 +6,7 @@ import gradio as gr
 
 from .. import i18n
 from ..decoding import STRATEGIES
+from ..figures import UNITS
 from ..translator import MAX_CHARS
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
 from .models import model_choices
@@ -39,6 +40,7 @@ class Header:
     notices: gr.Markdown
     tokens: gr.Dataframe
     presentation: gr.Radio  # one of LOOKS
+    units: gr.Radio  # the attention maps' rows and columns: one of figures.UNITS, "pieces" or "words"
     download: gr.DownloadButton
     share: gr.Textbox
     copy: gr.Button
@@ -67,7 +69,7 @@ class Header:
     @property
     def controls(self) -> Controls:
         """What the tab groups read and listen to."""
-        return Controls(self.session, self.lang, self.layer, self.head, self.presentation)
+        return Controls(self.session, self.lang, self.layer, self.head, self.presentation, self.units)
 
 
 def lay_out(words: Words, models: list[str]) -> Header:
@@ -164,7 +166,7 @@ def slider(words: Words, option: str, key: str, value, step) -> gr.Slider:
 
 
 def lay_out_translation(words: Words, top: Header) -> None:
-    """The translation, its tokens, the figures' look, the trace download and the share link."""
+    """The translation, its tokens, the figures' look and units, the trace download and the share link."""
     top.translation = words(
         gr.Textbox(label=T("translation"), elem_id="translation", interactive=False), "label", "translation"
     )
@@ -185,6 +187,9 @@ def lay_out_translation(words: Words, top: Header) -> None:
         )
         words(top.presentation, "label", "figures")
         words(top.presentation, "choices", list(zip(LOOK_KEYS, LOOKS)))
+        top.units = gr.Radio([(T(f"units-{u}"), u) for u in UNITS], value=UNITS[0], label=T("units"), elem_id="units")
+        words(top.units, "label", "units")
+        words(top.units, "choices", [(f"units-{u}", u) for u in UNITS])
         top.download = words(
             gr.DownloadButton(T("download"), elem_id="download-trace", interactive=False), "label", "download"
         )  # value is the file

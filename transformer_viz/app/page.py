@@ -48,7 +48,7 @@ def build_demo() -> gr.Blocks:
         plots = {**top.plots, **{plot_id: c for group in groups for plot_id, c in group.plots.items()}}
         if set(plots) != PLOT_IDS:
             raise RuntimeError(f"registered plots missing from the page: {sorted(PLOT_IDS - set(plots))}")
-        step_in = [top.session, top.step, top.layer, top.head, top.presentation, top.lang]
+        step_in = [top.session, top.step, top.layer, top.head, top.presentation, top.lang, top.units]
         step_out = [plots[p.id] for p in STEP_PLOTS] + [top.step_md, top.alt, top.strip]
         redraw_step = Event(draw_step, step_in, step_out)
         redraw_all = Event(draw_all, step_in + [attention_tabs.kind], step_out + [plots[p.id] for p in OTHER_PLOTS])
@@ -62,7 +62,7 @@ def build_demo() -> gr.Blocks:
         wire_translation(demo, top, models, session_out, [redraw_all, new_session, frames])
         wire_steps(top, step_out)
         # .input, not .change: a new translation resets the layer slider's range, which must not redraw twice
-        for trigger in (top.layer.input, top.presentation.input):
+        for trigger in (top.layer.input, top.presentation.input, top.units.input):
             frames.after(trigger(redraw_all.fn, redraw_all.inputs, redraw_all.outputs, api_visibility="private"))
         frames.after(top.head.input(redraw_step.fn, step_in, step_out, api_visibility="private"))
         redraw_all.on(attention_tabs.kind.input)
@@ -72,13 +72,13 @@ def build_demo() -> gr.Blocks:
     return demo
 
 
-def draw_step(sess, t, lay, hd, pres, lng):
+def draw_step(sess, t, lay, hd, pres, lng, unt):
     """The plots that follow the step or the head, the step's label, its alternatives to branch on, the strip."""
     if sess is None:
         return [gr.skip()] * (len(STEP_PLOTS) + 3)
     trace = sess.trace
     t = h.clamp_step(trace, t)
-    figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng)
+    figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng, units=unt)
     return [plot(figs[p.id], pres, fit=p.id in FITTED_PLOTS) for p in STEP_PLOTS] + [
         h.step_label(trace, t, lng),
         gr.update(choices=h.alternatives(trace, t), value=None),
@@ -86,13 +86,13 @@ def draw_step(sess, t, lay, hd, pres, lng):
     ]
 
 
-def draw_all(sess, t, lay, hd, pres, lng, knd):
+def draw_all(sess, t, lay, hd, pres, lng, unt, knd):
     """Every registered plot, with the step's label, alternatives and strip."""
     if sess is None:
         return [gr.skip()] * (len(STEP_PLOTS) + 3 + len(OTHER_PLOTS))
     t = h.clamp_step(sess.trace, t)
-    figs = h.view_figures(OTHER_PLOTS, sess.trace, t, int(lay), hd, knd, slides(pres), lang=lng)
-    return draw_step(sess, t, lay, hd, pres, lng) + [plot(figs[p.id], pres) for p in OTHER_PLOTS]
+    figs = h.view_figures(OTHER_PLOTS, sess.trace, t, int(lay), hd, knd, slides(pres), lang=lng, units=unt)
+    return draw_step(sess, t, lay, hd, pres, lng, unt) + [plot(figs[p.id], pres) for p in OTHER_PLOTS]
 
 
 def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=None, hd=None, step=0) -> list:

@@ -17,7 +17,7 @@ from ..trace import Trace
 from .models import learned_and_sinusoidal, loaded_translator
 
 # What a plot's drawing reads besides the trace and the look. A plot that follows the step or the head is redrawn
-# on every step; a change of layer, overview kind, look or language redraws every plot.
+# on every step; a change of layer, overview kind, look, units or language redraws every plot.
 FOLLOWS = ("step", "head", "layer", "kind")
 
 
@@ -31,6 +31,9 @@ class View:
     head: int | str = "mean"  # a head's number, or "mean"
     kind: str = "cross"  # the overview's attention: "cross", "decoder_self" or "encoder_self"
     presentation: bool = False  # the slides look
+    # the attention maps' rows and columns: "pieces" or "words" (figures.UNITS). The masks and the score pipeline
+    # stay in pieces, as the model masks and scores them; the "Rollout and words" tab shows both side by side.
+    units: str = "pieces"
 
     @functools.cached_property
     def positional_tables(self) -> dict:
@@ -111,17 +114,20 @@ PLOTS = [
     Plot("plot-topk", "page", None, follows=STEP,
          draw=lambda v: figures.topk_bar(v.trace, v.step, presentation=v.presentation)),
     Plot("plot-cross", "page", None, follows=STEP | LAYER,
-         draw=lambda v: figures.attention_grid(v.trace, "cross", v.layer, step=v.step, presentation=v.presentation)),
+         draw=lambda v: figures.attention_grid(
+             v.trace, "cross", v.layer, step=v.step, presentation=v.presentation, units=v.units)),
     Plot("plot-alignment", "attention", "tab-cross", follows=STEP | LAYER | HEAD,
-         draw=lambda v: figures.alignment(v.trace, v.layer, head=v.head, step=v.step, presentation=v.presentation)),
+         draw=lambda v: figures.alignment(
+             v.trace, v.layer, head=v.head, step=v.step, presentation=v.presentation, units=v.units)),
     Plot("plot-dec-self", "attention", "tab-dec-self", follows=STEP | LAYER,
          draw=lambda v: figures.attention_grid(
-             v.trace, "decoder_self", v.layer, step=v.step, presentation=v.presentation)),
+             v.trace, "decoder_self", v.layer, step=v.step, presentation=v.presentation, units=v.units)),
     Plot("plot-enc-self", "attention", "tab-enc-self", follows=LAYER,
-         draw=lambda v: figures.attention_grid(v.trace, "encoder_self", v.layer, presentation=v.presentation)),
+         draw=lambda v: figures.attention_grid(
+             v.trace, "encoder_self", v.layer, presentation=v.presentation, units=v.units)),
     Plot("plot-overview", "attention", "tab-overview", follows=KIND,
          click=Click("overview-click", "p => p.data.meta ? `layer ${p.data.meta[0]} head ${p.data.meta[1]}` : null"),
-         draw=lambda v: figures.overview(v.trace, v.kind, presentation=v.presentation)),
+         draw=lambda v: figures.overview(v.trace, v.kind, presentation=v.presentation, units=v.units)),
     Plot("plot-heads-cross", "analysis", "tab-heads", click=_head_click("cross"),
          download=_named("cross-head-summary"),
          draw=lambda v: figures.head_summary_figure(v.trace, "cross", presentation=v.presentation)),

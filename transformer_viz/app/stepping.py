@@ -23,15 +23,15 @@ from .registry import STEP_PLOTS
 from .strip import token_strip
 
 
-def step_frames(sess, t, lay, hd, pres, lng) -> dict | None:
+def step_frames(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
     """For every step: the step plots' figure JSON, the step's label, its alternatives, the token strip."""
     if sess is None:
         return None
     trace = sess.trace
     steps = list(range(len(trace.target_ids)))
-    drawn = [h.step_figures(trace, step, int(lay), hd, slides(pres), lang=lng) for step in steps]
+    drawn = [h.step_figures(trace, step, int(lay), hd, slides(pres), lang=lng, units=unt) for step in steps]
     return dict(
-        key=frame_key(lay, hd, pres, lng),
+        key=frame_key(lay, hd, pres, lng, unt),
         steps=len(steps),
         plots=[[figure_json(figs[p.id], pres, p.id) for figs in drawn] for p in STEP_PLOTS],
         label=[h.step_label(trace, step, lng) for step in steps],
@@ -43,9 +43,9 @@ def step_frames(sess, t, lay, hd, pres, lng) -> dict | None:
     )
 
 
-def frame_key(lay, hd, pres, lng) -> str:
+def frame_key(lay, hd, pres, lng, unt) -> str:
     """What the frames were drawn for; the browser compares it with the controls' values (FRAME_KEY_JS)."""
-    return json.dumps([int(lay), str(hd), str(pres), str(lng)], separators=(",", ":"))
+    return json.dumps([int(lay), str(hd), str(pres), str(lng), str(unt)], separators=(",", ":"))
 
 
 def figure_json(fig, pres, plot_id: str) -> str | None:
@@ -65,7 +65,9 @@ def figure_json(fig, pres, plot_id: str) -> str | None:
 
 # JavaScript. SKIP leaves a component as it is; PAINT(f, t) is the outputs of draw_step at step t, from frames f.
 SKIP = "{__type__: 'update'}"
-FRAME_KEY_JS = "(lay, hd, pres, lng) => JSON.stringify([Math.round(Number(lay)), `${hd}`, `${pres}`, `${lng}`])"
+FRAME_KEY_JS = (
+    "(lay, hd, pres, lng, unt) => JSON.stringify([Math.round(Number(lay)), `${hd}`, `${pres}`, `${lng}`, `${unt}`])"
+)
 PAINT_JS = """(f, t, suffix) => [
   ...f.plots.map(frames => frames[t] === null ? null : {type: 'plotly', plot: frames[t]}),
   f.label[t] + (suffix || ''),
@@ -76,13 +78,13 @@ N_OUT = len(STEP_PLOTS) + 3  # PAINT's outputs: the step plots, the label, the a
 
 
 def step_js(move: str) -> str:
-    """A js-only event on (frames, step, layer, head, look, language, extra) → (step, PAINT's outputs).
+    """A js-only event on (frames, step, layer, head, look, language, units, extra) → (step, PAINT's outputs).
 
     `move` is JavaScript computing `to` (the new step) and optionally `suffix` from f, t and extra.
     """
     skip = ", ".join([SKIP] * (N_OUT + 1))
-    return f"""(f, t, lay, hd, pres, lng, extra) => {{
-  const key = ({FRAME_KEY_JS})(lay, hd, pres, lng);
+    return f"""(f, t, lay, hd, pres, lng, unt, extra) => {{
+  const key = ({FRAME_KEY_JS})(lay, hd, pres, lng, unt);
   if (!f || f.key !== key) return [{skip}];
   t = Math.round(Number(t));
   let to = t, suffix = '';
@@ -102,14 +104,14 @@ MOVES = {
 # Play steps on from the step shown (from the start when at the end) by clicking Next every 0.8 s; Pause, or the
 # last step, stops it. The next tick is timed from the frame after the last one was drawn, so that a slow machine
 # is not handed steps faster than it draws them. The event writes the button's label (and step 0 to restart).
-PLAY_JS = f"""(f, t, lay, hd, pres, lng) => {{
+PLAY_JS = f"""(f, t, lay, hd, pres, lng, unt) => {{
   const skip = [{", ".join([SKIP] * (N_OUT + 1))}];
   if (window.tvPlaying) {{
     clearTimeout(window.tvPlayer);
     window.tvPlaying = false;
     return [f ? f.play : {SKIP}, ...skip];
   }}
-  if (!f || f.key !== ({FRAME_KEY_JS})(lay, hd, pres, lng)) return [{SKIP}, ...skip];
+  if (!f || f.key !== ({FRAME_KEY_JS})(lay, hd, pres, lng, unt)) return [{SKIP}, ...skip];
   const current = () => Math.round(Number(document.querySelector('#step-slider input[type=number]').value));
   const tick = () => {{
     if (!window.tvPlaying) return;
@@ -129,7 +131,7 @@ JS_ONLY = dict(trigger_mode="multiple", api_visibility="private")
 
 def wire_steps(top: Header, step_outputs: list) -> None:
     """Previous, Next, the slider, the strip's tokens, Play and new frames: each drawn in the browser."""
-    controls = [top.frames, top.step, top.layer, top.head, top.presentation, top.lang]
+    controls = [top.frames, top.step, top.layer, top.head, top.presentation, top.lang, top.units]
     outputs = [top.step, *step_outputs]
     for trigger, move, extra in (
         (top.prev_btn.click, "prev", []),

@@ -6,6 +6,8 @@ or hand Gradio `figure_json(fig)`, whose "config" key gr.Plot's front end applie
 named after what the figure shows (download_name(), e.g. "cross-attention_L0-H3_step-3.png").
 Words (titles, axes, legends, hovers) are English unless built inside `with language("ja"):` (or "ko").
 Layers, heads and steps count from 0, as in the hook names and trace.steps[i]["index"].
+The attention maps (attention_grid, attention_head, overview, alignment) take units="pieces" (the default) or
+units="words": SentencePiece pieces merged into words, keys summed and queries averaged (units.py says how).
 """
 
 from .alignment import alignment
@@ -25,6 +27,7 @@ from .style import (
     plot_config,
     with_download_name,
 )
+from .units import UNITS
 from .words import current_language, language
 
 __all__ = [
@@ -61,6 +64,7 @@ __all__ = [
     "with_download_name",
     "esc",
     "OKABE_ITO",
+    "UNITS",
     "language",
     "current_language",
 ]

@@ -7,7 +7,8 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import check_step, head_label, head_matrix, step_suffix
-from .style import CATEGORICAL, HIGHLIGHT, Style, download_name, esc, finish, piece_label, style
+from .style import CATEGORICAL, HIGHLIGHT, Style, download_name, esc, finish, style
+from .units import MapAxes, map_axes
 from .words import t
 
 
@@ -18,20 +19,26 @@ def alignment(
     step: int | None = None,
     presentation: bool = False,
     threshold: float = 0.05,
+    units: str = "pieces",
 ) -> go.Figure:
     """Source tokens on the left, target tokens on the right, a line for every cross-attention weight ≥ threshold.
 
     Line width and opacity grow with the weight; the current step's lines are drawn in the highlight colour.
     Weights are binned into ten levels so a figure has at most twenty line traces, whatever the lengths.
+    units="words": source and target words, as attention_grid merges them (figures/units.py); the step's
+    lines are those of the target word that holds token `step`.
     """
     check_step(trace, step)
     st = style(presentation)
-    weights = head_matrix(trace, "cross", layer, head)  # (T, S)
+    ax = map_axes(trace.target_tokens, trace.source_tokens, units)
+    weights = ax.weights(head_matrix(trace, "cross", layer, head))  # (T, S), or (target words, source words)
+    row = ax.row(step)
     span, y_src, y_tgt = token_heights(*weights.shape)
-    data = weight_lines(weights, y_src, y_tgt, step, threshold, st) + token_columns(trace, y_src, y_tgt, step, st)
-    title = t("alignment-title", layer=layer, head=head_label(head, trace.n_heads)) + step_suffix(trace, "cross", step)
+    data = weight_lines(weights, y_src, y_tgt, row, threshold, st) + token_columns(ax, y_src, y_tgt, row, st)
+    title = t("alignment-title", layer=layer, head=head_label(head, trace.n_heads)) + ax.suffix()
+    title += step_suffix(trace, "cross", step)
     height = max(400, st.row_px * 1.4 * (span + 1)) + 150
-    name = download_name("cross-attention-alignment", layer, head, step)
+    name = download_name(ax.named("cross-attention-alignment"), layer, head, step)
     return finish(data, alignment_layout(), st, title, height, name)
 
 
@@ -93,21 +100,23 @@ def line_name(level: int, current: bool, step: int | None, threshold: float) -> 
     return t("align-step", step=step, level=lowest) if current else t("align-weights", level=lowest)
 
 
-def token_columns(trace: Trace, y_src: list[float], y_tgt: list[float], step: int | None, st: Style) -> list[dict]:
-    """The two token columns as labelled markers, sources on the left, targets on the right (the step highlighted)."""
+def token_columns(ax: MapAxes, y_src: list[float], y_tgt: list[float], row: int | None, st: Style) -> list[dict]:
+    """The two token columns as labelled markers, sources on the left, targets on the right (row `row` highlighted).
+
+    `ax`'s queries are the target tokens (or words), its keys the source's; the hover names each as it is."""
     data = []
-    for x, ys, tokens, side, position in (
-        (0, y_src, trace.source_tokens, "source", "middle left"),
-        (1, y_tgt, trace.target_tokens, "target", "middle right"),
+    for x, ys, tokens, labels, side, position in (
+        (0, y_src, ax.keys, ax.key_labels, "source", "middle left"),
+        (1, y_tgt, ax.queries, ax.query_labels, "target", "middle right"),
     ):
-        colours = [HIGHLIGHT if side == "target" and i == step else "#222222" for i in range(len(tokens))]
+        colours = [HIGHLIGHT if side == "target" and i == row else "#222222" for i in range(len(tokens))]
         data.append(
             dict(
                 type="scatter",
                 x=[x] * len(tokens),
                 y=ys,
                 mode="markers+text",
-                text=[esc(piece_label(token)) for token in tokens],
+                text=[esc(label) for label in labels],
                 textposition=position,
                 textfont=dict(size=st.font_size, color=colours),
                 marker=dict(size=st.font_size * 0.5, color=colours),

@@ -24,7 +24,6 @@ from .style import (
     esc,
     finish,
     pair_hover,
-    piece_label,
     style,
     subplot_grid,
     tick_font,
@@ -33,6 +32,7 @@ from .style import (
     token_ticks,
     x_token_ticks,
 )
+from .units import map_axes
 from .words import t
 
 # Axis titles are plain text (escaped when used); "\n" becomes a line break so long titles fit under a panel.
@@ -196,22 +196,24 @@ def attention_grid(
     step: int | None = None,
     presentation: bool = False,
     hide_future: bool | None = None,
+    units: str = "pieces",
 ) -> go.Figure:
     """Every head of one layer plus their mean, on one shared 0–1 colour scale.
 
     `step` outlines that query row; rows after it are hidden for decoder self-attention (the state when
-    token `step` was produced), and for cross-attention too when hide_future=True.
+    token `step` was produced), and for cross-attention too when hide_future=True. units="words" merges
+    pieces into words: key columns summed, query rows averaged over the pieces produced (figures/units.py).
     """
-    queries, keys = attention_axes(trace, kind)
+    ax = map_axes(*attention_axes(trace, kind), units)
     check_step(trace, step)
+    row = ax.row(step)
     st, n_heads = style(presentation), trace.n_heads
     heads: list[int | str] = [*range(n_heads), "mean"]
     cols = len(heads) if len(heads) <= 3 else math.ceil(math.sqrt(len(heads)))
     rows = math.ceil(len(heads) / cols)
-    panel = max(st.panel_px, st.row_px * len(queries))
-    key_ticks = x_token_ticks(keys, 1000 / cols - 80, st.font_size)
-    labels = [piece_label(k) for k in keys]
-    label_px = 14 + tick_label_px(labels, key_ticks["tickangle"], st.font_size) + 3 * st.font_size  # ticks + title
+    panel = max(st.panel_px, st.row_px * len(ax.queries))
+    key_ticks = x_token_ticks(ax.key_labels, 1000 / cols - 80, st.font_size, pieces=False)
+    label_px = 14 + tick_label_px(ax.key_labels, key_ticks["tickangle"], st.font_size) + 3 * st.font_size
     height = rows * panel + (rows - 1) * label_px + 140 + 3 * st.font_size
     refs, layout = subplot_grid(
         rows,
@@ -221,22 +223,27 @@ def attention_grid(
         0.12 if presentation else 0.08,
         min(0.3, label_px / height),
     )
-    query_ticks = dict(**token_ticks(queries), autorange="reversed", **tick_font(len(queries), panel, st.font_size))
+    query_ticks = dict(
+        **token_ticks(ax.query_labels, pieces=False),
+        autorange="reversed",
+        **tick_font(len(ax.queries), panel, st.font_size),
+    )
     data, shapes = [], []
     for i, (head, (x, y)) in enumerate(zip(heads, refs)):
         r, c = divmod(i, cols)
-        z = shown(head_matrix(trace, kind, layer, head), kind, step, hide_future)
+        z = ax.weights(shown(head_matrix(trace, kind, layer, head), kind, step, hide_future))
         data.append(weight_heatmap(z, f"L{layer} {head_label(head, n_heads)}", axes=(x, y)))
-        shapes += mark_step(z, kind, step, st.line_width, (x, y))
+        shapes += mark_step(z, kind, row, st.line_width, (x, y))
         bottom_left = r == rows - 1 and c == 0  # one key title: long ones would run into the next panel's
-        key_title = axis_title(key_axis_title(kind)) if bottom_left else None
+        key_title = axis_title(key_axis_title(kind, ax.words)) if bottom_left else None
         layout["xaxis" + x[1:]].update(key_ticks, **title_text(key_title))
         layout["yaxis" + y[1:]].update(
-            query_ticks, **title_text(axis_title(query_axis_title(kind)) if c == 0 else None)
+            query_ticks, **title_text(axis_title(query_axis_title(kind, ax.words)) if c == 0 else None)
         )
-    title = t("grid-title", kind=kind_name(kind), layer=layer, last=n_heads - 1) + step_suffix(trace, kind, step)
+    title = t("grid-title", kind=kind_name(kind), layer=layer, last=n_heads - 1) + ax.suffix()
     layout.update(shapes=shapes, coloraxis=weights_axis(presentation))
-    return finish(data, layout, st, title, height, download_name(kind, layer, step=shown_step(kind, step)))
+    name = download_name(ax.named(KIND_NAMES[kind]), layer, step=shown_step(kind, step))
+    return finish(data, layout, st, title + step_suffix(trace, kind, step), height, name)
 
 
 def attention_head(
@@ -248,40 +255,45 @@ def attention_head(
     presentation: bool = False,
     hide_future: bool | None = None,
     show_values: bool = False,
+    units: str = "pieces",
 ) -> go.Figure:
-    """One head (or head="mean") as a large heatmap; show_values writes each weight in its cell."""
-    queries, keys = attention_axes(trace, kind)
+    """One head (or head="mean") as a large heatmap; show_values writes each weight in its cell; units as
+    attention_grid's."""
+    ax = map_axes(*attention_axes(trace, kind), units)
     check_step(trace, step)
-    st = style(presentation)
-    z = shown(head_matrix(trace, kind, layer, head), kind, step, hide_future)
+    st, n_rows = style(presentation), len(ax.queries)
+    z = ax.weights(shown(head_matrix(trace, kind, layer, head), kind, step, hide_future))
     label = f"L{layer} {head_label(head, trace.n_heads)}"
     layout = dict(
-        xaxis=dict(**x_token_ticks(keys, 900, st.font_size), title=dict(text=axis_title(key_axis_title(kind)))),
-        yaxis=dict(
-            **token_ticks(queries),
-            autorange="reversed",
-            title=dict(text=axis_title(query_axis_title(kind))),
-            **tick_font(len(queries), 1.3 * st.row_px * len(queries), st.font_size),
+        xaxis=dict(
+            **x_token_ticks(ax.key_labels, 900, st.font_size, pieces=False),
+            title=dict(text=axis_title(key_axis_title(kind, ax.words))),
         ),
-        shapes=mark_step(z, kind, step, st.line_width),
+        yaxis=dict(
+            **token_ticks(ax.query_labels, pieces=False),
+            autorange="reversed",
+            title=dict(text=axis_title(query_axis_title(kind, ax.words))),
+            **tick_font(n_rows, 1.3 * st.row_px * n_rows, st.font_size),
+        ),
+        shapes=mark_step(z, kind, ax.row(step), st.line_width),
         coloraxis=weights_axis(presentation),
     )
-    title = t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, trace.n_heads)) + step_suffix(
-        trace, kind, step
-    )
-    height = max(1.6 * st.panel_px, 1.3 * st.row_px * len(queries)) + 200 + 4 * st.font_size
-    name = download_name(kind, layer, head, shown_step(kind, step))
+    title = t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, trace.n_heads)) + ax.suffix()
+    title += step_suffix(trace, kind, step)
+    height = max(1.6 * st.panel_px, 1.3 * st.row_px * n_rows) + 200 + 4 * st.font_size
+    name = download_name(ax.named(KIND_NAMES[kind]), layer, head, shown_step(kind, step))
     return finish([weight_heatmap(z, label, show_values)], layout, st, title, height, name)
 
 
-def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
-    """Every layer × head as a thumbnail (rows = layers, columns = heads), to pick one to open.
+def overview(trace: Trace, kind: str, presentation: bool = False, units: str = "pieces") -> go.Figure:
+    """Every layer × head as a thumbnail (rows = layers, columns = heads), to pick one to open; units as
+    attention_grid's (the thumbnails have no tick labels: words change their cells and their title).
 
     Trace number layer * n_heads + head draws thumbnail (layer, head), and carries meta=[layer, head].
     In the browser, Plotly's `plotly_click` event gives `points[0].curveNumber` (and `points[0].data.meta`);
     `overview_index(curveNumber, trace.n_heads)` turns it back into (layer, head).
     """
-    check_kind(kind)
+    ax = map_axes(*attention_axes(trace, kind), units)
     st = style(presentation)
     n_layers, n_heads = trace.n_layers, trace.n_heads
     thumb = 150 if presentation else 110
@@ -297,7 +309,7 @@ def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
         data.append(
             dict(
                 type="heatmap",
-                z=head_matrix(trace, kind, layer, head),
+                z=ax.weights(head_matrix(trace, kind, layer, head)),
                 coloraxis="coloraxis",
                 name=name,
                 meta=[layer, head],
@@ -308,8 +320,8 @@ def overview(trace: Trace, kind: str, presentation: bool = False) -> go.Figure:
         )
         layout["xaxis" + x[1:]]["showticklabels"] = False
         layout["yaxis" + y[1:]].update(showticklabels=False, autorange="reversed")
-    title = t("overview-title", kind=kind_name(kind))
-    name = download_name(KIND_NAMES[kind] + "-overview")
+    title = t("overview-title", kind=kind_name(kind)) + ax.suffix()
+    name = download_name(ax.named(KIND_NAMES[kind]) + "-overview")
     return finish(data, {**layout, "coloraxis": weights_axis(presentation)}, st, title, height, name)
 
 

@@ -288,11 +288,19 @@ def merge_words(weights: np.ndarray, query_spans: list[list[int]], key_spans: li
     """Word-level attention (…, Q, K) → (…, Qw, Kw): columns of a key word summed, rows of a query word averaged.
 
     Summing keys keeps the mass a query gives the whole word; averaging queries keeps each row a
-    distribution, so word-level rows still sum to 1.
+    distribution, so word-level rows still sum to 1. A row of NaN (a query not produced yet, which a figure
+    leaves as a gap) is left out of its word's mean; a word whose rows are all NaN is a NaN row itself.
     """
     w = np.asarray(weights, dtype=np.float64)
-    keys = np.stack([w[..., span].sum(axis=-1) for span in key_spans], axis=-1)  # (…, Q, Kw)
-    return np.stack([keys[..., span, :].mean(axis=-2) for span in query_spans], axis=-2)  # (…, Qw, Kw)
+    keys = np.stack([w[..., span].sum(axis=-1) for span in key_spans], axis=-1)  # (…, Q, Kw); NaN rows stay NaN
+    rows = []
+    for span in query_spans:
+        part = keys[..., span, :]  # (…, n, Kw): the word's pieces' rows
+        seen = ~np.isnan(part)
+        count = seen.sum(axis=-2)
+        total = np.where(seen, part, 0.0).sum(axis=-2)
+        rows.append(np.divide(total, count, out=np.full_like(total, np.nan), where=count > 0))
+    return np.stack(rows, axis=-2)  # (…, Qw, Kw)
 
 
 def word_level(

@@ -30,6 +30,7 @@ class Controls:
     layer: gr.Slider
     head: gr.Dropdown
     presentation: gr.Radio  # one of common.LOOKS
+    units: gr.Radio  # the attention maps' rows and columns: one of figures.UNITS
 
 
 @dataclass

@@ -10,26 +10,26 @@ from ..common import Words, localised_errors, plot, slides
 from . import Controls, Event, Plots, TabGroup, emptied, explain, hidden_box, redrawn, tab
 
 
-def open_summary_head(sess, choice, pres, lng):
-    """A click on a head-summary cell ('kind layer head') opens that head large."""
+def open_summary_head(sess, choice, pres, lng, unt):
+    """A click on a head-summary cell ('kind layer head') opens that head large, in the page's units."""
     if sess is None or not choice:
         return gr.skip()
     knd, lay, hd = h.parse_click(choice, 3)
     with figures.language(lng):
-        return plot(figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres)), pres)
+        fig = figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres), units=unt)
+        return plot(fig, pres)
 
 
 @localised_errors
-def open_beam_node(lng, sess, choice, lay, pres):
-    """A click on a beam-tree node: the attention when that node's token was chosen."""
+def open_beam_node(lng, sess, choice, lay, pres, unt):
+    """A click on a beam-tree node: the attention when that node's token was chosen, in the page's units."""
     if sess is None or not choice:
         return gr.skip(), gr.skip()
     node = int(h.parse_click(choice, 1)[0])
     trace, t = h.beam_node_trace(sess, node)
     with figures.language(lng):
-        return h.beam_node_info(trace, node, t, lng), plot(
-            figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres)), pres
-        )
+        fig = figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres), units=unt)
+        return h.beam_node_info(trace, node, t, lng), plot(fig, pres)
 
 
 def build(words: Words, controls: Controls) -> TabGroup:
@@ -56,23 +56,22 @@ def build(words: Words, controls: Controls) -> TabGroup:
             beam_info = gr.Markdown(elem_id="beam-node-info")
             beam_node = gr.Plot(elem_id="plot-beam-node")
 
-    s, lang, look = controls.session, controls.lang, controls.presentation
-    heads_clicked.change(open_summary_head, [s, heads_clicked, look, lang], heads_open, api_visibility="private")
-    beam_clicked.change(
-        open_beam_node, [lang, s, beam_clicked, controls.layer, look], [beam_info, beam_node], api_visibility="private"
-    )
+    s, lang, look, units = controls.session, controls.lang, controls.presentation, controls.units
+    heads_in = [s, heads_clicked, look, lang, units]
+    heads_clicked.change(open_summary_head, heads_in, heads_open, api_visibility="private")
+    beam_in = [lang, s, beam_clicked, controls.layer, look, units]
+    beam_clicked.change(open_beam_node, beam_in, [beam_info, beam_node], api_visibility="private")
 
-    def reopen(lng, sess, summary_choice, beam_choice, lay, pres):
-        """The head-summary cell and the beam node opened by clicks, redrawn in the new language, look or layer."""
+    def reopen(lng, sess, summary_choice, beam_choice, lay, pres, unt):
+        """The head-summary cell and the beam node opened by clicks, redrawn in a new language, look, units or layer."""
         return [
-            redrawn(open_summary_head, sess, summary_choice, pres, lng),
-            *redrawn(open_beam_node, lng, sess, beam_choice, lay, pres, width=2),
+            redrawn(open_summary_head, sess, summary_choice, pres, lng, unt),
+            *redrawn(open_beam_node, lng, sess, beam_choice, lay, pres, unt, width=2),
         ]
 
-    reopen_event = Event(
-        reopen, [lang, s, heads_clicked, beam_clicked, controls.layer, look], [heads_open, beam_info, beam_node]
-    )
-    reopen_event.on(controls.layer.input, look.input)
+    reopen_in = [lang, s, heads_clicked, beam_clicked, controls.layer, look, units]
+    reopen_event = Event(reopen, reopen_in, [heads_open, beam_info, beam_node])
+    reopen_event.on(controls.layer.input, look.input, units.input)
     # a new translation: the views opened by clicks on the old one no longer apply
     closed = emptied(s, {heads_clicked: "", heads_open: None, beam_clicked: "", beam_info: "", beam_node: None})
     return TabGroup(plots=plots, on_new_session=[closed], on_language=[reopen_event])

@@ -21,15 +21,15 @@ class AttentionGroup(TabGroup):
     pick: gr.Dropdown  # "layer L head H" to open large; a new translation fills it with its model's heads
 
 
-def open_head(sess, choice, knd, pres, lng):
-    """The head chosen in the menu or clicked in the overview, large; and the choice, to redraw it later."""
+def open_head(sess, choice, knd, pres, lng, unt):
+    """The head chosen in the menu or clicked in the overview, large, in the page's units; and the choice, to redraw
+    it later."""
     if sess is None or not choice:
         return gr.skip(), gr.skip()
     _, lay, _, hd = choice.split()[:4]  # "layer L head H", perhaps followed by a click's timestamp
     with figures.language(lng):
-        return plot(
-            figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres)), pres
-        ), choice
+        fig = figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres), units=unt)
+        return plot(fig, pres), choice
 
 
 def build(words: Words, controls: Controls) -> AttentionGroup:
@@ -61,17 +61,18 @@ def build(words: Words, controls: Controls) -> AttentionGroup:
     for box in (pick, clicked):
         box.change(
             open_head,
-            [controls.session, box, kind, controls.presentation, controls.lang],
+            [controls.session, box, kind, controls.presentation, controls.lang, controls.units],
             [large, large_choice],
             api_visibility="private",
         )
 
-    def reopen(lng, sess, choice, knd, pres):
-        """The head opened large, redrawn in the new language, look or kind."""
-        return [redrawn(open_head, sess, choice, knd, pres, lng, width=2)[0]]
+    def reopen(lng, sess, choice, knd, pres, unt):
+        """The head opened large, redrawn in the new language, look, units or kind."""
+        return [redrawn(open_head, sess, choice, knd, pres, lng, unt, width=2)[0]]
 
-    reopen_event = Event(reopen, [controls.lang, controls.session, large_choice, kind, controls.presentation], [large])
-    reopen_event.on(controls.layer.input, controls.presentation.input, kind.input)
+    drawn_as = [controls.presentation, controls.units]
+    reopen_event = Event(reopen, [controls.lang, controls.session, large_choice, kind, *drawn_as], [large])
+    reopen_event.on(controls.layer.input, controls.presentation.input, controls.units.input, kind.input)
     # a new translation: the head opened on the old one no longer applies
     closed = emptied(controls.session, {large: None, large_choice: "", clicked: ""})
     return AttentionGroup(plots=plots, kind=kind, pick=pick, on_new_session=[closed], on_language=[reopen_event])
