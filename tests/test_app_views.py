@@ -45,7 +45,7 @@ def open_app(browser, app_server):
     def open_page(**query):
         # A context of its own: each page of the app holds long-lived streams (queue data, heartbeat), and in one
         # context the pages of earlier tests used up the browser's six connections to the server, so that a later
-        # page's requests waited for good (the seed-bug lab's Run click never reached the server).
+        # page's requests waited for good (the bug lab's Run click never reached the server).
         while contexts:
             contexts.pop().close()
         context = browser.new_context(locale="en-US", viewport={"width": 1400, "height": 1100})
@@ -220,7 +220,7 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     assert escaped(expected.padded_keys) in maps["ticks"]
     page.wait_for_function(
         "t => document.querySelector('#bug-summary').innerText.includes(t)",
-        arg="Seed 004 masks the target only causally",
+        arg=i18n.text("iv-explain-target_padding_unmasked", "en")[:60],
         timeout=WAIT,
     )
     page.locator("#tab-bugs").screenshot(path=str(SCREENSHOTS / "bugs.png"))

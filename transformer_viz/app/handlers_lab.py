@@ -1,4 +1,4 @@
-"""Handlers behind "What if?" and the seed-bug lab: UI values → Intervention → Comparison → text and figures.
+"""Handlers behind "What if?" and the study notes' bugs: UI values → Intervention → Comparison → text and figures.
 
 Plain functions like those in handlers.py (no gradio); they run the shared model through models.get_translator.
 """

@@ -229,7 +229,7 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "ko": "노드 {node}, {step}단계: 빔은 여기까지 <strong>{tokens}</strong>라고 썼습니다",
     },
     "tab-whatif": {"en": "What if?", "ja": "もし変えたら?", "ko": "바꿔 보면?"},
-    "tab-bugs": {"en": "Seed-bug lab", "ja": "シードのバグ実験室", "ko": "시드 버그 실험실"},
+    "tab-bugs": {"en": "Bugs made while learning", "ja": "学びながら生まれたバグ", "ko": "배우면서 생긴 버그"},
     "explain-whatif": {
         "en": "Change the model for this one sentence and compare. Pick heads to switch off, remove the positional encodings or lift the causal mask, then run: you get the new translation beside the original, each step's probability of the original token with and without the change (teacher-forced: the original translation fed in at once, as in training), and the attention maps side by side for the layer and head chosen above. The shared model is never modified.",
         "ja": "この1文についてだけモデルを変えて、結果を比べます。オフにするヘッドを選ぶ、位置エンコーディングを取り除く、因果マスクを外す、のいずれかをしてから実行してください。元の翻訳と並べて新しい翻訳が表示され、各ステップで元のトークンが出る確率の変更前と変更後 (教師強制: 学習時と同じく元の翻訳を一度に入力)、そして上で選んだ層とヘッドのアテンションマップが並んで表示されます。共有のモデル自体は決して変更されません。",

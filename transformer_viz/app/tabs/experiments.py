@@ -1,4 +1,4 @@
-"""The experiments: "What if?" (switch heads, positions or the causal mask off) and the seed-bug lab.
+"""The experiments: "What if?" (switch heads, positions or the causal mask off) and the study notes' bugs.
 
 Each lab keeps its Comparison in a State, so that layer, head, look and language changes only redraw it.
 """
@@ -131,7 +131,7 @@ def lay_out_whatif(words: Words) -> dict:
 
 
 def lay_out_bugs(words: Words) -> dict:
-    """The seed-bug lab's choice of bug, its Run button and its results."""
+    """The study-notes bug lab's choice of bug, its Run button and its results."""
     explain(words, "bugs")
     with gr.Row():
         bug = gr.Radio([(T(f"iv-label-{b}"), b) for b in SEED_BUGS], value=SEED_BUGS[0], label=T("bug"), elem_id="bug")
