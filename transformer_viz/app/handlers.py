@@ -16,6 +16,7 @@ from .registry import OTHER_PLOTS, PLOTS, STEP_PLOTS, View
 from .session import Session
 
 KINDS = {"cross": "cross", "decoder self": "decoder_self", "encoder self": "encoder_self"}
+TOKEN_COLUMNS = ("tokens-side", "tokens-position", "tokens-piece", "tokens-id")  # the token table's headers, by key
 
 
 def notices_info(trace: Trace, lang: str = "en") -> str:
@@ -32,11 +33,20 @@ def branch_info(session: Session, lang: str = "en") -> str:
     return i18n.text("branch-info", lang, branches="; ".join(steps))
 
 
-def tokens_table(trace: Trace) -> list[list]:
-    """Rows (side, position, piece, id) for the tokenisation table."""
-    rows = [["source", i, piece, ident] for i, (piece, ident) in enumerate(zip(trace.source_tokens, trace.source_ids))]
-    rows += [["target", i, piece, ident] for i, (piece, ident) in enumerate(zip(trace.target_tokens, trace.target_ids))]
-    return rows
+def tokens_table(trace: Trace | None, lang: str = "en") -> dict:
+    """The tokenisation table for gr.Dataframe: its headers and rows (side, position, piece, id), words in `lang`.
+
+    Without a trace it has the headers only (the empty table before the first translation, in a new language).
+    """
+    rows = []
+    if trace is not None:
+        for side, tokens, ids in (
+            ("source", trace.source_tokens, trace.source_ids),
+            ("target", trace.target_tokens, trace.target_ids),
+        ):
+            label = i18n.text(f"tokens-{side}", lang)
+            rows += [[label, i, piece, ident] for i, (piece, ident) in enumerate(zip(tokens, ids))]
+    return {"headers": [i18n.text(key, lang) for key in TOKEN_COLUMNS], "data": rows}
 
 
 def clamp_step(trace: Trace, step) -> int:

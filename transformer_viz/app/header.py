@@ -8,6 +8,7 @@ from .. import i18n
 from ..decoding import STRATEGIES
 from ..translator import MAX_CHARS
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
+from .handlers import tokens_table
 from .models import model_choices
 from .session import SLIDER_RANGES
 from .tabs import Controls, Plots, hidden_box
@@ -171,7 +172,7 @@ def lay_out_translation(words: Words, top: Header) -> None:
     )
     top.tokens = words(
         gr.Dataframe(
-            headers=["side", "position", "piece", "id"],
+            value=tokens_table(None),  # headers only; each translation and language switch fills it in its language
             label=T("tokens"),
             elem_id="tokens",
             interactive=False,

@@ -105,7 +105,7 @@ def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=Non
         sess,
         trace.target_text,
         h.notices_info(trace, lng),
-        h.tokens_table(trace),
+        h.tokens_table(trace, lng),
         gr.update(minimum=0, maximum=max(last, 1), value=h.clamp_step(trace, step), interactive=last > 0),
         gr.update(**layer),
         gr.update(**head),
@@ -241,14 +241,14 @@ def wire_language(top: Header, words: Words, after: list[Event]) -> None:
     """A new language: every label, button, tab and explanation; then `after` (every figure's words too)."""
 
     def relabel(lng, sess):
-        """Every registered text in the chosen language; the notices and the branch too."""
+        """Every registered text in the chosen language; the notices, the branch and the token table too."""
         if sess is None:
-            return words.updates(lng) + ["", ""]
-        return words.updates(lng) + [h.notices_info(sess.trace, lng), h.branch_info(sess, lng)]
+            return words.updates(lng) + ["", "", h.tokens_table(None, lng)]
+        trace = sess.trace
+        return words.updates(lng) + [h.notices_info(trace, lng), h.branch_info(sess, lng), h.tokens_table(trace, lng)]
 
-    listener = top.lang.change(
-        relabel, [top.lang, top.session], words.components + [top.notices, top.branch_md], api_visibility="private"
-    )
+    relabelled = words.components + [top.notices, top.branch_md, top.tokens]
+    listener = top.lang.change(relabel, [top.lang, top.session], relabelled, api_visibility="private")
     for event in after:
         listener = event.after(listener)
 

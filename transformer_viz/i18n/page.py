@@ -50,6 +50,13 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "トークン化 (SentencePiece のピース)",
         "ko": "토큰화 (SentencePiece 조각)",
     },
+    # the token table's columns (handlers.TOKEN_COLUMNS) and its two sides
+    "tokens-side": {"en": "side", "ja": "側", "ko": "쪽"},
+    "tokens-position": {"en": "position", "ja": "位置", "ko": "위치"},
+    "tokens-piece": {"en": "piece", "ja": "ピース", "ko": "조각"},
+    "tokens-id": {"en": "id", "ja": "ID", "ko": "ID"},
+    "tokens-source": {"en": "source", "ja": "原文", "ko": "원문"},
+    "tokens-target": {"en": "target", "ja": "訳文", "ko": "번역문"},
     "figures": {"en": "Figures", "ja": "図の表示", "ko": "그림 표시"},
     "look-screen": {"en": "screen", "ja": "画面用", "ko": "화면용"},
     "look-png": {"en": "slides (PNG download)", "ja": "スライド用 (PNG で保存)", "ko": "슬라이드용 (PNG 저장)"},
