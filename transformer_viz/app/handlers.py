@@ -24,6 +24,20 @@ def notices_info(trace: Trace, lang: str = "en") -> str:
     return "\n".join(f"- {i18n.message(n, lang)}" for n in trace.notices)
 
 
+def unreadable(trace: Trace):
+    """The trace's notice that the model knows none of the sentence's pieces (emoji only, Japanese, …), or None."""
+    for notice in trace.notices:
+        params = getattr(notice, "params", {})
+        if getattr(notice, "key", None) == "notice-unknown-pieces" and params["unknown"] == params["total"]:
+            return notice
+    return None
+
+
+def sentence_message(messages: list[str]) -> str:
+    """Markdown for under the sentence box: each message (already in the visitor's language), escaped; '' if none."""
+    return "\n\n".join(f"⚠ {md(m[:1].upper() + m[1:])}" for m in messages)
+
+
 def branch_info(session: Session, lang: str = "en") -> str:
     """Markdown naming every forced token of the session's branch, in `lang` ('' when there is none)."""
     if not session.branches:

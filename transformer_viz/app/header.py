@@ -26,6 +26,7 @@ class Header:
     lang: gr.Radio
     # the sentence and how to decode it
     sentence: gr.Textbox
+    sentence_error: gr.Markdown  # under the sentence: why it was not translated, or what was cut; hidden when empty
     translate_btn: gr.Button
     model: gr.Dropdown
     strategy: gr.Radio
@@ -108,7 +109,7 @@ def lay_out(words: Words, models: list[str]) -> Header:
 
 
 def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
-    """The sentence, Translate and the model menu, in one row."""
+    """The sentence, Translate and the model menu, in one row; under them, what went wrong with the sentence."""
     with gr.Row(equal_height=True):
         top.sentence = words(
             gr.Textbox(
@@ -140,6 +141,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
             "model",
         )
         words(top.model, "choices-of", lambda lang: model_choices(models, lang))
+    top.sentence_error = gr.Markdown(elem_id="sentence-error", visible=False)
 
 
 def lay_out_options(words: Words, top: Header) -> None:
