@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages import RECORD_TOASTS, SENTENCE, WAIT, expected_trace, toasts, wait_plot, wait_translation
+from tests.pages import SENTENCE, WAIT, expected_trace, open_app_page, toasts, wait_plot, wait_translation
 from transformer_viz import i18n
-from transformer_viz.translator import MAX_CHARS, load_model
+from transformer_viz.translator import MAX_CHARS
 
 pytest.importorskip("playwright.sync_api")
 
@@ -28,25 +28,15 @@ MESSAGE = "() => { const el = document.querySelector('#sentence-error'); return 
 
 
 @pytest.fixture(scope="module")
-def library(app_server):
-    _, folder = app_server
-    return load_model(folder / "seed000", device="cpu")
-
-
-@pytest.fixture(scope="module")
 def open_page(browser, app_server):
-    url, _ = app_server
+    """open_page(locale) → a page of the app; the one before it is closed (each holds the server's streams)."""
     contexts = []
 
     def open_one(locale: str):
-        while contexts:  # one page at a time: each holds the server's streams
+        while contexts:
             contexts.pop().close()
-        context = browser.new_context(locale=locale, viewport=VIEWPORT)
-        context.add_init_script(f"({RECORD_TOASTS})()")  # every toast the page shows, kept to assert there is none
+        context, page = open_app_page(browser, app_server[0], locale, VIEWPORT)
         contexts.append(context)
-        page = context.new_page()
-        page.goto(url, wait_until="load")
-        page.wait_for_selector("#sentence textarea", timeout=WAIT)
         return page
 
     yield open_one
