@@ -43,6 +43,18 @@ def intervention_from_ui(
     )
 
 
+def changed_kind(intervention, shown: str) -> str:
+    """The attention the lab's maps show after `intervention`: what it changes, so that the maps differ.
+
+    The kind of the heads it switches off (`shown`, the kind on screen, when it is one of them); the decoder's
+    self-attention when it lifts the causal mask; otherwise `shown` (positions change every kind).
+    """
+    ablated = [kind for kind in LAB_KINDS if any(k == kind for k, _, _ in intervention.ablate)]
+    if ablated:
+        return shown if shown in ablated else ablated[0]
+    return "decoder_self" if intervention.no_causal_mask else shown
+
+
 def run_comparison(session: Session, intervention):
     """The visitor's sentence, with its decoding options and any branch's forced tokens, without and with
     `intervention` (compare.compare): the lab's original is the translation on the page."""
