@@ -7,7 +7,7 @@ import gradio as gr
 from ... import figures
 from .. import handlers as h
 from ..common import Words, localised_errors, plot, slides
-from . import Controls, Event, Plots, TabGroup, emptied, explain, hidden_box, redrawn, tab
+from . import Controls, Event, Plots, TabGroup, emptied, explain, hidden_box, opened_view, redrawn, shown, tab
 
 
 def open_summary_head(sess, choice, pres, lng):
@@ -16,7 +16,7 @@ def open_summary_head(sess, choice, pres, lng):
         return gr.skip()
     knd, lay, hd = h.parse_click(choice, 3)
     with figures.language(lng):
-        return plot(figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres)), pres)
+        return shown(plot(figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres)), pres))
 
 
 @localised_errors
@@ -27,9 +27,8 @@ def open_beam_node(lng, sess, choice, lay, pres):
     node = int(h.parse_click(choice, 1)[0])
     trace, t = h.beam_node_trace(sess, node)
     with figures.language(lng):
-        return h.beam_node_info(trace, node, t, lng), plot(
-            figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres)), pres
-        )
+        fig = figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres))
+    return h.beam_node_info(trace, node, t, lng), shown(plot(fig, pres))
 
 
 def build(words: Words, controls: Controls) -> TabGroup:
@@ -42,7 +41,7 @@ def build(words: Words, controls: Controls) -> TabGroup:
                 for plot_id in ("plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self"):
                     plots.place(plot_id)
             heads_clicked = hidden_box("heads-click")  # CLICK_JS writes the clicked cell's "kind layer head" here
-            heads_open = gr.Plot(elem_id="plot-heads-open")
+            heads_open = opened_view("plot-heads-open")
         with tab(words, "tab-rollout"):
             explain(words, "rollout")
             plots.place("plot-rollout")
@@ -54,7 +53,7 @@ def build(words: Words, controls: Controls) -> TabGroup:
             plots.place("plot-beam")
             beam_clicked = hidden_box("beam-click")  # CLICK_JS writes the clicked node's number here
             beam_info = gr.Markdown(elem_id="beam-node-info")
-            beam_node = gr.Plot(elem_id="plot-beam-node")
+            beam_node = opened_view("plot-beam-node")
 
     s, lang, look = controls.session, controls.lang, controls.presentation
     heads_clicked.change(open_summary_head, [s, heads_clicked, look, lang], heads_open, api_visibility="private")
@@ -74,5 +73,6 @@ def build(words: Words, controls: Controls) -> TabGroup:
     )
     reopen_event.on(controls.layer.input, look.input)
     # a new translation: the views opened by clicks on the old one no longer apply
-    closed = emptied(s, {heads_clicked: "", heads_open: None, beam_clicked: "", beam_info: "", beam_node: None})
+    closed = {heads_clicked: "", heads_open: shown(None), beam_clicked: "", beam_info: "", beam_node: shown(None)}
+    closed = emptied(s, closed)
     return TabGroup(plots=plots, on_new_session=[closed], on_language=[reopen_event])
