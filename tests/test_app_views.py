@@ -233,3 +233,26 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     ).check()  # a bug whose maps are cross-attention
     page.get_by_label("日本語").check()
     wait_plot(page, "plot-bug-maps", i18n.text("fig-kind-decoder_self", "ja"))
+
+
+# The centre of each overview thumbnail, in page coordinates: [{meta: [layer, head], px, py}].
+THUMBNAILS = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); const fl = el._fullLayout;
+    const r = el.getBoundingClientRect();
+    return el._fullData.filter(d => d.meta).map(d => {
+        const xa = fl[(d.xaxis || 'x').replace('x', 'xaxis')], ya = fl[(d.yaxis || 'y').replace('y', 'yaxis')];
+        return {meta: d.meta, px: r.left + xa._offset + xa._length / 2, py: r.top + ya._offset + ya._length / 2};
+    }); }"""
+
+
+def test_an_overview_thumbnail_click_opens_its_head_and_sets_the_menu(open_app, library):
+    page = open_app()
+    open_tab(page, "overview")
+    wait_plot(page, "plot-overview")
+    assert not page.locator("#plot-head").is_visible()  # no empty box waits under the overview
+    page.locator("#plot-overview").scroll_into_view_if_needed()
+    thumb = next(t for t in page.evaluate(THUMBNAILS, "plot-overview") if t["meta"] == [1, 2])
+    click_point(page, "plot-overview", thumb)
+    wait_plot(page, "plot-head", "Layer 1", "Head 2")
+    page.wait_for_function(
+        "v => document.querySelector('#overview-pick input').value === v", arg="layer 1 head 2", timeout=WAIT
+    )
