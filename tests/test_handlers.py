@@ -327,10 +327,10 @@ def test_the_token_tables_headers_follow_a_language_switch(empty_registry):
     tokens = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "tokens")
     assert tokens.value["headers"] == ["side", "position", "piece", "id"]
     switch = next(fn for fn in demo.fns.values() if fn.name == "relabel" and any(out is tokens for out in fn.outputs))
-    assert isinstance(tokens, gr.Dataframe) and switch.outputs[-1] is tokens  # its label first, its table last
-    assert switch.fn("ko", None)[-1] == h.tokens_table(None, "ko")
+    assert isinstance(tokens, gr.Dataframe) and switch.outputs[-2] is tokens  # its label first, its table later
+    assert switch.fn("ko", None, [])[-2] == h.tokens_table(None, "ko")
     sess = sessions.translate("the dog.", "tiny-a", DecodeOptions(max_new_tokens=4))
-    assert switch.fn("ja", sess)[-1] == h.tokens_table(sess.trace, "ja")
+    assert switch.fn("ja", sess, [])[-2] == h.tokens_table(sess.trace, "ja")
 
 
 # ---------------------------------------------------------------- share links

@@ -229,43 +229,64 @@ def page_handlers(empty_registry):
     return demo, translated
 
 
+def said_in(said: list, lang: str) -> str:
+    """What the box under the sentence shows of `said`, as text."""
+    return shown(h.sentence_message(said, lang))[1]
+
+
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_an_empty_sentence_is_refused_in_place_and_leaves_the_page_as_it_was(page_handlers, lang):
     from transformer_viz import i18n
     from transformer_viz.app.page import on_translate
 
-    message, values = on_translate(lang, "  \u200b ", "tiny-a", 0, "mean", *OPTIONS)
-    assert values is None and i18n.text("err-empty", lang)[1:] in shown(message)[1]
+    said, values = on_translate(lang, "  \u200b ", "tiny-a", 0, "mean", *OPTIONS)
+    assert values is None and [err.key for err in said] == ["err-empty"]
+    assert i18n.text("err-empty", lang)[1:] in said_in(said, lang)
     _, translated = page_handlers
     out = translated.fn(lang, "   ", "tiny-a", 0, "mean", *OPTIONS)
     assert [c.elem_id for c in translated.outputs[:1]] == ["sentence-error"]
-    assert out[0]["visible"] is True and out[0]["value"] == message
-    assert out[1] is False  # no new session: the redraws after it leave the maps alone
-    assert all(value == {"__type__": "update"} for value in out[2:])  # gr.skip(): translation, strip, link kept
+    assert out[0]["visible"] is True and out[0]["value"] == h.sentence_message(said, lang)
+    assert [err.key for err in out[1]] == ["err-empty"]  # kept, to be said again in another language
+    assert out[2] is False  # no new session: the redraws after it leave the maps alone
+    assert all(value == {"__type__": "update"} for value in out[3:])  # gr.skip(): translation, strip, link kept
     assert len(out) == len(translated.outputs)
 
 
 def test_a_sentence_the_model_cannot_read_at_all_is_refused_with_its_notice(page_handlers):
     from transformer_viz.app.page import on_translate
 
-    message, values = on_translate("ko", "🙂🙂🙂", "tiny-a", 0, "mean", *OPTIONS)
+    said, values = on_translate("ko", "🙂🙂🙂", "tiny-a", 0, "mean", *OPTIONS)
     assert values is None
-    assert "이 모델은 영어를 읽습니다. 조각 1개 중 1개는 모델이 모르는 것입니다" in shown(message)[1]
+    assert "이 모델은 영어를 읽습니다. 조각 1개 중 1개는 모델이 모르는 것입니다" in said_in(said, "ko")
+    said, values = on_translate("en", "", None, 0, "mean", *OPTIONS)  # no model at all: said there too
+    assert values is None and said_in(said, "en").startswith("⚠ No model is available")
 
 
 def test_a_good_sentence_clears_the_message_and_a_long_paste_says_where_it_was_cut(page_handlers):
     from transformer_viz.app.page import on_translate
     from transformer_viz.translator import MAX_CHARS
 
-    message, values = on_translate("en", SENTENCE, "tiny-a", 0, "mean", *OPTIONS)
-    assert message == "" and values[0].trace.source_text == SENTENCE
+    said, values = on_translate("en", SENTENCE, "tiny-a", 0, "mean", *OPTIONS)
+    assert said == [] and values[0].trace.source_text == SENTENCE
     _, translated = page_handlers
     out = translated.fn("en", SENTENCE, "tiny-a", 0, "mean", *OPTIONS)
-    assert out[0]["visible"] is False and out[0]["value"] == "" and out[1] is True
+    assert out[0]["visible"] is False and out[0]["value"] == "" and out[1:3] == [[], True]
     long = "the dog. " * 334  # 3,006 characters, as pasted
-    message, values = on_translate("ja", long, "tiny-a", 0, "mean", *OPTIONS)
+    said, values = on_translate("ja", long, "tiny-a", 0, "mean", *OPTIONS)
     assert values is not None and values[0].trace.source_text == long  # translated: its first part, said so
-    assert f"入力は先頭の {MAX_CHARS} 文字で切り詰めました" in shown(message)[1]
+    assert f"入力は先頭の {MAX_CHARS} 文字で切り詰めました" in said_in(said, "ja")
+
+
+def test_what_is_said_under_the_sentence_follows_a_language_switch(page_handlers):
+    from transformer_viz import i18n
+    from transformer_viz.errors import UserError
+
+    demo, _ = page_handlers
+    box = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "sentence-error")
+    (relabel,) = [fn for fn in demo.fns.values() if fn.name == "relabel"]
+    assert relabel.outputs[-1] is box
+    assert shown(relabel.fn("ko", None, [UserError("err-empty")])[-1])[1] == "⚠ " + i18n.text("err-empty", "ko")
+    assert relabel.fn("ja", None, [])[-1] == ""
 
 
 def test_what_follows_a_translation_waits_for_a_new_session():

@@ -33,9 +33,10 @@ def unreadable(trace: Trace):
     return None
 
 
-def sentence_message(messages: list[str]) -> str:
-    """Markdown for under the sentence box: each message (already in the visitor's language), escaped; '' if none."""
-    return "\n\n".join(f"⚠ {md(m[:1].upper() + m[1:])}" for m in messages)
+def sentence_message(said: list, lang: str = "en") -> str:
+    """Markdown for under the sentence box: each keyed error or notice in `said`, in `lang`, escaped; '' if none."""
+    texts = [i18n.message(item, lang) for item in said]
+    return "\n\n".join(f"⚠ {md(text[:1].upper() + text[1:])}" for text in texts)
 
 
 def branch_info(session: Session, lang: str = "en") -> str:

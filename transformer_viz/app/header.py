@@ -27,6 +27,7 @@ class Header:
     # the sentence and how to decode it
     sentence: gr.Textbox
     sentence_error: gr.Markdown  # under the sentence: why it was not translated, or what was cut; hidden when empty
+    sentence_said: gr.State  # the keyed messages sentence_error shows, to say them again in a new language
     translate_btn: gr.Button
     model: gr.Dropdown
     strategy: gr.Radio
@@ -142,6 +143,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
         )
         words(top.model, "choices-of", lambda lang: model_choices(models, lang))
     top.sentence_error = gr.Markdown(elem_id="sentence-error", visible=False)
+    top.sentence_said = gr.State([])
 
 
 def lay_out_options(words: Words, top: Header) -> None:

@@ -118,24 +118,24 @@ def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=Non
     ]
 
 
-def on_translate(lng, text, model_name, lay, hd, *opts) -> tuple[str, list | None]:
-    """(message for under the sentence box, the new session's outputs): the message says what was cut, if anything.
+def on_translate(lng, text, model_name, lay, hd, *opts) -> tuple[list, list | None]:
+    """(what to say under the sentence box, the new session's outputs): its notices say what was cut, if anything.
 
-    A sentence that cannot be translated (empty, bad options, not one piece the model knows) gives only its message,
-    in the visitor's language, and None: the page keeps the translation, maps and link it shows.
+    A sentence that cannot be translated (empty, bad options, not one piece the model knows) gives only why, and
+    None: the page keeps the translation, maps and link it shows. What is said are keyed errors and notices, put
+    into the visitor's language by h.sentence_message (again on a language switch).
     """
     if not model_name:
-        return h.sentence_message([i18n.text("err-no-model", lng)]), None
+        return [UserError("err-no-model")], None
     try:
         options = decode_options(*opts)
         sess = translate(text, model_name, options)
     except (ValueError, TypeError) as err:
-        return h.sentence_message([i18n.message(err, lng)]), None
+        return [err], None
     refused = h.unreadable(sess.trace)  # its translation of nothing but <unk> would teach nothing
     if refused is not None:
-        return h.sentence_message([i18n.message(refused, lng)]), None
-    notices = h.sentence_message([i18n.message(n, lng) for n in sess.trace.notices])
-    return notices, session_outputs(sess, text, model_name, options, lng, lay, hd)
+        return [refused], None
+    return list(sess.trace.notices), session_outputs(sess, text, model_name, options, lng, lay, hd)
 
 
 @localised_errors
@@ -152,16 +152,19 @@ def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_ou
     skipped = [gr.skip()] * len(session_out)
     # A sentence's message goes under it, in place; whether it made a new session gates what follows a translation.
     fresh = gr.State(False)
-    translate_out = [top.sentence_error, fresh] + session_out
+    translate_out = [top.sentence_error, top.sentence_said, fresh] + session_out
     fresh_only = [only_when(fresh, event) for event in after]
 
     def translated(lng, text, model_name, lay, hd, *opts):
-        message, values = on_translate(lng, text, model_name, lay, hd, *opts)
-        return [gr.update(value=message, visible=bool(message)), values is not None] + (values or skipped)
+        said, values = on_translate(lng, text, model_name, lay, hd, *opts)
+        box = gr.update(value=h.sentence_message(said, lng), visible=bool(said))
+        return [box, said, values is not None] + (values or skipped)
 
     def translate_if_linked(lng, text, model_name, lay, hd, *opts):
         """On page load or a new model: translate straight away when there is a sentence."""
-        return [gr.skip(), False] + skipped if not text else translated(lng, text, model_name, lay, hd, *opts)
+        return (
+            [gr.skip(), gr.skip(), False] + skipped if not text else translated(lng, text, model_name, lay, hd, *opts)
+        )
 
     def on_unbranch(lng, sess, t):
         if sess is None:
@@ -271,15 +274,19 @@ def wire_steps(top: Header, redraw_step: Event) -> None:
 def wire_language(top: Header, words: Words, after: list[Event]) -> None:
     """A new language: every label, button, tab and explanation; then `after` (every figure's words too)."""
 
-    def relabel(lng, sess):
-        """Every registered text in the chosen language; the notices, the branch and the token table too."""
+    def relabel(lng, sess, said):
+        """Every registered text in the chosen language; the notices, the branch, the token table and what is said
+        under the sentence too."""
+        sentence = [h.sentence_message(said or [], lng)]
         if sess is None:
-            return words.updates(lng) + ["", "", h.tokens_table(None, lng)]
+            return words.updates(lng) + ["", "", h.tokens_table(None, lng)] + sentence
         trace = sess.trace
-        return words.updates(lng) + [h.notices_info(trace, lng), h.branch_info(sess, lng), h.tokens_table(trace, lng)]
+        info = [h.notices_info(trace, lng), h.branch_info(sess, lng), h.tokens_table(trace, lng)]
+        return words.updates(lng) + info + sentence
 
-    relabelled = words.components + [top.notices, top.branch_md, top.tokens]
-    listener = top.lang.change(relabel, [top.lang, top.session], relabelled, api_visibility="private")
+    relabelled = words.components + [top.notices, top.branch_md, top.tokens, top.sentence_error]
+    relabel_in = [top.lang, top.session, top.sentence_said]
+    listener = top.lang.change(relabel, relabel_in, relabelled, api_visibility="private")
     for event in after:
         listener = event.after(listener)
 

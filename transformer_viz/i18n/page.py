@@ -310,11 +310,6 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "ステップ {step}: {old} → {new}",
         "ko": "{step}단계: {old} → {new}",
     },
-    "err-no-model": {
-        "en": "no model is available: train one (see README) or set TRANSFORMER_VIZ_HUB_MODEL",
-        "ja": "使えるモデルがありません。モデルを学習するか (README 参照)、TRANSFORMER_VIZ_HUB_MODEL を設定してください",
-        "ko": "사용할 수 있는 모델이 없습니다. 모델을 학습하거나(README 참고) TRANSFORMER_VIZ_HUB_MODEL을 설정하세요",
-    },
     "err-translate-first": {
         "en": "translate a sentence and choose a token first",
         "ja": "先に文を翻訳して、トークンを選んでください",
