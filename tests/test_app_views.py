@@ -178,8 +178,8 @@ def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library
     # the maps follow the attention the change switches off (cross), and the kind radio says so
     maps = wait_plot(page, "plot-whatif-maps", i18n.text("fig-kind-cross", "en"), "Layer 0")
     assert page.locator("#whatif-kind input:checked").get_attribute("value") == "cross"
-    assert escaped(expected.forced_original.decoder_input_tokens) in maps["ticks"]
-    assert escaped(expected.forced_original.source_tokens) in maps["ticks"]
+    assert escaped(expected.forced_original.target_tokens) in maps["ticks"]  # queries: the tokens produced
+    assert escaped(expected.forced_original.source_tokens) in maps["ticks"]  # keys: the source
     page.locator("#tab-whatif").screenshot(path=str(SCREENSHOTS / "whatif.png"))
     page.get_by_label("日本語").check()  # the summary and both figures follow the language switch
     page.wait_for_function(
