@@ -110,3 +110,5 @@ def test_the_message_comes_in_the_visitors_language(open_page, library):
     assert i18n.text("err-empty", "en")[1:] not in shown
     assert page.evaluate(SHOWN) == before
     assert toasts(page) == []
+    page.get_by_label("한국어").check()  # a new language says it again, in that language
+    assert i18n.text("err-empty", "ja") not in wait_message(page, i18n.text("err-empty", "ko"))

@@ -36,7 +36,7 @@ class AttentionGroup(TabGroup):
 
 
 def open_head(sess, choice, knd, pres, lng):
-    """The head chosen in the menu or clicked in the overview, large; and the choice, to redraw it later."""
+    """The head chosen in the menu (a thumbnail's click chooses it there), large; and the choice, to redraw it later."""
     if sess is None or not choice:
         return gr.skip(), gr.skip()
     _, lay, _, hd = choice.split()[:4]  # "layer L head H"
