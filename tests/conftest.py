@@ -193,6 +193,15 @@ def app_server(tmp_path_factory):
             proc.wait()
 
 
+@pytest.fixture(scope="module")
+def library(app_server):
+    """The app's default model (seed000) as the library loads it: what the page should show."""
+    from transformer_viz.translator import load_model
+
+    _, folder = app_server
+    return load_model(folder / "seed000", device="cpu")
+
+
 CHROMIUM = (
     "/usr/bin/chromium"  # Debian's chromium, driven by the playwright package (its own browsers are never installed)
 )

@@ -101,6 +101,16 @@ RECORD_TOASTS = """() => {
 }"""
 
 
+def open_app_page(browser, url: str, locale: str, viewport: dict):
+    """(context, page): the app at `url` in a fresh context of `locale`, every toast it shows kept (RECORD_TOASTS)."""
+    context = browser.new_context(locale=locale, viewport=viewport)
+    context.add_init_script(f"({RECORD_TOASTS})()")
+    page = context.new_page()
+    page.goto(url, wait_until="load")
+    page.wait_for_selector("#sentence textarea", timeout=WAIT)
+    return context, page
+
+
 def toasts(page) -> list[str]:
     """Every message (Gradio toast: error, warning) the page has shown.
 

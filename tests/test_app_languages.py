@@ -115,7 +115,7 @@ def test_errors_arrive_in_the_chosen_language(open_app):
     expect_language(page, "ja")
     page.fill("#sentence textarea", "   ")
     page.click("#translate")
-    wait_text(page, "body", i18n.text("err-empty", "ja"))
+    wait_text(page, "#sentence-error", i18n.text("err-empty", "ja"))  # in place, under the sentence
     page.fill("#sentence textarea", SENTENCE)  # and the page recovers: a real sentence translates, in Japanese
     page.click("#translate")
     wait_text(page, "#step-label", "ステップ")

@@ -45,7 +45,7 @@ def open_app(browser, app_server):
     def open_page(**query):
         # A context of its own: each page of the app holds long-lived streams (queue data, heartbeat), and in one
         # context the pages of earlier tests used up the browser's six connections to the server, so that a later
-        # page's requests waited for good (the seed-bug lab's Run click never reached the server).
+        # page's requests waited for good (the bug lab's Run click never reached the server).
         while contexts:
             contexts.pop().close()
         context = browser.new_context(locale="en-US", viewport={"width": 1400, "height": 1100})
@@ -175,8 +175,11 @@ def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library
         timeout=WAIT,
     )
     wait_plot(page, "plot-whatif-probs", "probability of the original token")
-    maps = wait_plot(page, "plot-whatif-maps", "Decoder self-attention", "Layer 0")
-    assert escaped(expected.forced_original.decoder_input_tokens) in maps["ticks"]
+    # the maps follow the attention the change switches off (cross), and the kind radio says so
+    maps = wait_plot(page, "plot-whatif-maps", i18n.text("fig-kind-cross", "en"), "Layer 0")
+    assert page.locator("#whatif-kind input:checked").get_attribute("value") == "cross"
+    assert escaped(expected.forced_original.target_tokens) in maps["ticks"]  # queries: the tokens produced
+    assert escaped(expected.forced_original.source_tokens) in maps["ticks"]  # keys: the source
     page.locator("#tab-whatif").screenshot(path=str(SCREENSHOTS / "whatif.png"))
     page.get_by_label("日本語").check()  # the summary and both figures follow the language switch
     page.wait_for_function(
@@ -220,7 +223,7 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     assert escaped(expected.padded_keys) in maps["ticks"]
     page.wait_for_function(
         "t => document.querySelector('#bug-summary').innerText.includes(t)",
-        arg="Seed 004 masks the target only causally",
+        arg=i18n.text("iv-explain-target_padding_unmasked", "en")[:60],
         timeout=WAIT,
     )
     page.locator("#tab-bugs").screenshot(path=str(SCREENSHOTS / "bugs.png"))
@@ -233,3 +236,26 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     ).check()  # a bug whose maps are cross-attention
     page.get_by_label("日本語").check()
     wait_plot(page, "plot-bug-maps", i18n.text("fig-kind-decoder_self", "ja"))
+
+
+# The centre of each overview thumbnail, in page coordinates: [{meta: [layer, head], px, py}].
+THUMBNAILS = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); const fl = el._fullLayout;
+    const r = el.getBoundingClientRect();
+    return el._fullData.filter(d => d.meta).map(d => {
+        const xa = fl[(d.xaxis || 'x').replace('x', 'xaxis')], ya = fl[(d.yaxis || 'y').replace('y', 'yaxis')];
+        return {meta: d.meta, px: r.left + xa._offset + xa._length / 2, py: r.top + ya._offset + ya._length / 2};
+    }); }"""
+
+
+def test_an_overview_thumbnail_click_opens_its_head_and_sets_the_menu(open_app, library):
+    page = open_app()
+    open_tab(page, "overview")
+    wait_plot(page, "plot-overview")
+    assert not page.locator("#plot-head").is_visible()  # no empty box waits under the overview
+    page.locator("#plot-overview").scroll_into_view_if_needed()
+    thumb = next(t for t in page.evaluate(THUMBNAILS, "plot-overview") if t["meta"] == [1, 2])
+    click_point(page, "plot-overview", thumb)
+    wait_plot(page, "plot-head", "Layer 1", "Head 2")
+    page.wait_for_function(
+        "v => document.querySelector('#overview-pick input').value === v", arg="layer 1 head 2", timeout=WAIT
+    )

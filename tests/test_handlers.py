@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from tests.tiny import EVIL, MARKUP, shown, tiny_tokenizer_file, tiny_translator
+from transformer_viz import i18n
 from transformer_viz.app import downloads, models, share
 from transformer_viz.app import handlers as h
 from transformer_viz.app import session as sessions
@@ -291,10 +292,45 @@ def test_static_figures_label_their_axes_with_the_tokens(session):
 
 
 def test_tokens_table_lists_both_sides(session):
-    rows = h.tokens_table(session.trace)
+    table = h.tokens_table(session.trace)
+    rows = table["data"]
+    assert table["headers"] == ["side", "position", "piece", "id"]
     assert len(rows) == len(session.trace.source_ids) + len(session.trace.target_ids)
     assert rows[0] == ["source", 0, session.trace.source_tokens[0], session.trace.source_ids[0]]
-    assert rows[-1][0] == "target"
+    assert rows[-1] == [
+        "target",
+        len(session.trace.target_ids) - 1,
+        session.trace.target_tokens[-1],
+        session.trace.target_ids[-1],
+    ]
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_tokens_table_speaks_the_visitors_language(session, lang):
+    table = h.tokens_table(session.trace, lang)
+    assert table["headers"] == [i18n.text(key, lang) for key in h.TOKEN_COLUMNS]
+    assert not set(table["headers"]) & {"side", "position", "piece"}
+    sides = [row[0] for row in table["data"]]
+    assert set(sides) == {i18n.text("tokens-source", lang), i18n.text("tokens-target", lang)}
+    assert [row[2:] for row in table["data"]] == [row[2:] for row in h.tokens_table(session.trace)["data"]]
+    assert h.tokens_table(None, lang) == {"headers": table["headers"], "data": []}  # before the first translation
+
+
+def test_the_token_tables_headers_follow_a_language_switch(empty_registry):
+    """The empty table is built with English headers; the switch relabels it, pieces and all, in the new language."""
+    import gradio as gr
+
+    from transformer_viz.app.page import build_demo
+
+    models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
+    demo = build_demo()
+    tokens = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "tokens")
+    assert tokens.value["headers"] == ["side", "position", "piece", "id"]
+    switch = next(fn for fn in demo.fns.values() if fn.name == "relabel" and any(out is tokens for out in fn.outputs))
+    assert isinstance(tokens, gr.Dataframe) and switch.outputs[-2] is tokens  # its label first, its table later
+    assert switch.fn("ko", None, [])[-2] == h.tokens_table(None, "ko")
+    sess = sessions.translate("the dog.", "tiny-a", DecodeOptions(max_new_tokens=4))
+    assert switch.fn("ja", sess, [])[-2] == h.tokens_table(sess.trace, "ja")
 
 
 # ---------------------------------------------------------------- share links

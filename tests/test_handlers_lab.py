@@ -115,3 +115,29 @@ def test_a_lab_run_on_a_branch_compares_the_branch(session):
     assert comp.original.target_ids == branched.trace.target_ids
     assert comp.changed.target_ids[: t + 1] == branched.trace.target_ids[: t + 1]
     assert comp.original.forced_prefix == comp.changed.forced_prefix == t + 1
+
+
+def test_the_maps_follow_the_attention_the_change_switches_off():
+    heads = lambda *kinds: lab.intervention_from_ui([f"{kind} 0 1" for kind in kinds])  # noqa: E731
+    assert lab.changed_kind(heads("cross"), "decoder_self") == "cross"
+    assert lab.changed_kind(heads("encoder_self", "cross"), "cross") == "cross"  # the kind on screen is one of them
+    assert lab.changed_kind(heads("encoder_self", "cross"), "decoder_self") == "encoder_self"
+    assert lab.changed_kind(lab.intervention_from_ui([], no_causal_mask=True), "cross") == "decoder_self"
+    assert lab.changed_kind(lab.intervention_from_ui([], no_positions=True), "encoder_self") == "encoder_self"
+
+
+def test_whatif_with_cross_heads_off_shows_cross_attention_and_says_so_on_the_radio(session, translator):
+    import plotly.io
+
+    from transformer_viz.app.tabs.experiments import on_whatif
+
+    cfg = translator.config
+    crs = [f"cross 0 {head}" for head in range(cfg.n_heads)]  # every cross head of the first layer off
+    out = on_whatif("en", session, [], [], crs, "zero", False, False, "decoder self", 1, "mean", "screen")
+    assert out[-1] == "cross"  # the radio moves to the maps' kind
+    shown = plotly.io.from_json(out[5].plot)
+    assert i18n.text("fig-kind-cross", "en") in shown.layout.title.text
+    maps = lab.lab_figures(out[0], "cross", 1, "mean", False)["maps"]  # the same figure, its arrays as numbers
+    assert maps.layout.title.text == shown.layout.title.text
+    original, changed = (np.array(d.z, dtype=float) for d in maps.data if d.type == "heatmap")
+    assert not np.allclose(original, changed)  # layer 1's cross-attention reads a changed decoder: the maps differ

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.tiny import tiny_tokenizer_file, tiny_translator
+from tests.tiny import shown, tiny_tokenizer_file, tiny_translator
 from transformer_viz import figures
 from transformer_viz.app import handlers as h
 from transformer_viz.app import models
@@ -212,3 +212,90 @@ def test_a_model_without_records_shows_its_own_translations_live(empty_registry)
     for sentence in EXAMPLES[:3]:
         assert f"| {md(sentence)} | {md(tiny.translate(sentence))} |" in card
     assert md(EXAMPLES[3]) not in card and "| hook point | shape |" in card
+
+
+# ---------------------------------------------------------------- a sentence's problems, in place under it
+OPTIONS = list(UI_DEFAULTS.values())
+
+
+@pytest.fixture
+def page_handlers(empty_registry):
+    """The page built with one tiny model; its translate handler as the Translate button calls it."""
+    from transformer_viz.app.page import build_demo
+
+    models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
+    demo = build_demo()
+    translated = next(fn for fn in demo.fns.values() if fn.name == "translated")
+    return demo, translated
+
+
+def said_in(said: list, lang: str) -> str:
+    """What the box under the sentence shows of `said`, as text."""
+    return shown(h.sentence_message(said, lang))[1]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_an_empty_sentence_is_refused_in_place_and_leaves_the_page_as_it_was(page_handlers, lang):
+    from transformer_viz import i18n
+    from transformer_viz.app.page import on_translate
+
+    said, values = on_translate(lang, "  \u200b ", "tiny-a", 0, "mean", *OPTIONS)
+    assert values is None and [err.key for err in said] == ["err-empty"]
+    assert i18n.text("err-empty", lang)[1:] in said_in(said, lang)
+    _, translated = page_handlers
+    out = translated.fn(lang, "   ", "tiny-a", 0, "mean", *OPTIONS)
+    assert [c.elem_id for c in translated.outputs[:1]] == ["sentence-error"]
+    assert out[0]["visible"] is True and out[0]["value"] == h.sentence_message(said, lang)
+    assert [err.key for err in out[1]] == ["err-empty"]  # kept, to be said again in another language
+    assert out[2] is False  # no new session: the redraws after it leave the maps alone
+    assert all(value == {"__type__": "update"} for value in out[3:])  # gr.skip(): translation, strip, link kept
+    assert len(out) == len(translated.outputs)
+
+
+def test_a_sentence_the_model_cannot_read_at_all_is_refused_with_its_notice(page_handlers):
+    from transformer_viz.app.page import on_translate
+
+    said, values = on_translate("ko", "🙂🙂🙂", "tiny-a", 0, "mean", *OPTIONS)
+    assert values is None
+    assert "이 모델은 영어를 읽습니다. 조각 1개 중 1개는 모델이 모르는 것입니다" in said_in(said, "ko")
+    said, values = on_translate("en", "", None, 0, "mean", *OPTIONS)  # no model at all: said there too
+    assert values is None and said_in(said, "en").startswith("⚠ No model is available")
+
+
+def test_a_good_sentence_clears_the_message_and_a_long_paste_says_where_it_was_cut(page_handlers):
+    from transformer_viz.app.page import on_translate
+    from transformer_viz.translator import MAX_CHARS
+
+    said, values = on_translate("en", SENTENCE, "tiny-a", 0, "mean", *OPTIONS)
+    assert said == [] and values[0].trace.source_text == SENTENCE
+    _, translated = page_handlers
+    out = translated.fn("en", SENTENCE, "tiny-a", 0, "mean", *OPTIONS)
+    assert out[0]["visible"] is False and out[0]["value"] == "" and out[1:3] == [[], True]
+    long = "the dog. " * 334  # 3,006 characters, as pasted
+    said, values = on_translate("ja", long, "tiny-a", 0, "mean", *OPTIONS)
+    assert values is not None and values[0].trace.source_text == long  # translated: its first part, said so
+    assert f"入力は先頭の {MAX_CHARS} 文字で切り詰めました" in said_in(said, "ja")
+
+
+def test_what_is_said_under_the_sentence_follows_a_language_switch(page_handlers):
+    from transformer_viz import i18n
+    from transformer_viz.errors import UserError
+
+    demo, _ = page_handlers
+    box = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "sentence-error")
+    (relabel,) = [fn for fn in demo.fns.values() if fn.name == "relabel"]
+    assert relabel.outputs[-1] is box
+    assert shown(relabel.fn("ko", None, [UserError("err-empty")])[-1])[1] == "⚠ " + i18n.text("err-empty", "ko")
+    assert relabel.fn("ja", None, [])[-1] == ""
+
+
+def test_what_follows_a_translation_waits_for_a_new_session():
+    from transformer_viz.app.page import only_when
+    from transformer_viz.app.tabs import Event
+
+    calls = []
+    event = Event(lambda a, b: calls.append((a, b)) or ["drawn", "too"], ["in a", "in b"], ["out 1", "out 2"])
+    gated = only_when("flag", event)
+    assert gated.inputs == ["flag", "in a", "in b"] and gated.outputs == event.outputs
+    assert gated.fn(False, 1, 2) == {"__type__": "update"} and calls == []
+    assert gated.fn(True, 1, 2) == ["drawn", "too"] and calls == [(1, 2)]

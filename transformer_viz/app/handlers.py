@@ -16,11 +16,27 @@ from .registry import OTHER_PLOTS, PLOTS, STEP_PLOTS, View
 from .session import Session
 
 KINDS = {"cross": "cross", "decoder self": "decoder_self", "encoder self": "encoder_self"}
+TOKEN_COLUMNS = ("tokens-side", "tokens-position", "tokens-piece", "tokens-id")  # the token table's headers, by key
 
 
 def notices_info(trace: Trace, lang: str = "en") -> str:
     """Markdown: the trace's notices (input cut, intervention, …) as a list in `lang` ('' when there is none)."""
     return "\n".join(f"- {i18n.message(n, lang)}" for n in trace.notices)
+
+
+def unreadable(trace: Trace):
+    """The trace's notice that the model knows none of the sentence's pieces (emoji only, Japanese, …), or None."""
+    for notice in trace.notices:
+        params = getattr(notice, "params", {})
+        if getattr(notice, "key", None) == "notice-unknown-pieces" and params["unknown"] == params["total"]:
+            return notice
+    return None
+
+
+def sentence_message(said: list, lang: str = "en") -> str:
+    """Markdown for under the sentence box: each keyed error or notice in `said`, in `lang`, escaped; '' if none."""
+    texts = [i18n.message(item, lang) for item in said]
+    return "\n\n".join(f"⚠ {md(text[:1].upper() + text[1:])}" for text in texts)
 
 
 def branch_info(session: Session, lang: str = "en") -> str:
@@ -32,11 +48,20 @@ def branch_info(session: Session, lang: str = "en") -> str:
     return i18n.text("branch-info", lang, branches="; ".join(steps))
 
 
-def tokens_table(trace: Trace) -> list[list]:
-    """Rows (side, position, piece, id) for the tokenisation table."""
-    rows = [["source", i, piece, ident] for i, (piece, ident) in enumerate(zip(trace.source_tokens, trace.source_ids))]
-    rows += [["target", i, piece, ident] for i, (piece, ident) in enumerate(zip(trace.target_tokens, trace.target_ids))]
-    return rows
+def tokens_table(trace: Trace | None, lang: str = "en") -> dict:
+    """The tokenisation table for gr.Dataframe: its headers and rows (side, position, piece, id), words in `lang`.
+
+    Without a trace it has the headers only (the empty table before the first translation, in a new language).
+    """
+    rows = []
+    if trace is not None:
+        for side, tokens, ids in (
+            ("source", trace.source_tokens, trace.source_ids),
+            ("target", trace.target_tokens, trace.target_ids),
+        ):
+            label = i18n.text(f"tokens-{side}", lang)
+            rows += [[label, i, piece, ident] for i, (piece, ident) in enumerate(zip(tokens, ids))]
+    return {"headers": [i18n.text(key, lang) for key in TOKEN_COLUMNS], "data": rows}
 
 
 def clamp_step(trace: Trace, step) -> int:

@@ -1,4 +1,4 @@
-"""Handlers behind "What if?" and the seed-bug lab: UI values → Intervention → Comparison → text and figures.
+"""Handlers behind "What if?" and the study notes' bugs: UI values → Intervention → Comparison → text and figures.
 
 Plain functions like those in handlers.py (no gradio); they run the shared model through models.get_translator.
 """
@@ -41,6 +41,18 @@ def intervention_from_ui(
         no_causal_mask=bool(no_causal_mask),
         bug=bug or None,
     )
+
+
+def changed_kind(intervention, shown: str) -> str:
+    """The attention the lab's maps show after `intervention`: what it changes, so that the maps differ.
+
+    The kind of the heads it switches off (`shown`, the kind on screen, when it is one of them); the decoder's
+    self-attention when it lifts the causal mask; otherwise `shown` (positions change every kind).
+    """
+    ablated = [kind for kind in LAB_KINDS if any(k == kind for k, _, _ in intervention.ablate)]
+    if ablated:
+        return shown if shown in ablated else ablated[0]
+    return "decoder_self" if intervention.no_causal_mask else shown
 
 
 def run_comparison(session: Session, intervention):

@@ -9,6 +9,7 @@ from ..decoding import STRATEGIES
 from ..figures import UNITS
 from ..translator import MAX_CHARS
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
+from .handlers import tokens_table
 from .models import model_choices
 from .session import SLIDER_RANGES
 from .tabs import Controls, Plots, hidden_box
@@ -26,6 +27,8 @@ class Header:
     lang: gr.Radio
     # the sentence and how to decode it
     sentence: gr.Textbox
+    sentence_error: gr.Markdown  # under the sentence: why it was not translated, or what was cut; hidden when empty
+    sentence_said: gr.State  # the keyed messages sentence_error shows, to say them again in a new language
     translate_btn: gr.Button
     model: gr.Dropdown
     strategy: gr.Radio
@@ -108,7 +111,7 @@ def lay_out(words: Words, models: list[str]) -> Header:
 
 
 def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
-    """The sentence, Translate and the model menu, in one row."""
+    """The sentence, Translate and the model menu, in one row; under them, what went wrong with the sentence."""
     with gr.Row(equal_height=True):
         top.sentence = words(
             gr.Textbox(
@@ -140,6 +143,8 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
             "model",
         )
         words(top.model, "choices-of", lambda lang: model_choices(models, lang))
+    top.sentence_error = gr.Markdown(elem_id="sentence-error", visible=False)
+    top.sentence_said = gr.State([])
 
 
 def lay_out_options(words: Words, top: Header) -> None:
@@ -172,7 +177,7 @@ def lay_out_translation(words: Words, top: Header) -> None:
     )
     top.tokens = words(
         gr.Dataframe(
-            headers=["side", "position", "piece", "id"],
+            value=tokens_table(None),  # headers only; each translation and language switch fills it in its language
             label=T("tokens"),
             elem_id="tokens",
             interactive=False,

@@ -111,7 +111,7 @@ def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=Non
         sess,
         trace.target_text,
         h.notices_info(trace, lng),
-        h.tokens_table(trace),
+        h.tokens_table(trace, lng),
         gr.update(minimum=0, maximum=max(last, 1), value=h.clamp_step(trace, step), interactive=last > 0),
         gr.update(**layer),
         gr.update(**head),
@@ -124,12 +124,24 @@ def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=Non
     ]
 
 
-@localised_errors
-def on_translate(lng, text, model_name, lay, hd, *opts):
+def on_translate(lng, text, model_name, lay, hd, *opts) -> tuple[list, list | None]:
+    """(what to say under the sentence box, the new session's outputs): its notices say what was cut, if anything.
+
+    A sentence that cannot be translated (empty, bad options, not one piece the model knows) gives only why, and
+    None: the page keeps the translation, maps and link it shows. What is said are keyed errors and notices, put
+    into the visitor's language by h.sentence_message (again on a language switch).
+    """
     if not model_name:
-        raise gr.Error(i18n.text("err-no-model", lng), print_exception=False)
-    options = decode_options(*opts)
-    return session_outputs(translate(text, model_name, options), text, model_name, options, lng, lay, hd)
+        return [UserError("err-no-model")], None
+    try:
+        options = decode_options(*opts)
+        sess = translate(text, model_name, options)
+    except (ValueError, TypeError) as err:
+        return [err], None
+    refused = h.unreadable(sess.trace)  # its translation of nothing but <unk> would teach nothing
+    if refused is not None:
+        return [refused], None
+    return list(sess.trace.notices), session_outputs(sess, text, model_name, options, lng, lay, hd)
 
 
 @localised_errors
@@ -144,10 +156,21 @@ def on_branch(lng, sess, t, token_id):
 def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_out: list, after: list[Event]) -> None:
     """Translate, a new model, a branch and its undoing, a share link on load: each a new session, then `after`."""
     skipped = [gr.skip()] * len(session_out)
+    # A sentence's message goes under it, in place; whether it made a new session gates what follows a translation.
+    fresh = gr.State(False)
+    translate_out = [top.sentence_error, top.sentence_said, fresh] + session_out
+    fresh_only = [only_when(fresh, event) for event in after]
+
+    def translated(lng, text, model_name, lay, hd, *opts):
+        said, values = on_translate(lng, text, model_name, lay, hd, *opts)
+        box = gr.update(value=h.sentence_message(said, lng), visible=bool(said))
+        return [box, said, values is not None] + (values or skipped)
 
     def translate_if_linked(lng, text, model_name, lay, hd, *opts):
         """On page load or a new model: translate straight away when there is a sentence."""
-        return skipped if not text else on_translate(lng, text, model_name, lay, hd, *opts)
+        return (
+            [gr.skip(), gr.skip(), False] + skipped if not text else translated(lng, text, model_name, lay, hd, *opts)
+        )
 
     def on_unbranch(lng, sess, t):
         if sess is None:
@@ -155,16 +178,17 @@ def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_ou
         back = unbranch(sess)  # at the same step, to compare what the model wrote there with the forced token
         return session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options), lng, step=t)
 
-    def then_redraw(listener) -> None:
-        for event in after:
+    def then_redraw(listener, events=after) -> None:
+        for event in events:
             listener = event.after(listener)
 
     translate_in = [top.lang, top.sentence, top.model, top.layer, top.head] + top.options
     for trigger in (top.translate_btn.click, top.sentence.submit):
-        then_redraw(trigger(on_translate, translate_in, session_out, api_visibility="private"))
+        then_redraw(trigger(translated, translate_in, translate_out, api_visibility="private"), fresh_only)
     # .input, not .change: a share link that sets the model on load must not translate twice, and
     # picking a model before typing a sentence is not an error.
-    then_redraw(top.model.input(translate_if_linked, translate_in, session_out, api_visibility="private"))
+    linked = top.model.input(translate_if_linked, translate_in, translate_out, api_visibility="private")
+    then_redraw(linked, fresh_only)
     branch_in = [top.lang, top.session, top.step, top.alt]
     then_redraw(top.branch_btn.click(on_branch, branch_in, session_out, api_visibility="private"))
     unbranch_in = [top.lang, top.session, top.step]
@@ -191,21 +215,35 @@ def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_ou
         return out + [chosen]
 
     loaded = demo.load(on_load, None, [top.sentence, top.model] + top.options + [top.lang], api_visibility="private")
-    then_redraw(loaded.then(translate_if_linked, translate_in, session_out, api_visibility="private"))
+    then_redraw(loaded.then(translate_if_linked, translate_in, translate_out, api_visibility="private"), fresh_only)
+
+
+def only_when(flag: gr.State, event: Event) -> Event:
+    """`event`, run only while `flag` holds True; otherwise its outputs stay as they are."""
+
+    def run(ok, *values):
+        return event.fn(*values) if ok else gr.skip()  # one skip leaves every output as it is
+
+    run.__name__ = event.fn.__name__
+    return Event(run, [flag, *event.inputs], event.outputs)
 
 
 def wire_language(top: Header, words: Words, after: list[Event]) -> None:
     """A new language: every label, button, tab and explanation; then `after` (every figure's words too)."""
 
-    def relabel(lng, sess):
-        """Every registered text in the chosen language; the notices and the branch too."""
+    def relabel(lng, sess, said):
+        """Every registered text in the chosen language; the notices, the branch, the token table and what is said
+        under the sentence too."""
+        sentence = [h.sentence_message(said or [], lng)]
         if sess is None:
-            return words.updates(lng) + ["", ""]
-        return words.updates(lng) + [h.notices_info(sess.trace, lng), h.branch_info(sess, lng)]
+            return words.updates(lng) + ["", "", h.tokens_table(None, lng)] + sentence
+        trace = sess.trace
+        info = [h.notices_info(trace, lng), h.branch_info(sess, lng), h.tokens_table(trace, lng)]
+        return words.updates(lng) + info + sentence
 
-    listener = top.lang.change(
-        relabel, [top.lang, top.session], words.components + [top.notices, top.branch_md], api_visibility="private"
-    )
+    relabelled = words.components + [top.notices, top.branch_md, top.tokens, top.sentence_error]
+    relabel_in = [top.lang, top.session, top.sentence_said]
+    listener = top.lang.change(relabel, relabel_in, relabelled, api_visibility="private")
     for event in after:
         listener = event.after(listener)
 

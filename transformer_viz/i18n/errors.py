@@ -19,6 +19,11 @@ MESSAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "文が空です。翻訳する英語の文を入力してください",
         "ko": "문장이 비어 있습니다. 번역할 영어 문장을 입력하세요",
     },
+    "err-no-model": {
+        "en": "no model is available: train one (see README) or set TRANSFORMER_VIZ_HUB_MODEL",
+        "ja": "使えるモデルがありません。モデルを学習するか (README 参照)、TRANSFORMER_VIZ_HUB_MODEL を設定してください",
+        "ko": "사용할 수 있는 모델이 없습니다. 모델을 학습하거나(README 참고) TRANSFORMER_VIZ_HUB_MODEL을 설정하세요",
+    },
     "err-text-too-long": {
         "en": "the text is too long: the model reads at most {tokens} tokens ({chars} characters); "
         "send a shorter text, e.g. one sentence at a time",

@@ -185,9 +185,9 @@ ANALYSIS_FIGURE_TEXTS: dict[str, dict[str, str]] = {
         "ko": "패딩을 가림 (올바름)",
     },
     "fig-padding-bug": {
-        "en": "causal mask only (seed 004 bug 3)",
-        "ja": "因果マスクだけ (seed 004 のバグ3)",
-        "ko": "인과 마스크만 (seed 004 버그 3)",
+        "en": "causal mask only (the study note's bug)",
+        "ja": "因果マスクだけ (学習ノートのバグ)",
+        "ko": "인과 마스크만 (학습 노트의 버그)",
     },
     "fig-padding-title": {
         "en": "Decoder self-attention with {n_pad} pad tokens in front · Layer {layer} · Head {head}"

@@ -1,7 +1,7 @@
 """The interventions' menu labels and teaching texts (lab/interventions.py) in English, Japanese and Korean.
 
 "iv-label-<name>" is the short name for menus and checkboxes; "iv-explain-<name>" says what the intervention
-reveals, or why the seed notes' bug breaks the model, in 1–3 sentences a learner reads beside the result.
+reveals, or why the study notes' bug breaks the model, in 1–3 sentences a learner reads beside the result.
 """
 
 from __future__ import annotations
@@ -68,23 +68,23 @@ LAB_TEXTS: dict[str, dict[str, str]] = {
         "ko": "인과 마스크는 타깃의 각 위치가 자기보다 뒤의 단어를 보지 못하게 막습니다. 키/값 캐시를 써서 한 단어씩 디코딩할 때는 각 위치가 뒤의 단어가 생기기 전에 계산되므로 번역은 그대로입니다. 하지만 교사 강요(teacher forcing, 학습할 때)에서는 타깃 전체를 한꺼번에 넣기 때문에, 마스크가 없으면 모델이 예측해야 할 단어를 그대로 읽을 수 있고 디코더 맵의 위쪽 삼각형이 밝아집니다.",
     },
     "iv-explain-mask_ignored": {
-        "en": "In seed 000 the mask is added to the scores after the copy that softmax uses was made, so no mask applies: padding and future tokens are attended. The teacher-forced pass shows queries reading the very words they should predict; a model trained like that learns to copy instead of translate, and fails at inference.",
-        "ja": "seed 000 では、ソフトマックスが使うスコアのコピーを作ったあとでマスクを足しているため、マスクがまったく効かず、パディングも未来のトークンも見えてしまいます。教師強制のパスでは、クエリが自分の予測すべき単語そのものを読んでいるのがわかります。こうして学習したモデルは翻訳ではなくコピーを覚えてしまい、推論では失敗します。",
-        "ko": "seed 000에서는 소프트맥스가 쓰는 점수의 복사본을 만든 뒤에 마스크를 더하기 때문에 마스크가 전혀 적용되지 않아, 패딩도 미래 토큰도 보입니다. 교사 강요 패스에서는 쿼리가 자신이 예측해야 할 단어를 그대로 읽는 모습이 보입니다. 이렇게 학습한 모델은 번역 대신 베끼기를 배우고, 추론 때 실패합니다.",
+        "en": "The first of the two study notes this project grew from (short Transformers written while learning; seed000 in the model menu has its architecture, built correctly) adds the mask to the scores after the copy that softmax uses was made, so no mask applies: padding and future tokens are attended. The teacher-forced pass shows queries reading the very words they should predict; a model trained like that learns to copy instead of translate, and fails at inference.",
+        "ja": "このプロジェクトのもとになった2つの学習ノート (学びながら書かれた短い Transformer の実装) の1つ目 (モデルの選択肢の seed000 がその構成を正しく作り直したもの) では、ソフトマックスが使うスコアのコピーを作ったあとでマスクを足しているため、マスクがまったく効かず、パディングも未来のトークンも見えてしまいます。教師強制のパスでは、クエリが自分の予測すべき単語そのものを読んでいるのがわかります。こうして学習したモデルは翻訳ではなくコピーを覚えてしまい、推論では失敗します。",
+        "ko": "이 프로젝트가 시작된 두 학습 노트(배우면서 쓴 짧은 Transformer 구현) 중 첫 번째(모델 메뉴의 seed000이 그 구성을 올바르게 다시 만든 것)에서는 소프트맥스가 쓰는 점수의 복사본을 만든 뒤에 마스크를 더하기 때문에 마스크가 전혀 적용되지 않아, 패딩도 미래 토큰도 보입니다. 교사 강요 패스에서는 쿼리가 자신이 예측해야 할 단어를 그대로 읽는 모습이 보입니다. 이렇게 학습한 모델은 번역 대신 베끼기를 배우고, 추론 때 실패합니다.",
     },
     "iv-explain-scale_multiplied": {
-        "en": "Seed 000 multiplies the scores by √d_head instead of dividing, making them d_head times too large. Softmax of huge scores is almost one-hot: each query stares at a single key, and the gradients through softmax vanish, so training stalls.",
-        "ja": "seed 000 はスコアを √d_head で割る代わりに掛けているので、スコアが d_head 倍も大きくなります。巨大なスコアのソフトマックスはほぼ one-hot になり、各クエリはひとつのキーだけを見つめます。さらにソフトマックスを通る勾配が消えてしまい、学習が進まなくなります。",
-        "ko": "seed 000은 점수를 √d_head로 나누는 대신 곱해서, 점수가 d_head배나 커집니다. 아주 큰 점수의 소프트맥스는 거의 원-핫이 되어 각 쿼리가 키 하나만 뚫어지게 봅니다. 게다가 소프트맥스를 지나는 기울기가 사라져 학습이 멈춰 버립니다.",
+        "en": "The first of the two study notes this project grew from (short Transformers written while learning; seed000 in the model menu has its architecture) multiplies the scores by √d_head instead of dividing, making them d_head times too large. Softmax of huge scores is almost one-hot: each query stares at a single key, and the gradients through softmax vanish, so training stalls.",
+        "ja": "このプロジェクトのもとになった2つの学習ノート (学びながら書かれた短い Transformer の実装) の1つ目 (モデルの選択肢の seed000 と同じ構成) は、スコアを √d_head で割る代わりに掛けているので、スコアが d_head 倍も大きくなります。巨大なスコアのソフトマックスはほぼ one-hot になり、各クエリはひとつのキーだけを見つめます。さらにソフトマックスを通る勾配が消えてしまい、学習が進まなくなります。",
+        "ko": "이 프로젝트가 시작된 두 학습 노트(배우면서 쓴 짧은 Transformer 구현) 중 첫 번째(모델 메뉴의 seed000과 같은 구성)는 점수를 √d_head로 나누는 대신 곱해서, 점수가 d_head배나 커집니다. 아주 큰 점수의 소프트맥스는 거의 원-핫이 되어 각 쿼리가 키 하나만 뚫어지게 봅니다. 게다가 소프트맥스를 지나는 기울기가 사라져 학습이 멈춰 버립니다.",
     },
     "iv-explain-scale_d_model": {
-        "en": "Seed 004 divides by √d_model instead of √d_head: the scores become √n_heads times too small. Softmax of small scores is almost uniform, so every head blurs over all keys and sharp alignments fade.",
-        "ja": "seed 004 は √d_head ではなく √d_model で割っているため、スコアが √n_heads 分の1に小さくなります。小さなスコアのソフトマックスはほぼ一様になるので、どのヘッドもすべてのキーにぼんやりと重みを広げ、くっきりした対応が薄れてしまいます。",
-        "ko": "seed 004는 √d_head 대신 √d_model로 나누어서 점수가 √n_heads분의 1로 작아집니다. 작은 점수의 소프트맥스는 거의 균등해서 모든 헤드가 모든 키에 가중치를 흐릿하게 퍼뜨리고, 뚜렷한 정렬이 희미해집니다.",
+        "en": "The second of the two study notes this project grew from (short Transformers written while learning; seed004 in the model menu has its architecture) divides by √d_model instead of √d_head: the scores become √n_heads times too small. Softmax of small scores is almost uniform, so every head blurs over all keys and sharp alignments fade.",
+        "ja": "このプロジェクトのもとになった2つの学習ノート (学びながら書かれた短い Transformer の実装) の2つ目 (モデルの選択肢の seed004 と同じ構成) は、√d_head ではなく √d_model で割っているため、スコアが √n_heads 分の1に小さくなります。小さなスコアのソフトマックスはほぼ一様になるので、どのヘッドもすべてのキーにぼんやりと重みを広げ、くっきりした対応が薄れてしまいます。",
+        "ko": "이 프로젝트가 시작된 두 학습 노트(배우면서 쓴 짧은 Transformer 구현) 중 두 번째(모델 메뉴의 seed004와 같은 구성)는 √d_head 대신 √d_model로 나누어서 점수가 √n_heads분의 1로 작아집니다. 작은 점수의 소프트맥스는 거의 균등해서 모든 헤드가 모든 키에 가중치를 흐릿하게 퍼뜨리고, 뚜렷한 정렬이 희미해집니다.",
     },
     "iv-explain-target_padding_unmasked": {
-        "en": "Seed 004 masks the target only causally, not its padding. With padding at the end the causal mask hides the pads anyway, so the bug stays invisible; with padding in front (as in batched generation) real tokens attend to pads, and the same sentence translates differently depending on its batch partners.",
-        "ja": "seed 004 はターゲットを因果的にマスクするだけで、パディングはマスクしていません。パディングが末尾にあれば因果マスクがどのみち隠すのでバグは見えませんが、(バッチ生成のように) パディングが先頭にあると本物のトークンがパディングに注意を向け、同じ文でも一緒のバッチに入った文によって翻訳が変わってしまいます。",
-        "ko": "seed 004는 타깃을 인과적으로만 가리고 패딩은 가리지 않습니다. 패딩이 끝에 있으면 어차피 인과 마스크가 가려 주므로 버그가 드러나지 않지만, (배치 생성처럼) 패딩이 앞에 있으면 진짜 토큰이 패딩에 어텐션을 주어, 같은 문장도 같은 배치에 든 다른 문장에 따라 다르게 번역됩니다.",
+        "en": "The second of the two study notes this project grew from (short Transformers written while learning; seed004 in the model menu has its architecture) masks the target only causally, not its padding. With padding at the end the causal mask hides the pads anyway, so the bug stays invisible; with padding in front (as in batched generation) real tokens attend to pads, and the same sentence translates differently depending on its batch partners.",
+        "ja": "このプロジェクトのもとになった2つの学習ノート (学びながら書かれた短い Transformer の実装) の2つ目 (モデルの選択肢の seed004 と同じ構成) は、ターゲットを因果的にマスクするだけで、パディングはマスクしていません。パディングが末尾にあれば因果マスクがどのみち隠すのでバグは見えませんが、(バッチ生成のように) パディングが先頭にあると本物のトークンがパディングに注意を向け、同じ文でも一緒のバッチに入った文によって翻訳が変わってしまいます。",
+        "ko": "이 프로젝트가 시작된 두 학습 노트(배우면서 쓴 짧은 Transformer 구현) 중 두 번째(모델 메뉴의 seed004와 같은 구성)는 타깃을 인과적으로만 가리고 패딩은 가리지 않습니다. 패딩이 끝에 있으면 어차피 인과 마스크가 가려 주므로 버그가 드러나지 않지만, (배치 생성처럼) 패딩이 앞에 있으면 진짜 토큰이 패딩에 어텐션을 주어, 같은 문장도 같은 배치에 든 다른 문장에 따라 다르게 번역됩니다.",
     },
 }

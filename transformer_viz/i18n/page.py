@@ -50,6 +50,13 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "トークン化 (SentencePiece のピース)",
         "ko": "토큰화 (SentencePiece 조각)",
     },
+    # the token table's columns (handlers.TOKEN_COLUMNS) and its two sides
+    "tokens-side": {"en": "side", "ja": "側", "ko": "쪽"},
+    "tokens-position": {"en": "position", "ja": "位置", "ko": "위치"},
+    "tokens-piece": {"en": "piece", "ja": "ピース", "ko": "조각"},
+    "tokens-id": {"en": "id", "ja": "ID", "ko": "ID"},
+    "tokens-source": {"en": "source", "ja": "原文", "ko": "원문"},
+    "tokens-target": {"en": "target", "ja": "訳文", "ko": "번역문"},
     "figures": {"en": "Figures", "ja": "図の表示", "ko": "그림 표시"},
     "look-screen": {"en": "screen", "ja": "画面用", "ko": "화면용"},
     "look-png": {"en": "slides (PNG download)", "ja": "スライド用 (PNG で保存)", "ko": "슬라이드용 (PNG 저장)"},
@@ -232,7 +239,7 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "ko": "노드 {node}, {step}단계: 빔은 여기까지 <strong>{tokens}</strong>라고 썼습니다",
     },
     "tab-whatif": {"en": "What if?", "ja": "もし変えたら?", "ko": "바꿔 보면?"},
-    "tab-bugs": {"en": "Seed-bug lab", "ja": "シードのバグ実験室", "ko": "시드 버그 실험실"},
+    "tab-bugs": {"en": "Bugs made while learning", "ja": "学びながら生まれたバグ", "ko": "배우면서 생긴 버그"},
     "explain-whatif": {
         "en": "Change the model for this one sentence and compare. Pick heads to switch off, remove the positional encodings or lift the causal mask, then run: you get the new translation beside the original, each step's probability of the original token with and without the change (teacher-forced: the original translation fed in at once, as in training), and the attention maps side by side for the layer and head chosen above. The shared model is never modified.",
         "ja": "この1文についてだけモデルを変えて、結果を比べます。オフにするヘッドを選ぶ、位置エンコーディングを取り除く、因果マスクを外す、のいずれかをしてから実行してください。元の翻訳と並べて新しい翻訳が表示され、各ステップで元のトークンが出る確率の変更前と変更後 (教師強制: 学習時と同じく元の翻訳を一度に入力)、そして上で選んだ層とヘッドのアテンションマップが並んで表示されます。共有のモデル自体は決して変更されません。",
@@ -305,11 +312,6 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
         "en": "step {step}: {old} → {new}",
         "ja": "ステップ {step}: {old} → {new}",
         "ko": "{step}단계: {old} → {new}",
-    },
-    "err-no-model": {
-        "en": "no model is available: train one (see README) or set TRANSFORMER_VIZ_HUB_MODEL",
-        "ja": "使えるモデルがありません。モデルを学習するか (README 参照)、TRANSFORMER_VIZ_HUB_MODEL を設定してください",
-        "ko": "사용할 수 있는 모델이 없습니다. 모델을 학습하거나(README 참고) TRANSFORMER_VIZ_HUB_MODEL을 설정하세요",
     },
     "err-translate-first": {
         "en": "translate a sentence and choose a token first",

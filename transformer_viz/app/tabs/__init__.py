@@ -7,6 +7,7 @@ arrives or the language changes, for the page to run after its own events.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -75,10 +76,15 @@ class TabGroup:
 
 
 def emptied(session: gr.State, closed: dict) -> Event:
-    """On a new session, each component of `closed` back to its value there (no change while there is no session)."""
-    return Event(
-        lambda sess: [gr.skip()] * len(closed) if sess is None else list(closed.values()), [session], list(closed)
-    )
+    """On a new session, each component of `closed` back to its value there (no change while there is no session).
+
+    A value may be an update (e.g. `shown(None)`); each session gets its own copy, as Gradio rewrites updates.
+    """
+
+    def close(sess):
+        return [gr.skip()] * len(closed) if sess is None else [copy.copy(value) for value in closed.values()]
+
+    return Event(close, [session], list(closed))
 
 
 class Plots(dict):
@@ -90,6 +96,16 @@ class Plots(dict):
             raise ValueError(f"{plot_id!r} is not a registered plot, or is placed twice")
         self[plot_id] = gr.Plot(elem_id=plot_id, **kwargs)
         return self[plot_id]
+
+
+def opened_view(elem_id: str) -> gr.Plot:
+    """The box of a view a click opens (a head large, a beam node): hidden until a click gives it a figure."""
+    return gr.Plot(elem_id=elem_id, visible=False)
+
+
+def shown(figure) -> dict:
+    """An opened view's figure, its box shown; a figure of None (nothing to show) hides the box again."""
+    return gr.update(value=figure, visible=figure is not None)
 
 
 def explain(words: Words, key: str) -> gr.Markdown:

@@ -7,7 +7,7 @@ import gradio as gr
 from ... import figures
 from .. import handlers as h
 from ..common import Words, localised_errors, plot, slides
-from . import Controls, Event, Plots, TabGroup, emptied, explain, hidden_box, redrawn, tab
+from . import Controls, Event, Plots, TabGroup, emptied, explain, hidden_box, opened_view, redrawn, shown, tab
 
 
 def open_summary_head(sess, choice, pres, lng, unt):
@@ -17,7 +17,7 @@ def open_summary_head(sess, choice, pres, lng, unt):
     knd, lay, hd = h.parse_click(choice, 3)
     with figures.language(lng):
         fig = figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres), units=unt)
-        return plot(fig, pres)
+    return shown(plot(fig, pres))
 
 
 @localised_errors
@@ -29,7 +29,7 @@ def open_beam_node(lng, sess, choice, lay, pres, unt):
     trace, t = h.beam_node_trace(sess, node)
     with figures.language(lng):
         fig = figures.attention_grid(trace, "cross", int(lay), step=t, presentation=slides(pres), units=unt)
-        return h.beam_node_info(trace, node, t, lng), plot(fig, pres)
+    return h.beam_node_info(trace, node, t, lng), shown(plot(fig, pres))
 
 
 def build(words: Words, controls: Controls) -> TabGroup:
@@ -42,7 +42,7 @@ def build(words: Words, controls: Controls) -> TabGroup:
                 for plot_id in ("plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self"):
                     plots.place(plot_id)
             heads_clicked = hidden_box("heads-click")  # CLICK_JS writes the clicked cell's "kind layer head" here
-            heads_open = gr.Plot(elem_id="plot-heads-open")
+            heads_open = opened_view("plot-heads-open")
         with tab(words, "tab-rollout"):
             explain(words, "rollout")
             plots.place("plot-rollout")
@@ -54,7 +54,7 @@ def build(words: Words, controls: Controls) -> TabGroup:
             plots.place("plot-beam")
             beam_clicked = hidden_box("beam-click")  # CLICK_JS writes the clicked node's number here
             beam_info = gr.Markdown(elem_id="beam-node-info")
-            beam_node = gr.Plot(elem_id="plot-beam-node")
+            beam_node = opened_view("plot-beam-node")
 
     s, lang, look, units = controls.session, controls.lang, controls.presentation, controls.units
     heads_in = [s, heads_clicked, look, lang, units]
@@ -73,5 +73,6 @@ def build(words: Words, controls: Controls) -> TabGroup:
     reopen_event = Event(reopen, reopen_in, [heads_open, beam_info, beam_node])
     reopen_event.on(controls.layer.input, look.input, units.input)
     # a new translation: the views opened by clicks on the old one no longer apply
-    closed = emptied(s, {heads_clicked: "", heads_open: None, beam_clicked: "", beam_info: "", beam_node: None})
+    closed = {heads_clicked: "", heads_open: shown(None), beam_clicked: "", beam_info: "", beam_node: shown(None)}
+    closed = emptied(s, closed)
     return TabGroup(plots=plots, on_new_session=[closed], on_language=[reopen_event])

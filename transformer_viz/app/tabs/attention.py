@@ -12,7 +12,21 @@ import gradio as gr
 from ... import figures
 from .. import handlers as h
 from ..common import Words, plot, slides
-from . import Controls, Event, Plots, T, TabGroup, emptied, explain, hidden_box, kind_radio, redrawn, tab
+from . import (
+    Controls,
+    Event,
+    Plots,
+    T,
+    TabGroup,
+    emptied,
+    explain,
+    hidden_box,
+    kind_radio,
+    opened_view,
+    redrawn,
+    shown,
+    tab,
+)
 
 
 @dataclass(kw_only=True)
@@ -22,14 +36,22 @@ class AttentionGroup(TabGroup):
 
 
 def open_head(sess, choice, knd, pres, lng, unt):
-    """The head chosen in the menu or clicked in the overview, large, in the page's units; and the choice, to redraw
-    it later."""
+    """The head chosen in the menu (a thumbnail's click chooses it there), large, in the page's units; and the
+    choice, to redraw it later."""
     if sess is None or not choice:
         return gr.skip(), gr.skip()
-    _, lay, _, hd = choice.split()[:4]  # "layer L head H", perhaps followed by a click's timestamp
+    _, lay, _, hd = choice.split()[:4]  # "layer L head H"
     with figures.language(lng):
         fig = figures.attention_head(sess.trace, h.KINDS[knd], int(lay), int(hd), presentation=slides(pres), units=unt)
-        return plot(fig, pres), choice
+    return shown(plot(fig, pres)), choice
+
+
+def menu_choice(clicked: str):
+    """The menu's "layer L head H" for a thumbnail's click ("layer L head H (timestamp)"); the menu then opens it."""
+    if not clicked:
+        return gr.skip()
+    _, lay, _, hd = h.parse_click(clicked, 4)
+    return f"layer {lay} head {hd}"
 
 
 def build(words: Words, controls: Controls) -> AttentionGroup:
@@ -54,17 +76,17 @@ def build(words: Words, controls: Controls) -> AttentionGroup:
                 )
             plots.place("plot-overview")
             clicked = hidden_box("overview-click")  # CLICK_JS writes the clicked thumbnail's "layer L head H" here
-            large = gr.Plot(elem_id="plot-head")
+            large = opened_view("plot-head")
     large_choice = gr.State("")  # the head shown in `large`: the menu and the thumbnails both open one
 
-    # the menu and a click on a thumbnail both open a head large
-    for box in (pick, clicked):
-        box.change(
-            open_head,
-            [controls.session, box, kind, controls.presentation, controls.lang, controls.units],
-            [large, large_choice],
-            api_visibility="private",
-        )
+    # a click on a thumbnail sets the menu to its head, and the menu opens that head large
+    clicked.change(menu_choice, clicked, pick, api_visibility="private")
+    pick.change(
+        open_head,
+        [controls.session, pick, kind, controls.presentation, controls.lang, controls.units],
+        [large, large_choice],
+        api_visibility="private",
+    )
 
     def reopen(lng, sess, choice, knd, pres, unt):
         """The head opened large, redrawn in the new language, look, units or kind."""
@@ -74,5 +96,5 @@ def build(words: Words, controls: Controls) -> AttentionGroup:
     reopen_event = Event(reopen, [controls.lang, controls.session, large_choice, kind, *drawn_as], [large])
     reopen_event.on(controls.layer.input, controls.presentation.input, controls.units.input, kind.input)
     # a new translation: the head opened on the old one no longer applies
-    closed = emptied(controls.session, {large: None, large_choice: "", clicked: ""})
+    closed = emptied(controls.session, {large: shown(None), large_choice: "", clicked: ""})
     return AttentionGroup(plots=plots, kind=kind, pick=pick, on_new_session=[closed], on_language=[reopen_event])

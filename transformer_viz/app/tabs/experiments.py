@@ -1,4 +1,4 @@
-"""The experiments: "What if?" (switch heads, positions or the causal mask off) and the seed-bug lab.
+"""The experiments: "What if?" (switch heads, positions or the causal mask off) and the study notes' bugs.
 
 Each lab keeps its Comparison in a State, so that layer, head, look and language changes only redraw it.
 """
@@ -64,7 +64,9 @@ def on_whatif(lng, sess, enc, dec, crs, abl, no_pos, no_mask, knd, lay, hd, pres
     if sess is None:
         raise gr.Error(i18n.text("err-translate-lab", lng), print_exception=False)
     intervention = lab.intervention_from_ui((enc or []) + (dec or []) + (crs or []), abl, no_pos, no_mask)
-    return lab_outputs(lab.run_comparison(sess, intervention), h.KINDS[knd], lay, hd, pres, lng)
+    kind = lab.changed_kind(intervention, h.KINDS[knd])  # the maps follow what the change touches, and the radio too
+    radio = next(choice for choice, name in h.KINDS.items() if name == kind)
+    return lab_outputs(lab.run_comparison(sess, intervention), kind, lay, hd, pres, lng) + [radio]
 
 
 @localised_errors
@@ -131,7 +133,7 @@ def lay_out_whatif(words: Words) -> dict:
 
 
 def lay_out_bugs(words: Words) -> dict:
-    """The seed-bug lab's choice of bug, its Run button and its results."""
+    """The study-notes bug lab's choice of bug, its Run button and its results."""
     explain(words, "bugs")
     with gr.Row():
         bug = gr.Radio([(T(f"iv-label-{b}"), b) for b in SEED_BUGS], value=SEED_BUGS[0], label=T("bug"), elem_id="bug")
@@ -150,9 +152,8 @@ def build(words: Words, controls: Controls) -> TabGroup:
             bugs = lay_out_bugs(words)
 
     s, lang, layer, head, look = controls.session, controls.lang, controls.layer, controls.head, controls.presentation
-    whatif["run"].click(
-        on_whatif, [lang, s] + whatif["switches"] + [layer, head, look], whatif["out"], api_visibility="private"
-    )
+    whatif_in = [lang, s] + whatif["switches"] + [layer, head, look]
+    whatif["run"].click(on_whatif, whatif_in, whatif["out"] + [whatif["kind"]], api_visibility="private")
     bugs["run"].click(on_bug, [lang, s, bugs["bug"], layer, head, look], bugs["out"], api_visibility="private")
     redraw = Event(
         redraw_labs,
