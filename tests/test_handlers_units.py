@@ -99,4 +99,4 @@ def test_the_heads_a_click_opens_are_drawn_in_the_pages_units(trace):
         large, _ = attention.open_head(sess, "layer 1 head 2 (17)", "cross", "screen", "en", units)
         summary = analysis.open_summary_head(sess, "encoder_self 0 3 (17)", "screen", "en", units)
         for shown in (large, summary):
-            assert json.loads(shown.plot)["layout"]["xaxis"]["ticktext"] == ticks, units
+            assert json.loads(shown["value"].plot)["layout"]["xaxis"]["ticktext"] == ticks, units
