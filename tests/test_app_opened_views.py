@@ -39,13 +39,16 @@ def test_opened_views_wait_hidden_until_a_click_gives_them_a_figure(page):
     demo, sess = page
     for elem_id in OPENED_VIEWS:
         assert component(demo, elem_id).visible is False, elem_id  # no empty "Plot" box under the view
-    large, choice = attention.open_head(sess, "layer 1 head 2", "cross", "screen", "en")
+    large, choice = attention.open_head(sess, "layer 1 head 2", "cross", "screen", "en", "pieces")
     assert large["visible"] is True and isinstance(large["value"], PlotData) and choice == "layer 1 head 2"
-    cell = analysis.open_summary_head(sess, "decoder_self 0 1 (1732)", "screen", "en")
+    cell = analysis.open_summary_head(sess, "decoder_self 0 1 (1732)", "screen", "en", "pieces")
     assert cell["visible"] is True and isinstance(cell["value"], PlotData)
-    info, node = analysis.open_beam_node("en", sess, "1 (1732)", 0, "screen")
+    info, node = analysis.open_beam_node("en", sess, "1 (1732)", 0, "screen", "pieces")
     assert node["visible"] is True and isinstance(node["value"], PlotData) and "Node 1" in info
-    assert attention.open_head(sess, "", "cross", "screen", "en") == (SKIP, SKIP)  # nothing chosen: nothing opens
+    assert attention.open_head(sess, "", "cross", "screen", "en", "pieces") == (
+        SKIP,
+        SKIP,
+    )  # nothing chosen: nothing opens
 
 
 def test_a_new_translation_hides_the_opened_views_again(page):
@@ -76,6 +79,8 @@ def test_a_thumbnail_click_sets_the_menu_to_its_head_and_the_menu_opens_it(page)
     assert on_click.fn("layer 0 head 1 (17)") == "layer 0 head 1"
     (on_pick,) = listeners(demo, pick)
     assert large in on_pick.outputs
-    shown, choice = on_pick.fn(sess, "layer 0 head 1", "cross", "screen", "en")  # session, menu, kind, look, language
-    expected, _ = attention.open_head(sess, "layer 0 head 1", "cross", "screen", "en")
+    shown, choice = on_pick.fn(
+        sess, "layer 0 head 1", "cross", "screen", "en", "pieces"
+    )  # session, menu, kind, look, language
+    expected, _ = attention.open_head(sess, "layer 0 head 1", "cross", "screen", "en", "pieces")
     assert on_pick.inputs[1] is pick and choice == "layer 0 head 1" and shown["value"] == expected["value"]
