@@ -9,6 +9,7 @@ from .files import replace_file
 from .hub import load_config
 
 CURVE_NAME = "learning_curve.svg"
+ATTRIBUTION_NAME = "ATTRIBUTION.md"  # the corpus's credits, copied beside weights trained on it
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -74,7 +75,8 @@ def write_model_card(folder: str | Path) -> Path:
         *training_lines(training),
         *([f"![learning curve]({CURVE_NAME})", ""] if metrics else []),
         *evaluation_lines(evaluation),
-        *LIMITATIONS,
+        *limitation_lines((folder / ATTRIBUTION_NAME).is_file()),
+        *credits_lines(folder),
     ]
     path = folder / "README.md"
     replace_file(
@@ -162,6 +164,7 @@ def evaluation_lines(evaluation: dict) -> list[str]:
         f"| greedy | {g['bleu']} | {g['chrf']} | {g['sentences']} |",
         f"| beam {b['beam_size']} | {b['bleu']} | {b['chrf']} | {b['sentences']} |",
         "",
+        *held_out_lines(evaluation),
         "## Examples (our own sentences, greedy decoding)",
         "",
         "| English | model output |",
@@ -171,10 +174,44 @@ def evaluation_lines(evaluation: dict) -> list[str]:
     ]
 
 
+def credits_lines(folder: Path) -> list[str]:
+    """The corpus's attribution, which training copies beside weights trained on it (ATTRIBUTION.md)."""
+    path = folder / ATTRIBUTION_NAME
+    return ["", *path.read_text(encoding="utf-8").splitlines()] if path.is_file() else []
+
+
+def held_out_lines(evaluation: dict) -> list[str]:
+    """The everyday learner phrases (never trained on) and the held-out slice of each corpus source, greedy."""
+    lines = []
+    if "everyday" in evaluation:
+        e = evaluation["everyday"]
+        lines += [
+            "## Everyday phrases (auf-deutsch 0.1.1, never trained on, greedy)",
+            "",
+            "| BLEU | chrF | exact | phrases |",
+            "|---|---|---|---|",
+            f"| {e['bleu']} | {e['chrf']} | {e.get('exact', '–')}% | {e['sentences']} |",
+            "",
+        ]
+    sources = evaluation.get("corpus_sources") or {}
+    if sources:
+        lines += ["## Each corpus source's held-out pairs (greedy)", "", "| source | BLEU | chrF | pairs |"]
+        lines += ["|---|---|---|---|"]
+        lines += [f"| {name} | {r['bleu']} | {r['chrf']} | {r['sentences']} |" for name, r in sorted(sources.items())]
+        lines.append("")
+    return lines
+
+
+def limitation_lines(with_corpus: bool) -> list[str]:
+    """What the model is bad at; its data named as it was trained."""
+    return [*LIMITATIONS[:2], CORPUS_DATA if with_corpus else DING_DATA, *LIMITATIONS[2:]]
+
+
+DING_DATA = "- Trained only on a dictionary's example sentences, phrases and words: short everyday sentences work best; long, technical or informal text degrades quickly."
+CORPUS_DATA = "- Trained on a dictionary's example sentences and on the German translations of free programs (games' dialogue, manuals, package descriptions): short everyday sentences work best; the manuals' register shows, and long or informal text degrades quickly."
 LIMITATIONS = [
     "## Known limitations",
     "",
-    "- Trained only on a dictionary's example sentences, phrases and words: short everyday sentences work best; long, technical or informal text degrades quickly.",
     "- A small model on a small corpus: expect wrong words, dropped clauses and repetitions; it is a teaching model, not a translator.",
     "- Input longer than the model's max_len tokens is cut.",
 ]

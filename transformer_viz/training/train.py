@@ -12,6 +12,7 @@ import copy
 import logging
 import math
 import random
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +82,8 @@ def train(opts: TrainOptions) -> Path:
     pairs = mix_kinds(splits.train + debian_pairs(opts, splits), opts.word_pairs, opts.seed, opts.kinds)
     pairs = pairs[: opts.max_pairs or None]
     tokenizer = prepare_tokenizer(opts, out, pairs, rank)
+    if rank == 0 and opts.debian_corpus:
+        copy_attribution(Path(opts.debian_corpus), out)
     # A continued checkpoint keeps the architecture it was trained with, whatever the options say now.
     config = load_config(out) if can_resume(opts, out) else opts.model_config(tokenizer.vocab_size)
     data = TrainingData.encode(pairs, splits.valid, tokenizer, config.max_len, opts.max_tokens)
@@ -234,6 +237,15 @@ class Progress:
 
     def close(self) -> None:
         self.bar.close()
+
+
+def copy_attribution(corpus: Path, out: Path) -> None:
+    """The corpus's credits travel with the weights trained on it (the model card shows them)."""
+    from ..hub.card import ATTRIBUTION_NAME
+    from .corpus import ATTRIBUTION
+
+    if (corpus / ATTRIBUTION).is_file():
+        shutil.copyfile(corpus / ATTRIBUTION, out / ATTRIBUTION_NAME)
 
 
 def prepare_tokenizer(opts: TrainOptions, out: Path, train: list[Pair], rank: int) -> Tokenizer:
