@@ -196,11 +196,16 @@ def attention_grid(
     step: int | None = None,
     presentation: bool = False,
     hide_future: bool | None = None,
+    panel_height: float | None = None,
+    width: float = 1000,
 ) -> go.Figure:
     """Every head of one layer plus their mean, on one shared 0–1 colour scale.
 
     `step` outlines that query row; rows after it are hidden for decoder self-attention (the state when
     token `step` was produced), and for cross-attention too when hide_future=True.
+    The figure is as tall as its rows of panels need: `panel_height` pixels each (None: enough for the query
+    tokens in the look), with the key labels and titles between them, so a page shows it in a box that scrolls
+    rather than squeezing it. `width` is about how wide the page draws it, for the key labels' size and angle.
     """
     queries, keys = attention_axes(trace, kind)
     check_step(trace, step)
@@ -208,8 +213,8 @@ def attention_grid(
     heads: list[int | str] = [*range(n_heads), "mean"]
     cols = len(heads) if len(heads) <= 3 else math.ceil(math.sqrt(len(heads)))
     rows = math.ceil(len(heads) / cols)
-    panel = max(st.panel_px, st.row_px * len(queries))
-    key_ticks = x_token_ticks(keys, 1000 / cols - 80, st.font_size)
+    panel = max(st.panel_px, st.row_px * len(queries)) if panel_height is None else panel_height
+    key_ticks = x_token_ticks(keys, width / cols - 80, st.font_size)
     labels = [piece_label(k) for k in keys]
     label_px = 14 + tick_label_px(labels, key_ticks["tickangle"], st.font_size) + 3 * st.font_size  # ticks + title
     height = rows * panel + (rows - 1) * label_px + 140 + 3 * st.font_size

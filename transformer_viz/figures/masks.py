@@ -33,6 +33,9 @@ BINARY_SCALE = [[0.0, MASKED_GREY], [0.5, MASKED_GREY], [0.5, ATTEND], [1.0, ATT
 MINUS_INF = "−∞"
 
 
+MASK_AXIS_PX = 250  # a mask's key axis: the page shows three masks side by side
+
+
 def mask_matrix(
     mask,
     query_tokens: Sequence[str],
@@ -54,7 +57,7 @@ def mask_matrix(
     query_title = t("query") if query_title is None else query_title
     key_title = t("key") if key_title is None else key_title
     layout = dict(
-        xaxis=dict(**x_token_ticks(key_tokens, 900, st.font_size), title=dict(text=axis_title(key_title))),
+        xaxis=dict(**x_token_ticks(key_tokens, MASK_AXIS_PX, st.font_size), title=dict(text=axis_title(key_title))),
         yaxis=dict(**token_ticks(query_tokens), autorange="reversed", title=dict(text=axis_title(query_title))),
         shapes=mark_step(z.astype(np.float32), "mask", step, st.line_width),
     )

@@ -275,6 +275,7 @@ def title_text(text: str | None) -> dict:
 CONTINUES, LONE_SPACE = "·", "␣"
 SPECIAL_PIECES = frozenset({"<s>", "</s>", "<unk>", "<pad>"})
 CHAR_EM = 0.6  # a tick label character's width in em, roughly, for the proportional sans-serif fonts
+LINE_EM = 1.25  # a line of text's height in em, ascent and descent with a little room, as Plotly spaces lines
 
 
 def piece_label(piece: str) -> str:
@@ -319,10 +320,19 @@ def tick_label_px(labels: Sequence[str], angle: int, font_size: float) -> float:
 
 
 def x_token_ticks(tokens: Sequence[str], axis_px: float, font_size: int, pieces: bool = True) -> dict:
-    """An x axis labelled with `tokens` along about `axis_px` pixels: token_ticks, tick_font and tick_angle."""
+    """An x axis labelled with `tokens` along about `axis_px` pixels: token_ticks, tick_font and tick_angle.
+
+    Tilted labels lie side by side across a slanted strip: each one's line (LINE_EM of its font) must fit in
+    the strip's width, the space between ticks times sin 45°, or neighbours overlap; the font shrinks to fit.
+    """
     ticks, font = token_ticks(tokens, pieces), tick_font(len(tokens), axis_px, font_size)
     labels = [piece_label(t) for t in tokens] if pieces else tokens
-    angle = tick_angle(labels, axis_px, font.get("tickfont", {}).get("size", font_size))
+    size = font.get("tickfont", {}).get("size", font_size)
+    angle = tick_angle(labels, axis_px, size)
+    if angle and labels:
+        fits = int(max(8, 0.71 * axis_px / len(labels) / LINE_EM))  # sin 45° = 0.71
+        if fits < size:
+            font = dict(tickfont=dict(size=fits))
     return dict(**ticks, tickangle=angle, **font)
 
 
