@@ -19,6 +19,7 @@ from .style import (
     HIGHLIGHT,
     KIND_NAMES,
     WEIGHTS_SCALE,
+    colorbar,
     colorscale,
     download_name,
     esc,
@@ -185,7 +186,7 @@ def weights_axis(presentation: bool) -> dict:
         colorscale=colorscale(WEIGHTS_SCALE),
         cmin=0,
         cmax=1,
-        colorbar=dict(title=dict(text=t("weight")), thickness=24 if presentation else 14),
+        colorbar=colorbar(t("weight"), presentation),
     )
 
 
@@ -241,7 +242,8 @@ def attention_grid(
         )
     title = t("grid-title", kind=kind_name(kind), layer=layer, last=n_heads - 1) + step_suffix(trace, kind, step)
     layout.update(shapes=shapes, coloraxis=weights_axis(presentation))
-    return finish(data, layout, st, title, height, download_name(kind, layer, step=shown_step(kind, step)))
+    name = download_name(kind, layer, step=shown_step(kind, step))
+    return finish(data, layout, st, title, height, name, width=width)
 
 
 def attention_head(

@@ -22,7 +22,18 @@ from .attention import (
     weight_heatmap,
     weights_axis,
 )
-from .style import WEIGHTS_SCALE, colorscale, esc, finish, style, subplot_grid, title_text, token_ticks, x_token_ticks
+from .style import (
+    WEIGHTS_SCALE,
+    colorbar,
+    colorscale,
+    esc,
+    finish,
+    style,
+    subplot_grid,
+    title_text,
+    token_ticks,
+    x_token_ticks,
+)
 from .words import t
 
 
@@ -74,7 +85,7 @@ def head_summary_figure(
             colorscale=colorscale(WEIGHTS_SCALE),
             cmin=0,
             cmax=1,
-            colorbar=dict(title=dict(text=t("confidence")), thickness=24 if presentation else 14),
+            colorbar=colorbar(t("confidence"), presentation),
         ),
     )
     detectors = ", ".join(label_name(name) for name in DETECTORS[kind])

@@ -33,7 +33,7 @@ BINARY_SCALE = [[0.0, MASKED_GREY], [0.5, MASKED_GREY], [0.5, ATTEND], [1.0, ATT
 MINUS_INF = "−∞"
 
 
-MASK_AXIS_PX = 250  # a mask's key axis: the page shows three masks side by side
+MASK_AXIS_PX = 250  # a mask's key axis: the page shows three masks side by side, each ~380 px wide
 
 
 def mask_matrix(
@@ -77,7 +77,7 @@ def mask_matrix(
     )
     height = max(1.4 * st.panel_px, 1.2 * st.row_px * len(query_tokens)) + 200 + 4 * st.font_size
     title = esc(title).replace("&lt;br&gt;", "<br>")  # line breaks stay breaks
-    return finish([mask], layout, st, title, height, download)
+    return finish([mask], layout, st, title, height, download, width=MASK_AXIS_PX + 130)
 
 
 def encoder_padding_mask(trace: Trace, partner_len: int, presentation: bool = False) -> go.Figure:

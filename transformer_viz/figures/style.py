@@ -9,6 +9,7 @@ import base64
 import functools
 import html
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -198,16 +199,47 @@ AXIS = dict(showline=True, linecolor="#888888", showgrid=False, zeroline=False, 
 TEMPLATE = {"data": {"scatter": [{"type": "scatter"}]}, "layout": {"xaxis": AXIS, "yaxis": AXIS}}
 
 
+FIGURE_PX = 600  # about how wide the page draws a figure (at 1280 px: half a tab, where two share a row)
+BREAKS = (" · ", ": ", ", ", " ")  # where a title's line may break, best first
+TITLE_EM = 0.52  # a title character's width in em on average (CHAR_EM is the wide end, for short tick labels)
+
+
+def wrap_title(title: str, width: float, size: float) -> tuple[str, int]:
+    """The title (escaped HTML, lines split by <br>) with each line too long for `width` pixels broken at its
+    separators, and how many lines that added. The text itself is unchanged: only <br> are added."""
+    room = max(10, int(width / (TITLE_EM * size)))  # characters per line
+    lines, added = [], 0
+    for line in title.split("<br>"):
+        while len(re.sub(r"<[^>]*>|&[#\w]+;", "x", line)) > room:
+            cut = next((line.rfind(b, 0, room) for b in BREAKS if line.rfind(b, 0, room) > 0), -1)
+            if cut <= 0:
+                break
+            sep = next(b for b in BREAKS if line.startswith(b, cut))
+            lines.append(line[:cut] + sep.rstrip())
+            line, added = line[cut + len(sep) :], added + 1
+        lines.append(line)
+    return "<br>".join(lines), added
+
+
 def finish(
-    data: list[dict], layout: dict, st: Style, title: str, height: float, download: str = DEFAULT_NAME
+    data: list[dict],
+    layout: dict,
+    st: Style,
+    title: str,
+    height: float,
+    download: str = DEFAULT_NAME,
+    width: float = FIGURE_PX,
 ) -> go.Figure:
     """The figure from plain Plotly JSON, with the shared look: fonts, backgrounds, title, margins.
 
     `data` and `layout` follow Plotly's JSON schema (every key nested: title=dict(text=…), never
     title_text); `title` must already be escaped. Plotly's per-property validation is skipped: it cost
     100–1000 ms a figure. test_figures.py validates every builder's output, so the dicts stay valid Plotly.
-    `download` names the modebar's download (download_name()).
+    `download` names the modebar's download (download_name()). The title is wrapped to about `width` pixels, how
+    wide the page draws the figure, and the figure grows by the lines that adds.
     """
+    title, extra_lines = wrap_title(title, width, st.title_size)
+    extra_px = extra_lines * LINE_EM * st.title_size
     full = {
         "template": TEMPLATE,
         "title": dict(text=title, font=dict(size=st.title_size), x=0.5, xanchor="center"),
@@ -215,8 +247,8 @@ def finish(
         "paper_bgcolor": st.paper_bg,
         "plot_bgcolor": st.plot_bg,
         **layout,
-        "margin": {**dict(l=40, r=40, t=70 + 2 * st.title_size, b=40), **layout.get("margin", {})},
-        "height": int(height),
+        "margin": {**dict(l=40, r=40, t=70 + 2 * st.title_size + extra_px, b=40), **layout.get("margin", {})},
+        "height": int(height + extra_px),
         "hoverlabel": dict(font=dict(size=st.font_size)),
         "meta": {"download": download},
     }
@@ -275,7 +307,7 @@ def title_text(text: str | None) -> dict:
 CONTINUES, LONE_SPACE = "·", "␣"
 SPECIAL_PIECES = frozenset({"<s>", "</s>", "<unk>", "<pad>"})
 CHAR_EM = 0.6  # a tick label character's width in em, roughly, for the proportional sans-serif fonts
-LINE_EM = 1.25  # a line of text's height in em, ascent and descent with a little room, as Plotly spaces lines
+LINE_EM = 1.4  # a line of text's height in em, ascent and descent with room for an axis narrower than assumed
 
 
 def piece_label(piece: str) -> str:
@@ -339,6 +371,11 @@ def x_token_ticks(tokens: Sequence[str], axis_px: float, font_size: int, pieces:
 def pair_hover() -> str:
     """A (query, key) cell's hover: the tokens come from the axes' tick text, not from a string per cell."""
     return t("pair-hover")
+
+
+def colorbar(title: str, presentation: bool) -> dict:
+    """A colour bar titled along its right side: a title on top would sit on the top tick's label."""
+    return dict(title=dict(text=title, side="right"), thickness=24 if presentation else 14)
 
 
 def symmetric_range(values: np.ndarray) -> float:
