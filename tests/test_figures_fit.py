@@ -165,6 +165,20 @@ def pages(browser, app_server, library):
 TABS = sorted({plot.tab for plot in PLOTS if plot.tab}, key=[plot.tab for plot in PLOTS].index)
 
 
+# The lesson's grid of heads: its box's height, how far it scrolls, the drawn figure's height and its own.
+BOX = """id => { const box = document.getElementById(id), el = box.querySelector('.js-plotly-plot');
+    return [box.clientHeight, box.scrollHeight, el.querySelector('.main-svg').getBoundingClientRect().height,
+            el._fullLayout.height]; }"""
+
+
+def assert_scrolls_in_its_box(page, plot_id: str, look: str) -> None:
+    """The plot keeps the height it was drawn for, in a box no taller than the screen that scrolls to show it all."""
+    box, scroll, drawn, figure = page.evaluate(BOX, plot_id)
+    assert abs(drawn - figure) <= 1, f"{plot_id} [{look}] squeezed: drawn {drawn} px high, made {figure} px"
+    assert box <= VIEWPORT["height"], f"{plot_id} [{look}]'s box ({box} px) is taller than the screen"
+    assert scroll >= drawn or drawn <= box, f"{plot_id} [{look}] is cut: its box scrolls {scroll} px of {drawn}"
+
+
 @pytest.mark.parametrize("look", LOOKS)
 def test_every_plot_keeps_its_text_inside_and_apart(pages, look):
     page = pages(look)
@@ -178,4 +192,6 @@ def test_every_plot_keeps_its_text_inside_and_apart(pages, look):
             assert drawn["texts"], f"{plot.id} [{look}] shows no text at all"
             if problems := misfits(drawn):
                 found[plot.id] = problems
+        if tab is None:
+            assert_scrolls_in_its_box(page, "plot-cross", look)
     assert not found, f"[{look}] at {VIEWPORT}:\n" + report(found)
