@@ -10,7 +10,9 @@ import plotly.graph_objects as go
 from ..trace import Trace
 from .attention import axis_title, check_step, key_axis_title, mark_step, query_axis_title, weights_axis
 from .style import (
+    CHAR_EM,
     DIVERGING_SCALE,
+    FIGURE_PX,
     MASKED_GREY,
     OKABE_ITO,
     Style,
@@ -19,6 +21,7 @@ from .style import (
     esc,
     finish,
     pair_hover,
+    piece_label,
     style,
     subplot_grid,
     symmetric_range,
@@ -31,9 +34,6 @@ from .words import t
 ATTEND = OKABE_ITO["blue"]
 BINARY_SCALE = [[0.0, MASKED_GREY], [0.5, MASKED_GREY], [0.5, ATTEND], [1.0, ATTEND]]
 MINUS_INF = "−∞"
-
-
-MASK_AXIS_PX = 250  # a mask's key axis: the page shows three masks side by side, each ~380 px wide
 
 
 def mask_matrix(
@@ -56,8 +56,12 @@ def mask_matrix(
     st = style(presentation)
     query_title = t("query") if query_title is None else query_title
     key_title = t("key") if key_title is None else key_title
+    bar_labels = [t("masked"), t("may-attend")]
+    # the key axis: the figure's width less the query labels and title on its left, the colour bar on its right
+    side_px = CHAR_EM * st.font_size * (max(len(piece_label(q)) for q in query_tokens) + max(map(len, bar_labels)))
+    key_px = FIGURE_PX - 160 - 4 * st.font_size - side_px
     layout = dict(
-        xaxis=dict(**x_token_ticks(key_tokens, MASK_AXIS_PX, st.font_size), title=dict(text=axis_title(key_title))),
+        xaxis=dict(**x_token_ticks(key_tokens, key_px, st.font_size), title=dict(text=axis_title(key_title))),
         yaxis=dict(**token_ticks(query_tokens), autorange="reversed", title=dict(text=axis_title(query_title))),
         shapes=mark_step(z.astype(np.float32), "mask", step, st.line_width),
     )
@@ -71,13 +75,11 @@ def mask_matrix(
         ygap=1,
         name=t("mask"),
         hovertemplate=pair_hover() + "<br>" + t("mask-hover") + "<extra></extra>",
-        colorbar=dict(
-            tickvals=[0.25, 0.75], ticktext=[t("masked"), t("may-attend")], thickness=24 if presentation else 14
-        ),
+        colorbar=dict(tickvals=[0.25, 0.75], ticktext=bar_labels, thickness=24 if presentation else 14),
     )
     height = max(1.4 * st.panel_px, 1.2 * st.row_px * len(query_tokens)) + 200 + 4 * st.font_size
     title = esc(title).replace("&lt;br&gt;", "<br>")  # line breaks stay breaks
-    return finish([mask], layout, st, title, height, download, width=MASK_AXIS_PX + 130)
+    return finish([mask], layout, st, title, height, download)
 
 
 def encoder_padding_mask(trace: Trace, partner_len: int, presentation: bool = False) -> go.Figure:
