@@ -18,6 +18,8 @@ from .style import (
     FUTURE_SHADE,
     HIGHLIGHT,
     KIND_NAMES,
+    LINE_EM,
+    MIN_TICK_PX,
     WEIGHTS_SCALE,
     colorbar,
     colorscale,
@@ -213,6 +215,8 @@ def attention_grid(
     st, n_heads = style(presentation), trace.n_heads
     heads: list[int | str] = [*range(n_heads), "mean"]
     cols = len(heads) if len(heads) <= 3 else math.ceil(math.sqrt(len(heads)))
+    # fewer, wider columns where the key labels would not fit tilted even at the smallest font (sin 45° = 0.71)
+    cols = max(1, min(cols, int(width // (len(keys) * LINE_EM * MIN_TICK_PX / 0.71 + 80))))
     rows = math.ceil(len(heads) / cols)
     panel = max(st.panel_px, st.row_px * len(queries)) if panel_height is None else panel_height
     key_ticks = x_token_ticks(keys, width / cols - 80, st.font_size)

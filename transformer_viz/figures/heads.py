@@ -105,7 +105,7 @@ SUMMARY_PX = 400  # a head summary's width on the page: three side by side
 def cell_font(texts: list[list[str]], n_heads: int, font_size: int) -> int:
     """A cell text's font: its longest line fits the cell's width (a share of SUMMARY_PX beside the axes)."""
     longest = max(len(line) for row in texts for text in row for line in text.split("<br>"))
-    cell_px = (SUMMARY_PX - 170) / max(n_heads, 1)
+    cell_px = (SUMMARY_PX - 230) / max(n_heads, 1)  # less the layer labels and title, the colour bar
     return int(max(8, min(font_size - 2, cell_px / (CHAR_EM * longest))))
 
 

@@ -24,6 +24,7 @@ def esc(text: object) -> str:
 CONTINUES, LONE_SPACE = "·", "␣"
 SPECIAL_PIECES = frozenset({"<s>", "</s>", "<unk>", "<pad>"})
 CHAR_EM = 0.6  # a tick label character's width in em, roughly, for the proportional sans-serif fonts
+MIN_TICK_PX = 8  # the smallest tick label font: smaller is unreadable on a projector
 LINE_EM = 1.4  # a line of text's height in em, ascent and descent with room for an axis narrower than assumed
 
 
@@ -48,7 +49,7 @@ def token_ticks(tokens: Sequence[str], pieces: bool = True) -> dict:
 def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
     """Axis settings for a tick font small enough that n_ticks labels fit along panel_px pixels; none when the
     figure's font_size fits (ticks inherit it, and each setting costs time on every subplot axis)."""
-    size = int(max(8, min(font_size, 1.2 * panel_px / max(n_ticks, 1))))
+    size = int(max(MIN_TICK_PX, min(font_size, 1.2 * panel_px / max(n_ticks, 1))))
     return {} if size == font_size else dict(tickfont=dict(size=size))
 
 
@@ -79,7 +80,7 @@ def x_token_ticks(tokens: Sequence[str], axis_px: float, font_size: int, pieces:
     size = font.get("tickfont", {}).get("size", font_size)
     angle = tick_angle(labels, axis_px, size)
     if angle and labels:
-        fits = int(max(8, 0.71 * axis_px / len(labels) / LINE_EM))  # sin 45° = 0.71
+        fits = int(max(MIN_TICK_PX, 0.71 * axis_px / len(labels) / LINE_EM))  # sin 45° = 0.71
         if fits < size:
             font = dict(tickfont=dict(size=fits))
     return dict(**ticks, tickangle=angle, **font)

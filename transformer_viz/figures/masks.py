@@ -25,6 +25,7 @@ from .style import (
     style,
     subplot_grid,
     symmetric_range,
+    tick_label_px,
     title_text,
     token_ticks,
     x_token_ticks,
@@ -152,7 +153,9 @@ def score_pipeline(
     refs, layout = subplot_grid(1, 3, 3, titles, 0.1 if presentation else 0.07, 0.0)
     data = pipeline_heatmaps(scores, mask, weights, len(queries))
     shapes = pipeline_axes(layout, refs, queries, keys, scores, step, st)
-    height = max(1.3 * st.panel_px, st.row_px * len(queries)) + 280 + 6 * st.font_size
+    angle = layout["xaxis"]["tickangle"]  # the key labels push the bottom margin down: room for them too
+    label_px = tick_label_px([piece_label(k) for k in keys], angle, st.font_size)
+    height = max(1.3 * st.panel_px, st.row_px * len(queries)) + 280 + 6 * st.font_size + label_px
     title, name = t("pipeline-title", layer=layer, head=head), download_name("score-pipeline", layer, head, step)
     layout.update(
         shapes=shapes,

@@ -33,6 +33,9 @@ from .labels import (
     LONE_SPACE as LONE_SPACE,
 )
 from .labels import (
+    MIN_TICK_PX as MIN_TICK_PX,
+)
+from .labels import (
     SPECIAL_PIECES as SPECIAL_PIECES,
 )
 from .labels import (
