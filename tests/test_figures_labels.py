@@ -9,7 +9,7 @@ import pytest
 import transformer_viz.figures as F
 from tests.plots import assert_valid_plotly, tick_labels
 from tests.test_figures_output import builders
-from transformer_viz.figures.style import piece_label, tick_angle, x_token_ticks
+from transformer_viz.figures.style import LINE_EM, TITLE_EM, piece_label, tick_angle, wrap_title, x_token_ticks
 from transformer_viz.tokenizer import Tokenizer
 
 
@@ -81,3 +81,41 @@ def test_beam_tree_labels_each_node_with_its_piece_and_keeps_its_id(beam_trace, 
     assert sorted(i for d in nodes for i in d.customdata) == list(range(len(beam_trace.beam_tree)))
     unknown = F.beam_tree_figure(dataclasses.replace(beam_trace, steps=[], target_ids=[], target_tokens=[]))
     assert any(text.startswith("#") for d in unknown.data if d.customdata is not None for text in d.text)
+
+
+def test_tilted_labels_fit_between_their_neighbours():
+    """At -45° each label's line must fit across the slanted strip between two ticks (spacing × sin 45°)."""
+    words = ["▁Verantwortung", "▁Hund", "▁bellt"] * 6
+    for axis_px, font in ((400, 20), (300, 12), (700, 20)):
+        ticks = x_token_ticks(words, axis_px, font)
+        assert ticks["tickangle"] == -45
+        size = ticks.get("tickfont", {}).get("size", font)
+        assert size * LINE_EM <= 0.71 * axis_px / len(words) + 1 or size == 8
+    assert "tickfont" not in x_token_ticks(["▁a", "b"], 900, 12)  # room to spare: the figure's own font
+
+
+def test_long_titles_wrap_at_their_separators_for_the_width(trace):
+    title = "Cross-attention (decoder → encoder) · Layer 0 · Heads 0–3 and their mean<br>step 0: producing “Die”"
+    wrapped, added = wrap_title(title, 380, 26)
+    lines = wrapped.split("<br>")
+    assert added == len(lines) - 2 > 0
+    assert all(len(line) * TITLE_EM * 26 <= 380 for line in lines)
+    assert " ".join(lines).replace("  ", " ") == title.replace("<br>", " ")  # only line breaks were added
+    assert wrap_title(title, 2000, 16) == (title, 0)  # wide enough: unchanged
+    fig = F.topk_bar(trace, 0, presentation=True)
+    assert "<br>" in fig.layout.title.text
+
+
+@pytest.mark.parametrize("panel_height", [200, 420])
+def test_attention_grid_rows_are_as_tall_as_asked(trace, panel_height):
+    """Each row of panels gets panel_height pixels: a taller grid grows (and scrolls in its box), never squeezes."""
+    fig = F.attention_grid(trace, "cross", 0, step=1, panel_height=panel_height)
+    layout = fig.layout
+    plot_px = layout.height - layout.margin.t - layout.margin.b
+    for name in ("yaxis", "yaxis2", "yaxis3", "yaxis4", "yaxis5"):
+        low, high = layout[name].domain
+        assert panel_height <= (high - low) * plot_px < 1.15 * panel_height, name  # at least as asked
+    rows = len({layout[n].domain for n in ("yaxis", "yaxis2", "yaxis3", "yaxis4", "yaxis5")})
+    shorter = F.attention_grid(trace, "cross", 0, step=1, panel_height=panel_height - 100)
+    assert layout.height - shorter.layout.height == pytest.approx(rows * 100, abs=2)
+    assert_valid_plotly(fig)

@@ -50,14 +50,15 @@ CLICK_JS = (
     + """}"""
 )
 # The lesson's maps fill the screen under the step controls, from a 1280×720 projector (340 px) up to their full
-# size on a tall screen. The top-k bars stretch to it (FITTED_PLOTS are drawn without a height of their own); the
-# grid of heads keeps its height, so that no label runs into the next panel, and scrolls inside its box.
+# size on a tall screen. On screen the top-k bars stretch to it (FITTED_PLOTS are drawn without a height of their
+# own, and at least the box's); for slides they keep their height, as the grid of heads always does, so that no
+# label runs into the next, and scroll inside the box.
 FITTED_PLOTS = ("plot-topk",)
 LESSON_HEIGHT = "clamp(300px, calc(100vh - 380px), 820px)"
 CSS = (
     "#step-label {min-height: 1.5em} #step-label p {margin: 0} .tv-hidden {display: none !important}"
     f" #plot-cross, #plot-topk {{height: {LESSON_HEIGHT}; overflow-y: auto}}"
-    f" {', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)} {{height: calc({LESSON_HEIGHT} - 24px)}}"
+    f" {', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)} {{min-height: calc({LESSON_HEIGHT} - 24px)}}"
     " #title h3 {margin: 0 0 .2em}"
     " .tv-strip-row {display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px; line-height: 1.6}"
     " .tv-side {min-width: 5em; font-size: .85em; opacity: .7}"

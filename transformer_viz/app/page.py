@@ -79,7 +79,9 @@ def draw_step(sess, t, lay, hd, pres, lng, unt):
     trace = sess.trace
     t = h.clamp_step(trace, t)
     figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng, units=unt)
-    return [plot(figs[p.id], pres, fit=p.id in FITTED_PLOTS) for p in STEP_PLOTS] + [
+    # slides keep the figure's own height (their fonts need it), in a box that scrolls
+    fitted = set() if slides(pres) else set(FITTED_PLOTS)
+    return [plot(figs[p.id], pres, fit=p.id in fitted) for p in STEP_PLOTS] + [
         h.step_label(trace, t, lng),
         gr.update(choices=h.alternatives(trace, t), value=None),
         token_strip(trace, t, lng),

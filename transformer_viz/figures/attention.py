@@ -18,7 +18,10 @@ from .style import (
     FUTURE_SHADE,
     HIGHLIGHT,
     KIND_NAMES,
+    LINE_EM,
+    MIN_TICK_PX,
     WEIGHTS_SCALE,
+    colorbar,
     colorscale,
     download_name,
     esc,
@@ -185,7 +188,7 @@ def weights_axis(presentation: bool) -> dict:
         colorscale=colorscale(WEIGHTS_SCALE),
         cmin=0,
         cmax=1,
-        colorbar=dict(title=dict(text=t("weight")), thickness=24 if presentation else 14),
+        colorbar=colorbar(t("weight"), presentation),
     )
 
 
@@ -197,12 +200,17 @@ def attention_grid(
     presentation: bool = False,
     hide_future: bool | None = None,
     units: str = "pieces",
+    panel_height: float | None = None,
+    width: float = 1000,
 ) -> go.Figure:
     """Every head of one layer plus their mean, on one shared 0–1 colour scale.
 
     `step` outlines that query row; rows after it are hidden for decoder self-attention (the state when
     token `step` was produced), and for cross-attention too when hide_future=True. units="words" merges
     pieces into words: key columns summed, query rows averaged over the pieces produced (figures/units.py).
+    The figure is as tall as its rows of panels need: `panel_height` pixels each (None: enough for the query
+    tokens in the look), with the key labels and titles between them, so a page shows it in a box that scrolls
+    rather than squeezing it. `width` is about how wide the page draws it, for the key labels' size and angle.
     """
     ax = map_axes(*attention_axes(trace, kind), units)
     check_step(trace, step)
@@ -210,9 +218,11 @@ def attention_grid(
     st, n_heads = style(presentation), trace.n_heads
     heads: list[int | str] = [*range(n_heads), "mean"]
     cols = len(heads) if len(heads) <= 3 else math.ceil(math.sqrt(len(heads)))
+    # fewer, wider columns where the key labels would not fit tilted even at the smallest font (sin 45° = 0.71)
+    cols = max(1, min(cols, int(width // (len(ax.keys) * LINE_EM * MIN_TICK_PX / 0.71 + 80))))
     rows = math.ceil(len(heads) / cols)
-    panel = max(st.panel_px, st.row_px * len(ax.queries))
-    key_ticks = x_token_ticks(ax.key_labels, 1000 / cols - 80, st.font_size, pieces=False)
+    panel = max(st.panel_px, st.row_px * len(ax.queries)) if panel_height is None else panel_height
+    key_ticks = x_token_ticks(ax.key_labels, width / cols - 80, st.font_size, pieces=False)
     label_px = 14 + tick_label_px(ax.key_labels, key_ticks["tickangle"], st.font_size) + 3 * st.font_size
     height = rows * panel + (rows - 1) * label_px + 140 + 3 * st.font_size
     refs, layout = subplot_grid(
@@ -243,7 +253,7 @@ def attention_grid(
     title = t("grid-title", kind=kind_name(kind), layer=layer, last=n_heads - 1) + ax.suffix()
     layout.update(shapes=shapes, coloraxis=weights_axis(presentation))
     name = download_name(ax.named(KIND_NAMES[kind]), layer, step=shown_step(kind, step))
-    return finish(data, layout, st, title + step_suffix(trace, kind, step), height, name)
+    return finish(data, layout, st, title + step_suffix(trace, kind, step), height, name, width=width)
 
 
 def attention_head(

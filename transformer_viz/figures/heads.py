@@ -22,7 +22,19 @@ from .attention import (
     weight_heatmap,
     weights_axis,
 )
-from .style import WEIGHTS_SCALE, colorscale, esc, finish, style, subplot_grid, title_text, token_ticks, x_token_ticks
+from .style import (
+    CHAR_EM,
+    WEIGHTS_SCALE,
+    colorbar,
+    colorscale,
+    esc,
+    finish,
+    style,
+    subplot_grid,
+    title_text,
+    token_ticks,
+    x_token_ticks,
+)
 from .words import t
 
 
@@ -44,6 +56,7 @@ def head_summary_figure(
     n_layers, n_heads = summary.confidence.shape
     keys = attention_axes(trace, kind)[1]
     hover = [[hover_text(summary.head(layer, head), keys) for head in range(n_heads)] for layer in range(n_layers)]
+    texts = [[cell_text(summary.head(layer, head)) for head in range(n_heads)] for layer in range(n_layers)]
     cell = dict(
         type="heatmap",
         z=summary.confidence.astype(np.float32),
@@ -51,9 +64,9 @@ def head_summary_figure(
         name=t("heads"),
         # the cell shows the detector's short name (as the explanations use it) over its best score, on two
         # lines so that no label runs into the next cell; the hover names it in full and lists every score
-        text=[[cell_text(summary.head(layer, head)) for head in range(n_heads)] for layer in range(n_layers)],
+        text=texts,
         texttemplate="%{text}",
-        textfont=dict(size=max(9, st.font_size - 2)),
+        textfont=dict(size=cell_font(texts, n_heads, st.font_size)),
         hovertext=hover,
         hovertemplate="%{hovertext}<extra></extra>",
         customdata=[[[layer, head] for head in range(n_heads)] for layer in range(n_layers)],
@@ -74,7 +87,7 @@ def head_summary_figure(
             colorscale=colorscale(WEIGHTS_SCALE),
             cmin=0,
             cmax=1,
-            colorbar=dict(title=dict(text=t("confidence")), thickness=24 if presentation else 14),
+            colorbar=colorbar(t("confidence"), presentation),
         ),
     )
     detectors = ", ".join(label_name(name) for name in DETECTORS[kind])
@@ -83,7 +96,17 @@ def head_summary_figure(
         t=60 + 5 * st.title_size
     )  # the title runs to five short lines: it must fit a third of a row
     height = n_layers * (2.6 * st.row_px + 2 * st.font_size) + 120 + 6 * st.title_size
-    return finish([cell], layout, st, title, max(260, height))
+    return finish([cell], layout, st, title, max(260, height), width=SUMMARY_PX)
+
+
+SUMMARY_PX = 400  # a head summary's width on the page: three side by side
+
+
+def cell_font(texts: list[list[str]], n_heads: int, font_size: int) -> int:
+    """A cell text's font: its longest line fits the cell's width (a share of SUMMARY_PX beside the axes)."""
+    longest = max(len(line) for row in texts for text in row for line in text.split("<br>"))
+    cell_px = (SUMMARY_PX - 230) / max(n_heads, 1)  # less the layer labels and title, the colour bar
+    return int(max(8, min(font_size - 2, cell_px / (CHAR_EM * longest))))
 
 
 def cell_text(head: dict) -> str:

@@ -10,7 +10,9 @@ import plotly.graph_objects as go
 from ..trace import Trace
 from .attention import axis_title, check_step, key_axis_title, mark_step, query_axis_title, weights_axis
 from .style import (
+    CHAR_EM,
     DIVERGING_SCALE,
+    FIGURE_PX,
     MASKED_GREY,
     OKABE_ITO,
     Style,
@@ -19,9 +21,11 @@ from .style import (
     esc,
     finish,
     pair_hover,
+    piece_label,
     style,
     subplot_grid,
     symmetric_range,
+    tick_label_px,
     title_text,
     token_ticks,
     x_token_ticks,
@@ -53,8 +57,12 @@ def mask_matrix(
     st = style(presentation)
     query_title = t("query") if query_title is None else query_title
     key_title = t("key") if key_title is None else key_title
+    bar_labels = [t("masked"), t("may-attend")]
+    # the key axis: the figure's width less the query labels and title on its left, the colour bar on its right
+    side_px = CHAR_EM * st.font_size * (max(len(piece_label(q)) for q in query_tokens) + max(map(len, bar_labels)))
+    key_px = FIGURE_PX - 160 - 4 * st.font_size - side_px
     layout = dict(
-        xaxis=dict(**x_token_ticks(key_tokens, 900, st.font_size), title=dict(text=axis_title(key_title))),
+        xaxis=dict(**x_token_ticks(key_tokens, key_px, st.font_size), title=dict(text=axis_title(key_title))),
         yaxis=dict(**token_ticks(query_tokens), autorange="reversed", title=dict(text=axis_title(query_title))),
         shapes=mark_step(z.astype(np.float32), "mask", step, st.line_width),
     )
@@ -68,9 +76,7 @@ def mask_matrix(
         ygap=1,
         name=t("mask"),
         hovertemplate=pair_hover() + "<br>" + t("mask-hover") + "<extra></extra>",
-        colorbar=dict(
-            tickvals=[0.25, 0.75], ticktext=[t("masked"), t("may-attend")], thickness=24 if presentation else 14
-        ),
+        colorbar=dict(tickvals=[0.25, 0.75], ticktext=bar_labels, thickness=24 if presentation else 14),
     )
     height = max(1.4 * st.panel_px, 1.2 * st.row_px * len(query_tokens)) + 200 + 4 * st.font_size
     title = esc(title).replace("&lt;br&gt;", "<br>")  # line breaks stay breaks
@@ -147,7 +153,9 @@ def score_pipeline(
     refs, layout = subplot_grid(1, 3, 3, titles, 0.1 if presentation else 0.07, 0.0)
     data = pipeline_heatmaps(scores, mask, weights, len(queries))
     shapes = pipeline_axes(layout, refs, queries, keys, scores, step, st)
-    height = max(1.3 * st.panel_px, st.row_px * len(queries)) + 280 + 6 * st.font_size
+    angle = layout["xaxis"]["tickangle"]  # the key labels push the bottom margin down: room for them too
+    label_px = tick_label_px([piece_label(k) for k in keys], angle, st.font_size)
+    height = max(1.3 * st.panel_px, st.row_px * len(queries)) + 280 + 6 * st.font_size + label_px
     title, name = t("pipeline-title", layer=layer, head=head), download_name("score-pipeline", layer, head, step)
     layout.update(
         shapes=shapes,

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from .style import (
     CATEGORICAL,
     DIVERGING_SCALE,
+    colorbar,
     colorscale,
     esc,
     finish,
@@ -62,7 +63,7 @@ def positional_heatmap(
         zmin=-limit,
         zmax=limit,
         name="PE",
-        colorbar=dict(title=dict(text=t("value")), thickness=24 if presentation else 14),
+        colorbar=colorbar(t("value"), presentation),
         hovertemplate=t("pe-hover") + "<extra></extra>",
     )
     layout = dict(
@@ -142,7 +143,7 @@ def position_similarity(
         zmin=-1,
         zmax=1,
         name=t("cosine"),
-        colorbar=dict(title=dict(text=t("cosine")), thickness=24 if presentation else 14),
+        colorbar=colorbar(t("cosine"), presentation),
         hovertemplate=t("cosine-hover") + "<extra></extra>",
     )
     ticks, labels = position_ticks(len(table), tokens), position_labels(len(table), tokens)

@@ -20,6 +20,7 @@ EDGE_LINES = {  # the beam tree's edges by kind; widths before the look's line w
     "chosen": dict(color=CHOSEN, width=1.5),
 }
 NODE_COLOURS = {"pruned": MASKED_GREY, "kept": OKABE_ITO["blue"], "chosen": CHOSEN}
+TOPK_PX = 460  # the top-k bars beside the lesson's map: two fifths of a 1280 px page
 
 
 def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
@@ -64,7 +65,7 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
     forced = t("forced-prefix") if step < trace.forced_prefix else ""
     title = t("topk-title", step=step, entropy=float(record["entropy"]), forced=forced)
     height = max(300, 1.6 * st.row_px * len(tokens)) + 160 + 2 * st.font_size
-    return finish(data, layout, st, title, height, download_name("next-token-top-k", step=step))
+    return finish(data, layout, st, title, height, download_name("next-token-top-k", step=step), width=TOPK_PX)
 
 
 def token_lookup(trace: Trace, id_to_token: dict[int, str] | None) -> dict[int, str]:

@@ -7,16 +7,70 @@ from __future__ import annotations
 
 import base64
 import functools
-import html
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 
-from ..lab.analysis import WORD_START  # SentencePiece's word-start mark "▁", defined once
+from .labels import (  # re-exported: the builders and tests take them from here
+    BREAKS as BREAKS,
+)
+from .labels import (
+    CHAR_EM as CHAR_EM,
+)
+from .labels import (
+    CONTINUES as CONTINUES,
+)
+from .labels import (
+    FIGURE_PX as FIGURE_PX,
+)
+from .labels import (
+    LINE_EM as LINE_EM,
+)
+from .labels import (
+    LONE_SPACE as LONE_SPACE,
+)
+from .labels import (
+    MIN_TICK_PX as MIN_TICK_PX,
+)
+from .labels import (
+    SPECIAL_PIECES as SPECIAL_PIECES,
+)
+from .labels import (
+    TITLE_EM as TITLE_EM,
+)
+from .labels import (
+    WORD_START as WORD_START,
+)
+from .labels import (
+    esc as esc,
+)
+from .labels import (
+    piece_label as piece_label,
+)
+from .labels import (
+    tick_angle as tick_angle,
+)
+from .labels import (
+    tick_font as tick_font,
+)
+from .labels import (
+    tick_label_px as tick_label_px,
+)
+from .labels import (
+    token_ticks as token_ticks,
+)
+from .labels import (
+    wrap_title as wrap_title,
+)
+from .labels import (
+    wrapped_axis_titles as wrapped_axis_titles,
+)
+from .labels import (
+    x_token_ticks as x_token_ticks,
+)
 from .words import t
 
 # Okabe & Ito (2008): eight colours that stay distinct for the common colour-vision deficiencies.
@@ -162,12 +216,6 @@ def colorscale(name: str) -> list:
     return plotly.colors.get_colorscale(name)
 
 
-def esc(text: object) -> str:
-    """Text from user input, shown literally: Plotly renders some HTML tags (and $…$ as LaTeX) in any label."""
-    # Plotly turns &lt; &gt; &amp; and numeric entities back into characters; quotes need no escaping.
-    return html.escape(str(text), quote=False).replace("$", "&#36;")
-
-
 @dataclass(frozen=True)
 class Style:
     """Sizes and colours of one mode: the everyday light look or the presentation (slides) look."""
@@ -199,24 +247,38 @@ TEMPLATE = {"data": {"scatter": [{"type": "scatter"}]}, "layout": {"xaxis": AXIS
 
 
 def finish(
-    data: list[dict], layout: dict, st: Style, title: str, height: float, download: str = DEFAULT_NAME
+    data: list[dict],
+    layout: dict,
+    st: Style,
+    title: str,
+    height: float,
+    download: str = DEFAULT_NAME,
+    width: float = FIGURE_PX,
 ) -> go.Figure:
     """The figure from plain Plotly JSON, with the shared look: fonts, backgrounds, title, margins.
 
     `data` and `layout` follow Plotly's JSON schema (every key nested: title=dict(text=…), never
     title_text); `title` must already be escaped. Plotly's per-property validation is skipped: it cost
     100–1000 ms a figure. test_figures.py validates every builder's output, so the dicts stay valid Plotly.
-    `download` names the modebar's download (download_name()).
+    `download` names the modebar's download (download_name()). The title is wrapped to about `width` pixels, how
+    wide the page draws the figure, and the figure grows by the room its lines need.
     """
+    title, _ = wrap_title(title, width, st.title_size)
+    margin = {**dict(l=40, r=40, t=70 + 2 * st.title_size, b=40), **layout.get("margin", {})}
+    # Plotly sets the title's first baseline in the middle of the top margin and its other lines below: the margin
+    # must hold them and, under them, a line of panel titles (annotations at the panels' top)
+    below = (title.count("<br>") * LINE_EM + 0.3) * st.title_size + 1.5 * st.font_size + 8
+    extra_px = max(0.0, 2 * below - margin["t"])
+    margin["t"] += extra_px
     full = {
         "template": TEMPLATE,
         "title": dict(text=title, font=dict(size=st.title_size), x=0.5, xanchor="center"),
         "font": dict(size=st.font_size, color="#222222"),
         "paper_bgcolor": st.paper_bg,
         "plot_bgcolor": st.plot_bg,
-        **layout,
-        "margin": {**dict(l=40, r=40, t=70 + 2 * st.title_size, b=40), **layout.get("margin", {})},
-        "height": int(height),
+        **wrapped_axis_titles(layout, width - margin["l"] - margin["r"], st.font_size),
+        "margin": margin,
+        "height": int(height + extra_px),
         "hoverlabel": dict(font=dict(size=st.font_size)),
         "meta": {"download": download},
     }
@@ -269,66 +331,14 @@ def title_text(text: str | None) -> dict:
     return {} if text is None else {"title": dict(text=text)}
 
 
-# SentencePiece marks a piece that starts a word with U+2581 "▁", which reads as a stray bar on a slide. Tick
-# labels show a word start without it and a piece that continues a word after a "·" ("▁Hund" → "Hund", "ung" →
-# "·ung"), so no information is lost; a lone "▁" (a space the next piece does not carry) shows as "␣".
-CONTINUES, LONE_SPACE = "·", "␣"
-SPECIAL_PIECES = frozenset({"<s>", "</s>", "<unk>", "<pad>"})
-CHAR_EM = 0.6  # a tick label character's width in em, roughly, for the proportional sans-serif fonts
-
-
-def piece_label(piece: str) -> str:
-    """A SentencePiece piece as a tick label reads it: 'Hund' for '▁Hund', '·ung' for 'ung', '␣' for '▁'."""
-    if piece in SPECIAL_PIECES:
-        return piece
-    if piece == WORD_START:
-        return LONE_SPACE
-    return piece[1:] if piece.startswith(WORD_START) else CONTINUES + piece
-
-
-def token_ticks(tokens: Sequence[str], pieces: bool = True) -> dict:
-    """Axis settings labelling positions 0..n-1 with tokens: integer positions keep duplicates apart
-    (Plotly merges equal category labels), the tick text shows each token literally, as piece_label reads a
-    SentencePiece piece (pieces=False: words, or labels already made). Plotly.js shows the tick text in hover
-    labels too, so a hovertemplate's %{x} and %{y} read "the", not "3"."""
-    labels = [piece_label(t) for t in tokens] if pieces else list(tokens)
-    return dict(tickvals=list(range(len(labels))), ticktext=[esc(t) for t in labels])  # tickmode "array": implied
-
-
-def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
-    """Axis settings for a tick font small enough that n_ticks labels fit along panel_px pixels; none when the
-    figure's font_size fits (ticks inherit it, and each setting costs time on every subplot axis)."""
-    size = int(max(8, min(font_size, 1.2 * panel_px / max(n_ticks, 1))))
-    return {} if size == font_size else dict(tickfont=dict(size=size))
-
-
-def tick_angle(labels: Sequence[str], axis_px: float, font_size: float) -> int:
-    """The x tick labels' angle: 0 (flat) when the widest label fits in its share of the axis, else -45."""
-    # Never -90: a label standing on end is read with the head tilted, and slides are read from afar.
-    if not labels:
-        return 0
-    widest = CHAR_EM * font_size * max(len(label) for label in labels)
-    return 0 if widest + font_size <= axis_px / len(labels) else -45
-
-
-def tick_label_px(labels: Sequence[str], angle: int, font_size: float) -> float:
-    """The height the x tick labels take below the axis at `angle` (0 or -45), for a figure's height."""
-    if angle == 0 or not labels:
-        return 1.5 * font_size
-    return 0.71 * CHAR_EM * font_size * max(len(label) for label in labels) + font_size  # sin 45° = 0.71
-
-
-def x_token_ticks(tokens: Sequence[str], axis_px: float, font_size: int, pieces: bool = True) -> dict:
-    """An x axis labelled with `tokens` along about `axis_px` pixels: token_ticks, tick_font and tick_angle."""
-    ticks, font = token_ticks(tokens, pieces), tick_font(len(tokens), axis_px, font_size)
-    labels = [piece_label(t) for t in tokens] if pieces else tokens
-    angle = tick_angle(labels, axis_px, font.get("tickfont", {}).get("size", font_size))
-    return dict(**ticks, tickangle=angle, **font)
-
-
 def pair_hover() -> str:
     """A (query, key) cell's hover: the tokens come from the axes' tick text, not from a string per cell."""
     return t("pair-hover")
+
+
+def colorbar(title: str, presentation: bool) -> dict:
+    """A colour bar titled along its right side: a title on top would sit on the top tick's label."""
+    return dict(title=dict(text=title, side="right"), thickness=24 if presentation else 14)
 
 
 def symmetric_range(values: np.ndarray) -> float:

@@ -34,9 +34,10 @@ def build(words: Words, controls: Controls) -> InsideGroup:
                 plots.place("plot-pe-learned-similarity")
         with tab(words, "tab-masks"):
             explain(words, "masks")
-            with gr.Row():
-                for plot_id in ("plot-enc-mask", "plot-masks", "plot-cross-mask"):
-                    plots.place(plot_id)
+            with gr.Row():  # two to a row: three leave a slide's key labels no room
+                plots.place("plot-enc-mask")
+                plots.place("plot-masks")
+            plots.place("plot-cross-mask")
             plots.place("plot-pipeline")
         with tab(words, "tab-card"):
             card = gr.Markdown(elem_id="model-card")

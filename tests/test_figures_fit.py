@@ -1,0 +1,199 @@
+"""Every registered plot, in every look, at 1280×720 in Chromium: its text inside its SVG, no two labels overlapping.
+
+One page per look (the look chosen, then a sentence translated), reused for every tab that holds a registered plot.
+The text's boxes are read back from the SVG Plotly drew: each text element's box on screen, and the four corners
+of its own box under its transform (a label at -45° takes a slanted strip, not the whole square around it), so
+that slanted neighbours which do not touch are not taken for an overlap. The hover layer is not part of a figure.
+Same server as the other browser tests; with TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints, the bundled models.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tests.pages import RECORD_TOASTS, WAIT, expected_trace, open_tab, toasts, wait_translation
+from transformer_viz.app.common import LOOKS, slides
+from transformer_viz.app.registry import PLOTS, View
+from transformer_viz.figures.style import style
+from transformer_viz.translator import load_model
+
+pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.browser
+
+SENTENCE = "The cat sleeps on the sofa."
+VIEWPORT = {"width": 1280, "height": 720}  # a projector's
+INSIDE_PX = 1.0  # a text may reach this far past its SVG's edge (subpixel rounding)
+OVERLAP_PX = 1.5  # two texts may share a strip this deep (the ascent of one over the descent of the next)
+
+# Every visible text of a plot (hover layer excepted) and its outer SVG's box, in client pixels. `where` names the
+# text's part of the figure: its closest group with a telling class (xtick, ytick, annotation, g-gtitle, …).
+TEXTS = """id => {
+    const el = document.querySelector('#' + id + ' .js-plotly-plot');
+    if (!el || !el.querySelector('.main-svg')) return null;
+    const edges = r => [r.left, r.top, r.right, r.bottom];
+    const svgs = [...el.querySelectorAll('svg.main-svg')];
+    const texts = [];
+    for (const svg of svgs) for (const node of svg.querySelectorAll('text')) {
+        if (node.closest('.hoverlayer')) continue;
+        const text = node.textContent.trim();
+        const rect = node.getBoundingClientRect();
+        if (!text || rect.width === 0 || rect.height === 0) continue;
+        const css = getComputedStyle(node);
+        if (css.visibility === 'hidden' || css.display === 'none' || css.opacity === '0') continue;
+        const b = node.getBBox(), m = node.getScreenCTM();
+        const corners = [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]]
+            .map(([x, y]) => { const p = new DOMPoint(x, y).matrixTransform(m); return [p.x, p.y]; });
+        const group = node.closest('g[class]');
+        const where = (node.getAttribute('class') || '') + ' in ' + (group ? group.getAttribute('class') : 'svg');
+        texts.push({text, where, rect: edges(rect), corners});
+    }
+    return {svg: edges(svgs[0].getBoundingClientRect()), font: el.layout.font && el.layout.font.size, texts};
+}"""
+
+
+def outside(text: dict, svg: list[float]) -> bool:
+    left, top, right, bottom = text["rect"]
+    return (
+        left < svg[0] - INSIDE_PX
+        or top < svg[1] - INSIDE_PX
+        or right > svg[2] + INSIDE_PX
+        or bottom > svg[3] + INSIDE_PX
+    )
+
+
+def overlap_depth(a: list, b: list) -> float:
+    """How deep two convex quadrilaterals (corners in order) overlap: the least overlap of their shadows along the
+    normals of their edges (separating axis theorem); 0 or less when they are apart."""
+    depth = float("inf")
+    for poly in (a, b):
+        for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1]):
+            nx, ny = y0 - y1, x1 - x0
+            norm = (nx * nx + ny * ny) ** 0.5
+            if norm == 0:
+                continue
+            pa = [(x * nx + y * ny) / norm for x, y in a]
+            pb = [(x * nx + y * ny) / norm for x, y in b]
+            depth = min(depth, min(max(pa), max(pb)) - max(min(pa), min(pb)))
+    return depth
+
+
+def misfits(drawn: dict) -> list[str]:
+    """What is wrong with one drawn plot: a readable line per text outside its SVG and per pair of overlapping texts."""
+    found = []
+    for text in drawn["texts"]:
+        if outside(text, drawn["svg"]):
+            found.append(
+                f"{text['text']!r} ({text['where']}) at {rounded(text['rect'])} outside {rounded(drawn['svg'])}"
+            )
+    for a, b in itertools.combinations(drawn["texts"], 2):
+        depth = overlap_depth(a["corners"], b["corners"])
+        if depth > OVERLAP_PX:
+            found.append(f"{a['text']!r} ({a['where']}) and {b['text']!r} ({b['where']}) overlap by {depth:.1f} px")
+    return found
+
+
+def rounded(edges: list[float]) -> list[int]:
+    return [round(v) for v in edges]
+
+
+def report(found: dict[str, list[str]], shown: int = 4) -> str:
+    """Per plot: how many misfits, and the first few."""
+    lines = []
+    for plot_id, problems in found.items():
+        lines.append(f"{plot_id}: {len(problems)} misfits")
+        lines += ["    " + problem for problem in problems[:shown]]
+    return "\n".join(lines)
+
+
+def settled(page, plot_id: str, font: int) -> dict:
+    """The plot's texts once it is drawn in the look (its font) and two readings 300 ms apart agree (automargin
+    redraws a figure once more after its first drawing)."""
+    try:
+        page.wait_for_function(
+            "([id, font]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot');"
+            " return !!el && !!el.querySelector('.main-svg') && el.layout.font.size === font; }",
+            arg=[plot_id, font],
+            timeout=WAIT,
+        )
+    except Exception:
+        raise AssertionError(f"#{plot_id} was never drawn with font {font}; messages: {toasts(page)}") from None
+    before = page.evaluate(TEXTS, plot_id)
+    for _ in range(20):
+        page.wait_for_timeout(300)
+        now = page.evaluate(TEXTS, plot_id)
+        if now == before:
+            return now
+        before = now
+    return now
+
+
+@pytest.fixture(scope="module")
+def library(app_server):
+    _, folder = app_server
+    return load_model(folder / "seed000", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def pages(browser, app_server, library):
+    """pages(look) → a 1280×720 page showing SENTENCE translated, its figures in `look`; one context at a time."""
+    url, _ = app_server
+    contexts = []
+
+    def open_page(look: str):
+        while contexts:
+            contexts.pop().close()  # a page holds long-lived streams: an earlier page's must not block this one
+        context = browser.new_context(locale="en-US", viewport=VIEWPORT)
+        context.add_init_script(f"({RECORD_TOASTS})()")
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(url, wait_until="load")
+        page.wait_for_selector("#sentence textarea", timeout=WAIT)
+        page.get_by_role("radio", name=look, exact=True).check()  # before the translation: its figures come in it
+        page.fill("#sentence textarea", SENTENCE)
+        page.click("#translate")
+        wait_translation(page, library.translate(SENTENCE))
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+TABS = sorted({plot.tab for plot in PLOTS if plot.tab}, key=[plot.tab for plot in PLOTS].index)
+
+
+# A plot's box: its height, how far it scrolls, and the height of the figure drawn in it.
+BOX = """id => { const box = document.getElementById(id), el = box.querySelector('.js-plotly-plot');
+    return [box.clientHeight, box.scrollHeight, el.querySelector('.main-svg').getBoundingClientRect().height]; }"""
+
+
+def assert_scrolls_in_its_box(page, plot_id: str, look: str, figure: float) -> None:
+    """The plot keeps the height `figure` it was made with, in a box no taller than the screen that scrolls to
+    show all of it."""
+    box, scroll, drawn = page.evaluate(BOX, plot_id)
+    assert abs(drawn - figure) <= 1, f"{plot_id} [{look}] squeezed: drawn {drawn} px high, made {figure} px"
+    assert box <= VIEWPORT["height"], f"{plot_id} [{look}]'s box ({box} px) is taller than the screen"
+    assert scroll >= drawn or drawn <= box, f"{plot_id} [{look}] is cut: its box scrolls {scroll} px of {drawn}"
+
+
+@pytest.mark.parametrize("look", LOOKS)
+def test_every_plot_keeps_its_text_inside_and_apart(pages, library, look):
+    page = pages(look)
+    grid = next(plot for plot in PLOTS if plot.id == "plot-cross")  # the lesson's grid, as the page shows it first
+    grid_height = grid.figure(View(expected_trace(library, SENTENCE), presentation=slides(look))).layout.height
+    font = style(slides(look)).font_size
+    found = {}
+    for tab in [None, *TABS]:
+        if tab:
+            open_tab(page, tab.removeprefix("tab-"))
+        for plot in (p for p in PLOTS if p.tab == tab):
+            drawn = settled(page, plot.id, font)
+            assert drawn["texts"], f"{plot.id} [{look}] shows no text at all"
+            if problems := misfits(drawn):
+                found[plot.id] = problems
+        if tab is None:
+            assert_scrolls_in_its_box(page, grid.id, look, grid_height)
+    assert not found, f"[{look}] at {VIEWPORT}:\n" + report(found)
