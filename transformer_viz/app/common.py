@@ -81,6 +81,12 @@ def slides(look) -> bool:
     return look in LOOKS[1:]
 
 
+def fills_box(plot_id: str, look) -> bool:
+    """Whether a plot is drawn to fill its box on the page: FITTED_PLOTS on screen; slides keep the figure's own
+    height (their fonts need it), in a box that scrolls."""
+    return plot_id in FITTED_PLOTS and not slides(look)
+
+
 def plot(fig, look=LOOKS[0], fit: bool = False) -> PlotData | None:
     """A Plotly figure for gr.Plot with our modebar config (the camera downloads a 3× PNG, or an SVG).
 

@@ -13,7 +13,7 @@ from .. import __version__, i18n
 from ..decoding import DecodeOptions
 from ..errors import UserError
 from . import handlers as h
-from .common import CLICK_JS, CSS, FITTED_PLOTS, THEME, Words, localised_errors, plot, slides, user_error
+from .common import CLICK_JS, CSS, THEME, Words, fills_box, localised_errors, plot, slides, user_error
 from .downloads import TRACE_FILE_AGE_S, trace_file
 from .header import Header
 from .header import lay_out as lay_out_header
@@ -79,9 +79,7 @@ def draw_step(sess, t, lay, hd, pres, lng, unt):
     trace = sess.trace
     t = h.clamp_step(trace, t)
     figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng, units=unt)
-    # slides keep the figure's own height (their fonts need it), in a box that scrolls
-    fitted = set() if slides(pres) else set(FITTED_PLOTS)
-    return [plot(figs[p.id], pres, fit=p.id in fitted) for p in STEP_PLOTS] + [
+    return [plot(figs[p.id], pres, fit=fills_box(p.id, pres)) for p in STEP_PLOTS] + [
         h.step_label(trace, t, lng),
         gr.update(choices=h.alternatives(trace, t), value=None),
         token_strip(trace, t, lng),

@@ -17,7 +17,7 @@ import json
 
 from .. import i18n
 from . import handlers as h
-from .common import FITTED_PLOTS, plot, slides
+from .common import fills_box, plot, slides
 from .header import Header
 from .registry import STEP_PLOTS
 from .strip import token_strip
@@ -54,7 +54,7 @@ def figure_json(fig, pres, plot_id: str) -> str | None:
     Plotly.react takes arrays of a new identity for new data unless datarevision says otherwise: where a step
     changes only the outline and the title (cross-attention), the heatmaps are then not recomputed.
     """
-    data = plot(fig, pres, fit=plot_id in FITTED_PLOTS)
+    data = plot(fig, pres, fit=fills_box(plot_id, pres))
     if data is None:
         return None
     figure = json.loads(data.plot)
