@@ -68,5 +68,5 @@ def test_no_session_no_frames():
 
 def test_each_step_event_returns_the_step_and_every_step_output():
     js = stepping.step_js(stepping.MOVES["next"])
-    assert js.count(stepping.SKIP) == stepping.N_OUT + 1  # the step and PAINT's outputs, left as they are
-    assert "f.key !== key" in js  # frames drawn for other controls are not used
+    assert js.count(stepping.SKIP) == 2 * stepping.N_OUT + 1  # no frames: all kept; stale frames: all but the step
+    assert "if (f.key !== " in js  # frames drawn for other controls are not drawn from

@@ -92,7 +92,8 @@ def cmd_mixtures(args) -> int:
         runs = mixtures.run_recipes(base, args.runs, corpus, recipes)
     result = mixtures.curves(runs, args.cache, args.limit)
     for metric in ("chrf", "bleu", "exact", "valid_loss"):
-        print(f"\n{metric} on the everyday test set\n" + mixtures.curves_table(result, metric))
+        on = "Ding's validation pairs" if metric == "valid_loss" else "the everyday test set"
+        print(f"\n{metric} on {on}\n" + mixtures.curves_table(result, metric))
     return 0
 
 

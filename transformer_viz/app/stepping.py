@@ -82,14 +82,15 @@ def step_js(move: str) -> str:
 
     `move` is JavaScript computing `to` (the new step) and optionally `suffix` from f, t and extra.
     """
-    skip = ", ".join([SKIP] * (N_OUT + 1))
+    skip = ", ".join([SKIP] * N_OUT)
     return f"""(f, t, lay, hd, pres, lng, unt, extra) => {{
-  const key = ({FRAME_KEY_JS})(lay, hd, pres, lng, unt);
-  if (!f || f.key !== key) return [{skip}];
+  if (!f) return [{SKIP}, {skip}];
   t = Math.round(Number(t));
   let to = t, suffix = '';
   {move}
   to = Math.max(0, Math.min(to, f.steps - 1));
+  // frames drawn for other controls: the step moves, and the new frames' arrival draws it
+  if (f.key !== ({FRAME_KEY_JS})(lay, hd, pres, lng, unt)) return [to, {skip}];
   return [to, ...({PAINT_JS})(f, to, suffix)];
 }}"""
 
