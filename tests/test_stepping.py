@@ -10,7 +10,6 @@ import pytest
 from tests.tiny import tiny_translator
 from transformer_viz.app import stepping
 from transformer_viz.app.common import LOOKS
-from transformer_viz.app.page import draw_step
 from transformer_viz.app.registry import STEP_PLOTS
 
 
@@ -27,7 +26,7 @@ def test_every_frame_is_what_the_server_draws_at_that_step(session, look, lang, 
     steps = len(session.trace.target_ids)
     assert frames["steps"] == steps and len(frames["plots"]) == len(STEP_PLOTS) == stepping.N_OUT - 3
     for t in range(steps):
-        drawn = draw_step(session, t, 1, head, look, lang, units)
+        drawn = stepping.draw_step(session, t, 1, head, look, lang, units)
         for i, plot in enumerate(STEP_PLOTS):
             served, frame = drawn[i], frames["plots"][i][t]
             if served is None:

@@ -13,7 +13,7 @@ from .. import __version__, i18n
 from ..decoding import DecodeOptions
 from ..errors import UserError
 from . import handlers as h
-from .common import CLICK_JS, CSS, THEME, Words, fills_box, localised_errors, plot, slides, user_error
+from .common import CLICK_JS, CSS, THEME, Words, localised_errors, plot, slides, user_error
 from .downloads import TRACE_FILE_AGE_S, trace_file
 from .header import Header
 from .header import lay_out as lay_out_header
@@ -22,8 +22,7 @@ from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
 from .session import branch, decode_options, translate, unbranch
 from .share import parse_query, share_query
-from .stepping import step_frames, wire_steps
-from .strip import token_strip
+from .stepping import draw_step, step_frames, wire_steps
 from .tabs import PLOT_IDS, Event, T, analysis, attention, experiments, inside
 
 SHARED_OPTIONS = ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len")  # header.options' order
@@ -70,20 +69,6 @@ def build_demo() -> gr.Blocks:
         wire_language(top, words, [redraw_all, on_language, frames])
         gr.api(translate_api(models), api_name="translate")
     return demo
-
-
-def draw_step(sess, t, lay, hd, pres, lng, unt):
-    """The plots that follow the step or the head, the step's label, its alternatives to branch on, the strip."""
-    if sess is None:
-        return [gr.skip()] * (len(STEP_PLOTS) + 3)
-    trace = sess.trace
-    t = h.clamp_step(trace, t)
-    figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng, units=unt)
-    return [plot(figs[p.id], pres, fit=fills_box(p.id, pres)) for p in STEP_PLOTS] + [
-        h.step_label(trace, t, lng),
-        gr.update(choices=h.alternatives(trace, t), value=None),
-        token_strip(trace, t, lng),
-    ]
 
 
 def draw_all(sess, t, lay, hd, pres, lng, unt, knd):

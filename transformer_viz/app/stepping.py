@@ -1,19 +1,21 @@
 """Stepping in the browser: every step's figures reach the page once, and a step change is drawn there.
 
-After a translation (or a new layer, head, look or language) the server draws the step plots for every step of
-the trace, with the step's label, its alternatives to branch on and the token strip, into one hidden JSON value:
-the frames. Previous, Next, the slider, a click in the token strip and Play then pick a frame in the browser and
-hand it to the page's own components (a js-only event: no request to the server). The figures' content stays the
-handlers' (draw_step's pieces), so the library, the tests and the page keep one definition of each figure.
+After a translation (or a new layer, head, look, units or language) the server runs draw_step, the step's plots,
+label, alternatives to branch on and token strip, for every step of the trace, into one hidden JSON value: the
+frames. Previous, Next, the slider, a click in the token strip and Play then pick a frame in the browser and
+hand it to the page's own components (a js-only event: no request to the server). A head change still runs draw_step on
+the server, so the page and the frames keep one definition of each figure.
 
-Frames drawn for another layer, head, look or language than the page shows are not used: the step waits for the
-new frames, whose arrival paints the step the slider is at.
+Frames drawn for another layer, head, look, units or language than the page shows are not drawn from: the step
+moves, and the new frames' arrival paints the step the slider is at.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+
+import gradio as gr
 
 from .. import i18n
 from . import handlers as h
@@ -23,20 +25,33 @@ from .registry import STEP_PLOTS
 from .strip import token_strip
 
 
+def draw_step(sess, t, lay, hd, pres, lng, unt):
+    """The plots that follow the step or the head, the step's label, its alternatives to branch on, the strip."""
+    if sess is None:
+        return [gr.skip()] * N_OUT
+    trace = sess.trace
+    t = h.clamp_step(trace, t)
+    figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng, units=unt)
+    return [plot(figs[p.id], pres, fit=fills_box(p.id, pres)) for p in STEP_PLOTS] + [
+        h.step_label(trace, t, lng),
+        gr.update(choices=h.alternatives(trace, t), value=None),
+        token_strip(trace, t, lng),
+    ]
+
+
 def step_frames(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
-    """For every step: the step plots' figure JSON, the step's label, its alternatives, the token strip."""
+    """draw_step's outputs at every step, for the browser: the plots' figure JSON, labels, alternatives, strips."""
     if sess is None:
         return None
-    trace = sess.trace
-    steps = list(range(len(trace.target_ids)))
-    drawn = [h.step_figures(trace, step, int(lay), hd, slides(pres), lang=lng, units=unt) for step in steps]
+    drawn = [draw_step(sess, step, lay, hd, pres, lng, unt) for step in range(len(sess.trace.target_ids))]
+    n = len(STEP_PLOTS)
     return dict(
         key=frame_key(lay, hd, pres, lng, unt),
-        steps=len(steps),
-        plots=[[figure_json(figs[p.id], pres, p.id) for figs in drawn] for p in STEP_PLOTS],
-        label=[h.step_label(trace, step, lng) for step in steps],
-        alternatives=[[list(choice) for choice in h.alternatives(trace, step)] for step in steps],
-        strip=[token_strip(trace, step, lng) for step in steps],
+        steps=len(drawn),
+        plots=[[with_revision(outputs[i]) for outputs in drawn] for i in range(n)],
+        label=[outputs[n] for outputs in drawn],
+        alternatives=[[list(choice) for choice in outputs[n + 1]["choices"]] for outputs in drawn],
+        strip=[outputs[n + 2] for outputs in drawn],
         last=i18n.text("at-last-step", lng),
         play=i18n.text("play", lng),
         pause=i18n.text("pause", lng),
@@ -48,13 +63,12 @@ def frame_key(lay, hd, pres, lng, unt) -> str:
     return json.dumps([int(lay), str(hd), str(pres), str(lng), str(unt)], separators=(",", ":"))
 
 
-def figure_json(fig, pres, plot_id: str) -> str | None:
-    """The figure as the page's plot takes it, its layout.datarevision naming its data.
+def with_revision(data) -> str | None:
+    """A plot's figure JSON with layout.datarevision naming its data.
 
     Plotly.react takes arrays of a new identity for new data unless datarevision says otherwise: where a step
     changes only the outline and the title (cross-attention), the heatmaps are then not recomputed.
     """
-    data = plot(fig, pres, fit=fills_box(plot_id, pres))
     if data is None:
         return None
     figure = json.loads(data.plot)
