@@ -61,11 +61,19 @@ def test_the_data_revision_changes_only_with_the_data(session):
     assert len(set(revisions("plot-dec-self"))) == len(session.trace.target_ids)
 
 
+def test_only_the_lessons_plots_are_redrawn_in_place(session):
+    """They are always on the page; a plot in a tab is drawn again from its Gradio value when the tab opens."""
+    frames = stepping.step_frames(session, 0, 0, "mean", LOOKS[0], "en")
+    direct = {plot_id for plot_id in frames["direct"] if plot_id}
+    assert direct == {"plot-cross", "plot-topk"} and all(p.group == "page" for p in STEP_PLOTS if p.id in direct)
+
+
 def test_no_session_no_frames():
     assert stepping.step_frames(None, 0, 0, "mean", LOOKS[0], "en") is None
 
 
 def test_each_step_event_returns_the_step_and_every_step_output():
     js = stepping.step_js(stepping.MOVES["next"])
-    assert js.count(stepping.SKIP) == 2 * stepping.N_OUT + 1  # no frames: all kept; stale frames: all but the step
+    paint = stepping.PAINT_JS.count(stepping.SKIP)  # a lesson plot redrawn in place keeps its Gradio value
+    assert js.count(stepping.SKIP) - paint == 2 * stepping.N_OUT + 1  # no frames: all kept; stale: all but the step
     assert "if (f.key !== " in js  # frames drawn for other controls are not drawn from

@@ -47,6 +47,7 @@ def step_frames(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
     n = len(STEP_PLOTS)
     return dict(
         key=frame_key(lay, hd, pres, lng, unt),
+        direct=[p.id if p.id in DIRECT_PLOTS else None for p in STEP_PLOTS],
         steps=len(drawn),
         plots=[[with_revision(outputs[i]) for outputs in drawn] for i in range(n)],
         label=[outputs[n] for outputs in drawn],
@@ -82,12 +83,25 @@ SKIP = "{__type__: 'update'}"
 FRAME_KEY_JS = (
     "(lay, hd, pres, lng, unt) => JSON.stringify([Math.round(Number(lay)), `${hd}`, `${pres}`, `${lng}`, `${unt}`])"
 )
+# The lesson's plots are always on the page: Plotly.react redraws them in place, as Gradio's plot component does
+# (responsive, autosize, margins that grow), without its parse-and-resize round (about half the time, measured).
+# Plots in tabs, which Gradio draws again from its own value when their tab opens, get their new value instead.
+DIRECT_PLOTS = ("plot-cross", "plot-topk")
 PAINT_JS = """(f, t, suffix) => [
-  ...f.plots.map(frames => frames[t] === null ? null : {type: 'plotly', plot: frames[t]}),
+  ...f.plots.map((frames, i) => {
+    if (frames[t] === null) return null;
+    const el = DIRECT[i] && document.querySelector('#' + DIRECT[i] + ' .js-plotly-plot');
+    if (!el || !el.data || !window.Plotly) return {type: 'plotly', plot: frames[t]};
+    const fig = JSON.parse(frames[t]);
+    fig.layout.autosize = true;
+    fig.layout.margin = Object.assign(fig.layout.margin || {}, {autoexpand: true});
+    window.Plotly.react(el, fig.data, fig.layout, Object.assign(fig.config || {}, {responsive: true}));
+    return {__type__: 'update'};
+  }),
   f.label[t] + (suffix || ''),
   {__type__: 'update', choices: f.alternatives[t], value: null},
   f.strip[t],
-]"""
+]""".replace("DIRECT[i]", "f.direct[i]")
 N_OUT = len(STEP_PLOTS) + 3  # PAINT's outputs: the step plots, the label, the alternatives, the strip
 
 
