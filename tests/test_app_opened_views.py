@@ -13,6 +13,7 @@ from transformer_viz.app.tabs import analysis, attention
 from transformer_viz.decoding import DecodeOptions
 
 OPENED_VIEWS = ("plot-head", "plot-heads-open", "plot-beam-node")
+OPENED_VIEWS += ("plot-whatif-probs", "plot-whatif-maps", "plot-bug-probs", "plot-bug-maps")  # the labs' results
 SKIP = {"__type__": "update"}
 
 

@@ -135,7 +135,8 @@ def test_whatif_with_cross_heads_off_shows_cross_attention_and_says_so_on_the_ra
     crs = [f"cross 0 {head}" for head in range(cfg.n_heads)]  # every cross head of the first layer off
     out = on_whatif("en", session, [], [], crs, "zero", False, False, "decoder self", 1, "mean", "screen")
     assert out[-1] == "cross"  # the radio moves to the maps' kind
-    shown = plotly.io.from_json(out[5].plot)
+    assert out[5]["visible"]  # the maps' box opens with its figure
+    shown = plotly.io.from_json(out[5]["value"].plot)
     assert i18n.text("fig-kind-cross", "en") in shown.layout.title.text
     maps = lab.lab_figures(out[0], "cross", 1, "mean", False)["maps"]  # the same figure, its arrays as numbers
     assert maps.layout.title.text == shown.layout.title.text

@@ -13,7 +13,7 @@ from .. import handlers as h
 from .. import handlers_lab as lab
 from ..common import Words, localised_errors, plot, slides
 from ..models import get_translator
-from . import Controls, Event, T, TabGroup, explain, kind_radio, tab
+from . import Controls, Event, T, TabGroup, explain, kind_radio, opened_view, shown, tab
 
 # The attention each seed bug breaks: the bug lab shows its map, whatever the kind radio says.
 BUG_KIND = {
@@ -22,7 +22,11 @@ BUG_KIND = {
     "scale_d_model": "cross",
     "target_padding_unmasked": "decoder_self",
 }
-LAB_CLOSED = [None, "", "", "", None, None]  # a lab's comparison, its two translations, summary and plots, emptied
+
+
+def lab_closed() -> list:
+    """A lab's comparison, its two translations, summary and plots, emptied (the plots' boxes hidden until a Run)."""
+    return [None, "", "", "", shown(None), shown(None)]
 
 
 def lab_results(words: Words, prefix: str) -> list:
@@ -41,8 +45,8 @@ def lab_results(words: Words, prefix: str) -> list:
         state,
         *boxes,
         gr.Markdown(elem_id=f"{prefix}-summary"),
-        gr.Plot(elem_id=f"plot-{prefix}-probs"),
-        gr.Plot(elem_id=f"plot-{prefix}-maps"),
+        opened_view(f"plot-{prefix}-probs"),  # hidden until a Run gives them a figure
+        opened_view(f"plot-{prefix}-maps"),
     ]
 
 
@@ -54,8 +58,8 @@ def lab_outputs(comp, knd, lay, hd, pres, lng):
         comp.original.target_text,
         comp.changed.target_text,
         lab.comparison_summary(comp, lng),
-        plot(figs["probs"], pres),
-        plot(figs["maps"], pres),
+        shown(plot(figs["probs"], pres)),
+        shown(plot(figs["maps"], pres)),
     ]
 
 
@@ -87,7 +91,7 @@ def redraw_labs(wcomp, bcomp, knd, lay, hd, pres, lng):
             out += [gr.skip()] * 3
             continue
         figs = lab.lab_figures(comp, kind_name, int(lay), hd, slides(pres), lang=lng)
-        out += [lab.comparison_summary(comp, lng), plot(figs["probs"], pres), plot(figs["maps"], pres)]
+        out += [lab.comparison_summary(comp, lng), shown(plot(figs["probs"], pres)), shown(plot(figs["maps"], pres))]
     return out
 
 
@@ -95,10 +99,10 @@ def reset_labs(sess):
     """A new translation (or model): head checkboxes for its model; the labs' old comparisons and results no longer
     apply: they are emptied (else the results stayed on screen while their comparison was gone)."""
     if sess is None:
-        return [gr.skip()] * (len(lab.LAB_KINDS) + 2 * len(LAB_CLOSED))
+        return [gr.skip()] * (len(lab.LAB_KINDS) + 2 * len(lab_closed()))
     cfg = get_translator(sess.model).config
     checkboxes = [gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, k), value=[]) for k in lab.LAB_KINDS]
-    return checkboxes + LAB_CLOSED + LAB_CLOSED
+    return checkboxes + lab_closed() + lab_closed()
 
 
 def lay_out_whatif(words: Words) -> dict:
