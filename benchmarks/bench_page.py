@@ -26,18 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_load import free_port, start_app, wait_for_page  # noqa: E402
-from common import parser  # noqa: E402
+from common import parser  # noqa: E402  (it puts the project root on the path)
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+from tests.conftest import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (the browser tests' Chromium and its flags)
+
 SENTENCES = [  # ten words each
     "The children are playing in the garden with their friends.",
     "My brother reads a book in the kitchen every evening.",
@@ -172,7 +164,7 @@ def main() -> None:
     try:
         wait_for_page(url, proc)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             page = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720}).new_page()
             page.goto(url, wait_until="load")
             page.wait_for_selector("#sentence textarea", timeout=WAIT)
