@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.tiny import EVIL, MARKUP, shown, tiny_tokenizer_file, tiny_translator
+from tests.tiny import EVIL, MARKUP, bundle_learned_model, shown, tiny_tokenizer_file, tiny_translator
 from transformer_viz import i18n
 from transformer_viz.app import downloads, models, share
 from transformer_viz.app import handlers as h
@@ -450,12 +450,7 @@ def test_get_translator_names_the_fix_for_a_missing_model(tmp_path):
 
 def test_positional_comparison_shows_the_learned_table_beside_the_sinusoidal_one(tmp_path, monkeypatch):
     """Each bundled model's encoder table, read from the model itself; the formula fills in a missing kind."""
-    monkeypatch.delenv(models.HUB_MODEL_ENV, raising=False)
-    learned = tiny_translator("seed004", seed=3)
-    save_checkpoint(tmp_path / "seed004", learned.model, tiny_tokenizer_file())
-    monkeypatch.setattr(models, "CHECKPOINTS_DIR", tmp_path)
-    monkeypatch.setattr(models, "available_models", lambda folder=tmp_path: ["seed004"])
-    models.register_translator("seed004", learned)
+    learned = bundle_learned_model(tmp_path, monkeypatch)
     tables = models.learned_and_sinusoidal(n_positions=10)
     np.testing.assert_array_equal(tables["learned"][1], learned.model.encoder.pos.table.weight[:10].detach().numpy())
     d = learned.config.d_model

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.tiny import shown, tiny_tokenizer_file, tiny_translator
+from tests.tiny import bundle_learned_model, shown, tiny_translator
 from transformer_viz import figures
 from transformer_viz.app import handlers as h
 from transformer_viz.app import models
@@ -14,7 +14,6 @@ from transformer_viz.app import session as sessions
 from transformer_viz.app.markdown import md
 from transformer_viz.app.registry import PLOTS, View
 from transformer_viz.figures.style import piece_label
-from transformer_viz.hub.hub import save_checkpoint
 
 SENTENCE = "I see the house."
 UI_DEFAULTS = dict(strategy="beam", beam_size=3, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_new_tokens=8)
@@ -23,12 +22,7 @@ UI_DEFAULTS = dict(strategy="beam", beam_size=3, temperature=1.0, top_k=0, top_p
 @pytest.fixture
 def session(empty_registry, tmp_path, monkeypatch):
     """A beam translation with tiny-a, and a bundled learned-positions model for the positional comparison."""
-    monkeypatch.delenv(models.HUB_MODEL_ENV, raising=False)
-    learned = tiny_translator("seed004", seed=3)
-    save_checkpoint(tmp_path / "seed004", learned.model, tiny_tokenizer_file())
-    monkeypatch.setattr(models, "CHECKPOINTS_DIR", tmp_path)
-    monkeypatch.setattr(models, "available_models", lambda folder=tmp_path: ["seed004"])
-    models.register_translator("seed004", learned)
+    bundle_learned_model(tmp_path, monkeypatch)
     models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
     return sessions.translate(SENTENCE, "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
 

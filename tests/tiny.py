@@ -82,3 +82,17 @@ def shown(markdown: str) -> tuple[str, str]:
     """(HTML, visible text) of Markdown as a CommonMark renderer with tables and strikethrough shows it."""
     rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
     return rendered, html.unescape(re.sub(r"<[^>]+>", "", rendered)).strip()
+
+
+def bundle_learned_model(tmp_path, monkeypatch):
+    """A tiny learned-positions seed004 as the only bundled model (in tmp_path), registered: returns it."""
+    from transformer_viz.app import models
+    from transformer_viz.hub.hub import save_checkpoint
+
+    monkeypatch.delenv(models.HUB_MODEL_ENV, raising=False)
+    learned = tiny_translator("seed004", seed=3)
+    save_checkpoint(tmp_path / "seed004", learned.model, tiny_tokenizer_file())
+    monkeypatch.setattr(models, "CHECKPOINTS_DIR", tmp_path)
+    monkeypatch.setattr(models, "available_models", lambda folder=tmp_path: ["seed004"])
+    models.register_translator("seed004", learned)
+    return learned
