@@ -265,7 +265,7 @@ def test_download_trace_is_schema_json(page, server):
         page.click("#download-trace")
     data = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
     trace = expected_trace(models["seed000"])
-    assert data["schema"] == "transformer-viz/trace/1"
+    assert data["schema"] == "transformer-viz/trace/2"
     assert data["source"]["text"] == SENTENCE and data["target"]["ids"] == trace.target_ids
     assert len(data["attention"]["cross"]) == trace.n_layers
 

@@ -13,7 +13,7 @@ from tests.tiny import SENTENCES, tiny_translator
 from transformer_viz import Tracer, intervene
 from transformer_viz.decoding import DecodeOptions, generate
 from transformer_viz.model.config import PRESETS
-from transformer_viz.trace import SCHEMA, Trace
+from transformer_viz.trace import SCHEMA, Trace, residual_points
 from transformer_viz.translator import MAX_CHARS, clean_text, unknown_notice
 
 PRESET_NAMES = sorted(PRESETS)
@@ -309,7 +309,7 @@ def test_to_dict_follows_the_schema(translator, trace):
     cfg = translator.config
     L, H, D = cfg.n_layers, cfg.n_heads, cfg.d_model
     S, T = len(trace.source_ids), len(trace.target_ids)
-    assert d["schema"] == SCHEMA == "transformer-viz/trace/1"
+    assert d["schema"] == SCHEMA == "transformer-viz/trace/2"
     assert {"schema", "source", "target", "steps", "attention", "masks", "positional_encoding", "model"} <= set(d)
     assert set(d["source"]) == set(d["target"]) == {"text", "tokens", "ids"}
     assert len(d["source"]["tokens"]) == len(d["source"]["ids"]) == S and d["source"]["tokens"][-1] == "</s>"
@@ -336,6 +336,16 @@ def test_to_dict_follows_the_schema(translator, trace):
     assert {v for row in d["masks"]["decoder"] for v in row} <= {0, 1}  # 1 = may attend
     assert d["masks"]["decoder"][-1] == [1] * T and d["masks"]["decoder"][0] == [1] + [0] * (T - 1)
     assert shape(d["positional_encoding"]) == (S, D)
+    queries_keys = {"encoder_self": (S, S), "decoder_self": (T, T), "cross": (T, S)}
+    for kind, (Q, K) in queries_keys.items():
+        Dh = D // H
+        assert {name: shape(a) for name, a in d["vectors"][kind].items()} == {
+            "q": (L, H, Q, Dh),
+            "k": (L, H, K, Dh),
+            "v": (L, H, K, Dh),
+            "z": (L, H, Q, Dh),
+        }, kind
+    assert shape(d["residual"]) == (1 + 3 * L, T, D) and len(residual_points(L)) == 1 + 3 * L
     assert d["model"]["name"] == translator.name and d["model"]["config"] == cfg.to_dict()
     assert json.loads(trace.to_json()) == d
 
@@ -363,8 +373,42 @@ def test_from_dict_round_trip(trace):
         assert np.array_equal(again.masks[kind], trace.masks[kind])
     np.testing.assert_allclose(again.positional_encoding, trace.positional_encoding, atol=1e-6, rtol=0)
     np.testing.assert_allclose(again.decoder_self_scores, trace.decoder_self_scores, atol=1e-6, rtol=1e-6)
+    for kind in trace.vectors:
+        for name in trace.vectors[kind]:
+            np.testing.assert_allclose(again.vectors[kind][name], trace.vectors[kind][name], atol=1e-6, rtol=1e-6)
+    np.testing.assert_allclose(again.residual, trace.residual, atol=1e-6, rtol=1e-6)
     with pytest.raises(ValueError, match="schema"):
         Trace.from_dict({**trace.to_dict(), "schema": "something/else"})
+
+
+def test_a_version_1_trace_still_loads(trace):
+    old = {k: v for k, v in trace.to_dict().items() if k not in ("vectors", "residual")}
+    again = Trace.from_dict({**old, "schema": "transformer-viz/trace/1"})
+    assert again.vectors is None and again.residual is None and again.target_ids == trace.target_ids
+
+
+def test_the_vectors_give_the_patterns_and_z(trace):
+    """softmax(q·kᵀ/√Dh, masked) is hook_pattern and Σ_j α_j v_j is hook_z, for every kind, layer and head."""
+    masks = {"encoder_self": "encoder", "decoder_self": "decoder", "cross": "cross"}
+    for kind, mask in masks.items():
+        q, k, v, z = (torch.from_numpy(trace.vectors[kind][name]) for name in ("q", "k", "v", "z"))
+        scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5  # (L, H, Q, K)
+        pattern = scores.masked_fill(~torch.from_numpy(trace.masks[mask]), float("-inf")).softmax(-1)
+        np.testing.assert_allclose(pattern.numpy(), trace.attention[kind], atol=1e-5, err_msg=kind)
+        np.testing.assert_allclose((pattern @ v).numpy(), z.numpy(), atol=1e-5, err_msg=kind)
+
+
+def test_the_residual_stream_ends_in_the_decoders_output(translator, trace):
+    """The last residual point, through the decoder's final norm (identity for post-LN), is decoder.hook_output."""
+    src = torch.tensor([trace.source_ids])
+    tgt_in = torch.tensor([[translator.config.bos_id] + trace.target_ids[:-1]])
+    with torch.inference_mode(), Tracer(translator.model, ["decoder.hook_output", "decoder.hook_input"]) as tracer:
+        translator.model.decode(tgt_in, translator.model.encode(src), src, logits=False)
+    np.testing.assert_allclose(trace.residual[0], tracer.cache["decoder.hook_input"][0].numpy(), atol=1e-6)
+    last = torch.from_numpy(trace.residual[-1])
+    np.testing.assert_allclose(
+        translator.model.decoder.norm(last).detach().numpy(), tracer.cache["decoder.hook_output"][0].numpy(), atol=1e-5
+    )
 
 
 # ---------------------------------------------------------------------------- input the model cannot read

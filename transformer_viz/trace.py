@@ -1,6 +1,6 @@
 """Trace: everything recorded while translating one sentence, and its JSON form.
 
-Schema "transformer-viz/trace/1" (README, "Trace JSON"):
+Schema "transformer-viz/trace/2" (README, "Trace JSON"); a version-1 trace (no vectors, no residual) still loads:
 
     source:  {text, tokens[S], ids[S]}           tokens include the final </s>
     target:  {text, tokens[T], ids[T]}           generated tokens, ending with </s> when reached
@@ -11,6 +11,8 @@ Schema "transformer-viz/trace/1" (README, "Trace JSON"):
     model:   {name, config}
     options: the decoding options; forced_prefix: how many target tokens were forced; notices: [str]
     beam_tree: beam search's explored nodes; decoder_self_scores[L][H][T][T]: scores before the causal mask
+    vectors: {kind: {q, k, v, z}}                q, z [L][H][queries][Dh]; k, v [L][H][keys][Dh]   (new in 2)
+    residual[1 + 3L][T][D]                       the decoder's residual stream at RESIDUAL_POINTS    (new in 2)
 """
 
 from __future__ import annotations
@@ -21,8 +23,17 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA = "transformer-viz/trace/1"
+SCHEMA = "transformer-viz/trace/2"
+READABLE = ("transformer-viz/trace/1", SCHEMA)  # the schemas from_dict reads
 ATTENTION_KINDS = ("encoder_self", "decoder_self", "cross")
+VECTORS = ("q", "k", "v", "z")  # hook_q / hook_k / hook_v / hook_z of every head
+
+
+def residual_points(n_layers: int) -> list[str]:
+    """Where trace.residual reads the decoder's residual stream: its input, then after each sublayer of each layer."""
+    return ["embed"] + [f"L{i}.{sub}" for i in range(n_layers) for sub in ("self", "cross", "ffn")]
+
+
 DIGITS = 6  # decimals kept in JSON: rows still sum to 1 within 1e-5
 
 
@@ -48,6 +59,9 @@ class Trace:
     forced_prefix: int = 0
     notices: list[str] = field(default_factory=list)
     beam_tree: list[dict[str, Any]] = field(default_factory=list)
+    # kind → {"q", "k", "v", "z"} → (L, H, queries or keys, Dh): the hooked vectors of every head (None: a v1 trace)
+    vectors: dict[str, dict[str, np.ndarray]] | None = None
+    residual: np.ndarray | None = None  # (1 + 3L, T, D) the decoder's residual stream at residual_points(L)
 
     @property
     def n_layers(self) -> int:
@@ -63,7 +77,7 @@ class Trace:
         return ["<s>"] + self.target_tokens[:-1]
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready form, schema "transformer-viz/trace/1"."""
+        """The JSON-ready form, schema "transformer-viz/trace/2"."""
 
         def rounded(a: np.ndarray) -> list:
             return np.round(a.astype(np.float64), DIGITS).tolist()
@@ -82,6 +96,10 @@ class Trace:
             "notices": self.notices,
             "beam_tree": self.beam_tree,
             "decoder_self_scores": None if self.decoder_self_scores is None else rounded(self.decoder_self_scores),
+            "vectors": None
+            if self.vectors is None
+            else {kind: {name: rounded(a) for name, a in by_name.items()} for kind, by_name in self.vectors.items()},
+            "residual": None if self.residual is None else rounded(self.residual),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -90,8 +108,14 @@ class Trace:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
         """Rebuild a Trace from its JSON form (e.g. a downloaded trace file)."""
-        if data.get("schema") != SCHEMA:
-            raise ValueError(f"not a {SCHEMA} trace (schema={data.get('schema')!r})")
+        if data.get("schema") not in READABLE:
+            raise ValueError(
+                f"not a transformer-viz trace of schema {' or '.join(READABLE)} (schema={data.get('schema')!r})"
+            )
+
+        def array(value) -> np.ndarray | None:
+            return None if value is None else np.asarray(value, dtype=np.float32)
+
         return cls(
             source_text=data["source"]["text"],
             source_tokens=data["source"]["tokens"],
@@ -108,7 +132,9 @@ class Trace:
             forced_prefix=data.get("forced_prefix", 0),
             notices=data.get("notices", []),
             beam_tree=data.get("beam_tree", []),
-            decoder_self_scores=None
-            if data.get("decoder_self_scores") is None
-            else np.asarray(data["decoder_self_scores"], dtype=np.float32),
+            decoder_self_scores=array(data.get("decoder_self_scores")),
+            vectors=None
+            if data.get("vectors") is None
+            else {kind: {name: array(a) for name, a in by_name.items()} for kind, by_name in data["vectors"].items()},
+            residual=array(data.get("residual")),
         )

@@ -19,18 +19,25 @@ from .lab.interventions import Intervention, input_hooks, recording_hooks
 from .model.hooks import Tracer, intervene
 from .model.transformer import Transformer, resolve_device
 from .tokenizer import Tokenizer
-from .trace import Trace
+from .trace import ATTENTION_KINDS, Trace
 
 log = logging.getLogger(__name__)
 MAX_CHARS = 2000  # longer input is cut before tokenising (the model sees at most max_len tokens anyway)
-SOURCE_HOOKS = ("encoder.layers.*.self_attn.hook_pattern", "encoder.hook_pos", "encoder.layers.0.self_attn.hook_mask")
+VECTOR_HOOKS = ("hook_q", "hook_k", "hook_v", "hook_z")  # each head's query, key, value and weighted sum of values
+SOURCE_HOOKS = (
+    "encoder.layers.*.self_attn.hook_pattern",
+    "encoder.hook_pos",
+    "encoder.layers.0.self_attn.hook_mask",
+    *(f"encoder.layers.*.self_attn.{hook}" for hook in VECTOR_HOOKS),
+)
 TARGET_HOOKS = (
     "decoder.layers.*.self_attn.hook_pattern",
     "decoder.layers.*.cross_attn.hook_pattern",
     "decoder.layers.0.self_attn.hook_mask",
     "decoder.layers.0.cross_attn.hook_mask",
-    "decoder.layers.*.self_attn.hook_q",
-    "decoder.layers.*.self_attn.hook_k",
+    *(f"decoder.layers.*.{attn}.{hook}" for attn in ("self_attn", "cross_attn") for hook in VECTOR_HOOKS),
+    "decoder.hook_input",
+    "decoder.layers.*.hook_resid_*",
 )
 PATTERN_HOOKS = SOURCE_HOOKS + TARGET_HOOKS  # what a trace records
 UNKNOWN_SHARE = 0.5  # from this share of <unk> pieces on, a trace says that the model cannot read its input
@@ -253,6 +260,8 @@ class Translator:
             },
             positional_encoding=recorded["encoder.hook_pos"][0].float().numpy(),
             decoder_self_scores=raw_scores(recorded, cfg.n_layers),
+            vectors={kind: stack_vectors(recorded, kind, cfg.n_layers) for kind in ATTENTION_KINDS},
+            residual=stack_residual(recorded, cfg.n_layers),
             model={"name": self.name, "config": cfg.to_dict(), "parameters": self.n_parameters},
             options=asdict(opts),
             forced_prefix=n_forced,
@@ -269,6 +278,34 @@ def stack_patterns(recorded: dict[str, torch.Tensor], stack: str, attn: str, n_l
     return (
         torch.stack([recorded[f"{stack}.layers.{i}.{attn}.hook_pattern"][0] for i in range(n_layers)]).float().numpy()
     )
+
+
+ATTENTIONS = {
+    "encoder_self": ("encoder", "self_attn"),
+    "decoder_self": ("decoder", "self_attn"),
+    "cross": ("decoder", "cross_attn"),
+}
+
+
+def stack_vectors(recorded: dict[str, torch.Tensor], kind: str, n_layers: int) -> dict[str, np.ndarray]:
+    """One attention kind's q, k, v and z for batch row 0, every layer: q, z (L, H, Tq, Dh); k, v (L, H, Tk, Dh)."""
+    stack, attn = ATTENTIONS[kind]
+    return {
+        hook.removeprefix("hook_"): torch.stack(
+            [recorded[f"{stack}.layers.{i}.{attn}.{hook}"][0] for i in range(n_layers)]
+        )
+        .float()
+        .numpy()
+        for hook in VECTOR_HOOKS
+    }
+
+
+def stack_residual(recorded: dict[str, torch.Tensor], n_layers: int) -> np.ndarray:
+    """The decoder's residual stream at RESIDUAL_POINTS for batch row 0: (1 + 3L, T, D)."""
+    names = ["decoder.hook_input"] + [
+        f"decoder.layers.{i}.hook_resid_{point}" for i in range(n_layers) for point in ("mid", "cross", "post")
+    ]
+    return torch.stack([recorded[name][0] for name in names]).float().numpy()
 
 
 def raw_scores(recorded: dict[str, torch.Tensor], n_layers: int) -> np.ndarray:
