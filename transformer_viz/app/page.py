@@ -23,7 +23,7 @@ from .registry import OTHER_PLOTS, STEP_PLOTS
 from .session import branch, decode_options, translate, unbranch
 from .share import parse_query, share_query
 from .stepping import draw_step, step_frames, wire_steps
-from .tabs import PLOT_IDS, Event, T, analysis, attention, experiments, inside
+from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside
 
 SHARED_OPTIONS = ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len")  # header.options' order
 
@@ -41,6 +41,7 @@ def build_demo() -> gr.Blocks:
                 analysis.build(words, top.controls),
                 experiments.build(words, top.controls),
                 inside_tabs := inside.build(words, top.controls),
+                beyond.build(words, top.controls),
             ]
         words(gr.Markdown(T("footer", version=__version__)), "footer", "footer")
 

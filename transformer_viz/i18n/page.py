@@ -101,6 +101,7 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
     "group-analysis": {"en": "Analysis", "ja": "分析", "ko": "분석"},
     "group-experiments": {"en": "Experiments", "ja": "実験", "ko": "실험"},
     "group-model": {"en": "Inside the model", "ja": "モデルの中身", "ko": "모델의 속"},
+    "group-beyond": {"en": "Beyond attention", "ja": "アテンションの先へ", "ko": "어텐션 너머"},
     "tab-cross": {"en": "Cross-attention", "ja": "クロスアテンション", "ko": "크로스 어텐션"},
     "tab-dec-self": {"en": "Decoder self-attention", "ja": "デコーダの自己アテンション", "ko": "디코더 셀프 어텐션"},
     "tab-enc-self": {"en": "Encoder self-attention", "ja": "エンコーダの自己アテンション", "ko": "인코더 셀프 어텐션"},
