@@ -43,7 +43,7 @@ def test_every_plots_download_is_named_after_what_it_shows(session):
     assert set(names) == {plot.id for plot in PLOTS}
     assert len(set(names.values())) == len(names), names  # unique on the page
     assert "transformer-viz" not in names.values()
-    assert names["plot-cross"] == "cross-attention_L1_step-2"
+    assert names["plot-cross"] == "cross-attention_L1-H3_step-2"  # the chosen head, as the issue asks
     assert names["plot-alignment"] == "cross-attention-alignment_L1-H3_step-2"
     assert names["plot-dec-self"] == "decoder-self-attention_L1_step-2"
     assert names["plot-enc-self"] == "encoder-self-attention_L1"  # every step shares it

@@ -109,15 +109,13 @@ def _step_head(view: View) -> int:
 
 
 STEP, HEAD, LAYER, KIND = (frozenset({name}) for name in FOLLOWS)
-LESSON_MAP_PX = 720  # the lesson's map beside the top-k bars: three fifths of a 1280 px page
 # fmt: off
 PLOTS = [
     Plot("plot-topk", "page", None, follows=STEP,
          draw=lambda v: figures.topk_bar(v.trace, v.step, presentation=v.presentation)),
-    Plot("plot-cross", "page", None, follows=STEP | LAYER,
-         draw=lambda v: figures.attention_grid(
-             v.trace, "cross", v.layer, step=v.step, presentation=v.presentation, units=v.units,
-             width=LESSON_MAP_PX)),
+    Plot("plot-cross", "page", None, follows=STEP | LAYER | HEAD,
+         draw=lambda v: figures.attention_head(
+             v.trace, "cross", v.layer, v.head, step=v.step, presentation=v.presentation, units=v.units)),
     Plot("plot-alignment", "attention", "tab-cross", follows=STEP | LAYER | HEAD,
          draw=lambda v: figures.alignment(
              v.trace, v.layer, head=v.head, step=v.step, presentation=v.presentation, units=v.units)),

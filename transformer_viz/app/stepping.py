@@ -103,15 +103,22 @@ PAINT_JS = """(f, t, suffix) => [
   f.strip[t],
 ]""".replace("DIRECT[i]", "f.direct[i]")
 N_OUT = len(STEP_PLOTS) + 3  # PAINT's outputs: the step plots, the label, the alternatives, the strip
+FRAMES_JS = "window.tvFrames"  # where the page keeps the frames that last arrived
 
 
-def step_js(move: str) -> str:
-    """A js-only event on (frames, step, layer, head, look, language, units, extra) → (step, PAINT's outputs).
+def step_js(move: str, arrived: bool = False) -> str:
+    """A js-only event on (step, layer, head, look, language, units, extra) → (step, PAINT's outputs).
 
-    `move` is JavaScript computing `to` (the new step) and optionally `suffix` from f, t and extra.
+    `move` is JavaScript computing `to` (the new step) and optionally `suffix` from f, t and extra. The frames
+    are not an input: Gradio hands a js function a copy of each input, and the frames are a megabyte (measured:
+    the copy was most of a step's time). The frames' own change event (`arrived`) takes them once and keeps them
+    in the page for the other events.
     """
     skip = ", ".join([SKIP] * N_OUT)
-    return f"""(f, t, lay, hd, pres, lng, unt, extra) => {{
+    head = "(f, t, lay, hd, pres, lng, unt, extra)" if arrived else "(t, lay, hd, pres, lng, unt, extra)"
+    frames = FRAMES_JS + " = f;" if arrived else f"const f = {FRAMES_JS};"
+    return f"""{head} => {{
+  {frames}
   if (!f) return [{SKIP}, {skip}];
   t = Math.round(Number(t));
   let to = t, suffix = '';
@@ -133,7 +140,8 @@ MOVES = {
 # Play steps on from the step shown (from the start when at the end) by clicking Next every 0.8 s; Pause, or the
 # last step, stops it. The next tick is timed from the frame after the last one was drawn, so that a slow machine
 # is not handed steps faster than it draws them. The event writes the button's label (and step 0 to restart).
-PLAY_JS = f"""(f, t, lay, hd, pres, lng, unt) => {{
+PLAY_JS = f"""(t, lay, hd, pres, lng, unt) => {{
+  const f = {FRAMES_JS};
   const skip = [{", ".join([SKIP] * (N_OUT + 1))}];
   if (window.tvPlaying) {{
     clearTimeout(window.tvPlayer);
@@ -160,14 +168,15 @@ JS_ONLY = dict(trigger_mode="multiple", api_visibility="private")
 
 def wire_steps(top: Header, step_outputs: list) -> None:
     """Previous, Next, the slider, the strip's tokens, Play and new frames: each drawn in the browser."""
-    controls = [top.frames, top.step, top.layer, top.head, top.presentation, top.lang, top.units]
+    controls = [top.step, top.layer, top.head, top.presentation, top.lang, top.units]
     outputs = [top.step, *step_outputs]
     for trigger, move, extra in (
         (top.prev_btn.click, "prev", []),
         (top.next_btn.click, "next", []),
         (top.step.input, "stay", []),
         (top.strip_click.change, "strip", [top.strip_click]),
-        (top.frames.change, "stay", []),  # new frames: the step the slider is at, drawn from them
     ):
         trigger(None, controls + extra, outputs, js=step_js(MOVES[move]), **JS_ONLY)
+    # new frames: kept in the page, and the step the slider is at drawn from them
+    top.frames.change(None, [top.frames, *controls], outputs, js=step_js(MOVES["stay"], arrived=True), **JS_ONLY)
     top.play_btn.click(None, controls, [top.play_btn, *outputs], js=PLAY_JS, **JS_ONLY)

@@ -93,9 +93,9 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
     "unbranch": {"en": "Back to the original translation", "ja": "元の翻訳に戻る", "ko": "원래 번역으로 돌아가기"},
     "layer": {"en": "Layer", "ja": "層", "ko": "층"},
     "head": {
-        "en": "Head (alignment and pipeline views)",
-        "ja": "ヘッド (対応表示と計算過程の図)",
-        "ko": "헤드 (정렬 그림과 계산 과정 그림)",
+        "en": "Head (the main map, alignment and pipeline)",
+        "ja": "ヘッド (メインの図・対応表示・計算過程)",
+        "ko": "헤드 (메인 그림·정렬·계산 과정)",
     },
     "group-attention": {"en": "Attention maps", "ja": "アテンションマップ", "ko": "어텐션 맵"},
     "group-analysis": {"en": "Analysis", "ja": "分析", "ko": "분석"},
