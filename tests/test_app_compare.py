@@ -15,9 +15,11 @@ from tests.pages import (
     wait_plot,
     wait_translation,
 )
+from tests.test_figures_fit import misfits, report, settled
 from transformer_viz import figures, i18n
 from transformer_viz.app.models import model_label
 from transformer_viz.app.tabs.beyond_compare import COLUMN_PX
+from transformer_viz.figures.style import style
 from transformer_viz.translator import load_model
 
 pytestmark = pytest.mark.browser
@@ -99,5 +101,28 @@ def test_both_models_side_by_side_stepped_together(page, traces):
     page.wait_for_function(
         "t => document.querySelector('#compare-note').innerText.trim() === t", arg=held_note(traces, 3, 1), timeout=WAIT
     )
+    font = style(False).font_size
+    found = {
+        i: misfits(settled(page, i, font)) for i in [f"compare-{v}-{n}" for v in ("cross", "topk") for n in (0, 1)]
+    }
+    found = {plot_id: problems for plot_id, problems in found.items() if problems}
+    assert not found, report(found)  # every text inside its figure, none on another, in the half-page columns
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#compare-models").screenshot(path=str(SCREENSHOTS / "compare-models.png"), animations="disabled")
+
+
+def test_an_open_comparison_follows_the_next_translation(page, app_server, traces):
+    _, folder = app_server
+    sentence = "We need a train station."
+    before = traces
+    traces = {name: expected_trace(load_model(folder / name, device="cpu"), sentence) for name in PAIR}
+    assert all(traces[name].target_text != before[name].target_text for name in PAIR)  # else nothing would show
+    page.fill("#sentence textarea", sentence)
+    page.click("#translate")
+    for i, trace in enumerate(traces.values()):
+        page.wait_for_function(
+            "([id, text]) => document.querySelector(`#${id} textarea`).value === text",
+            arg=[f"compare-translation-{i}", trace.target_text],
+            timeout=WAIT,
+        )
+    wait_models_at(page, traces, 3, 1)  # at the step and layer it was at

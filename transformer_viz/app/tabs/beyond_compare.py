@@ -150,6 +150,7 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
         if sess is None or both is None:
             return [gr.skip()] * (2 + len(shown_out))
         both = comparison_traces(sess, pair)
+        t = clamped(t, max(len(trace.target_ids) for trace in both.values()))  # where the slider lands
         return [both, steps_slider(both, t)] + shown_comparison(both, pair, t, lay, pres, lng, unt)
 
     def redraw(both, t, lng, lay, pres, unt):
