@@ -48,6 +48,16 @@ def titles(trace, step: int, layer: int) -> tuple[str, str]:
         return grid.layout.title.text, figures.topk_bar(trace, step).layout.title.text
 
 
+def wait_translations(page, traces) -> None:
+    """Each model's box shows its translation."""
+    for i, trace in enumerate(traces.values()):
+        page.wait_for_function(
+            "([id, text]) => document.querySelector(`#${id} textarea`).value === text",
+            arg=[f"compare-translation-{i}", trace.target_text],
+            timeout=WAIT,
+        )
+
+
 def wait_models_at(page, traces, step: int, layer: int) -> None:
     for i, trace in enumerate(traces.values()):
         layer_shown = min(layer, trace.n_layers - 1)
@@ -81,12 +91,7 @@ def test_both_models_side_by_side_stepped_together(page, traces):
     for i, name in enumerate(PAIR):  # each box is labelled with its model before anything is compared
         assert model_label(name, LANG) in page.locator(f"#compare-translation-{i}").inner_text()
     page.click("#compare-run")
-    for i, trace in enumerate(traces.values()):
-        page.wait_for_function(
-            "([id, text]) => document.querySelector(`#${id} textarea`).value === text",
-            arg=[f"compare-translation-{i}", trace.target_text],
-            timeout=WAIT,
-        )
+    wait_translations(page, traces)
     wait_models_at(page, traces, 0, 0)
     # the two models' columns side by side, inside the 1280 px page
     boxes = [page.locator(f"#compare-cross-{i}").bounding_box() for i in range(2)]
@@ -119,10 +124,5 @@ def test_an_open_comparison_follows_the_next_translation(page, app_server, trace
     assert all(traces[name].target_text != before[name].target_text for name in PAIR)  # else nothing would show
     page.fill("#sentence textarea", sentence)
     page.click("#translate")
-    for i, trace in enumerate(traces.values()):
-        page.wait_for_function(
-            "([id, text]) => document.querySelector(`#${id} textarea`).value === text",
-            arg=[f"compare-translation-{i}", trace.target_text],
-            timeout=WAIT,
-        )
+    wait_translations(page, traces)
     wait_models_at(page, traces, 3, 1)  # at the step and layer it was at
