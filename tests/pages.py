@@ -18,7 +18,8 @@ except ImportError:  # no Playwright: the `browser` fixture skips every test tha
 # Screenshots go to a temporary folder unless TRANSFORMER_VIZ_SCREENSHOTS names one: the README's
 # images in docs/screenshots/ are refreshed from the trained checkpoints with
 #   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots \
-#       ./scripts/test tests/test_app_browser.py tests/test_app_views.py tests/test_app_languages.py
+#       ./scripts/test tests/test_app_browser.py tests/test_app_views.py tests/test_app_languages.py \
+#       tests/test_app_compare.py
 SCREENSHOTS = Path(
     os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")
 ).resolve()
@@ -38,6 +39,7 @@ GROUP_OF_TAB = {
     "pe": "model",
     "masks": "model",
     "card": "model",
+    "compare-models": "beyond",
 }
 
 # The plot inside a gr.Plot block, once Plotly has drawn it: its title and the tick labels of every axis.

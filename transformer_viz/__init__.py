@@ -20,6 +20,7 @@ _PUBLIC = {  # name -> the module that defines it
     "Trace": "trace",
     "Intervention": "lab.interventions",
     "compare": "lab.compare",
+    "show": "figures.views",  # a view of a trace as the app draws it, for a notebook
 }
 _SUBMODULES = {"analysis": "lab.analysis"}  # `from transformer_viz import analysis`: a module of the lab
 

@@ -28,6 +28,7 @@ from .style import (
     with_download_name,
 )
 from .units import UNITS
+from .views import VIEWS, show
 from .words import current_language, language
 
 __all__ = [
@@ -67,4 +68,6 @@ __all__ = [
     "UNITS",
     "language",
     "current_language",
+    "show",
+    "VIEWS",
 ]
