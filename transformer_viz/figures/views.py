@@ -14,13 +14,11 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .alignment import alignment
-from .attention import attention_grid, overview
+from .attention import attention_grid, attention_head, overview
 from .masks import decoder_causal_mask
 from .positions import positional_heatmap
 from .steps import topk_bar
 from .words import current_language, language
-
-LESSON_MAP_PX = 720  # how wide the page draws its cross-attention map (beside the top-k bars, at 1280 px)
 
 
 def first_step(step: int | None) -> int:
@@ -30,8 +28,7 @@ def first_step(step: int | None) -> int:
 
 # fmt: off
 VIEWS: dict[str, Callable[..., go.Figure]] = {
-    "cross": lambda trace, layer, head, step, **kw: attention_grid(
-        trace, "cross", layer, step=step, **{"width": LESSON_MAP_PX, **kw}),
+    "cross": lambda trace, layer, head, step, **kw: attention_head(trace, "cross", layer, head, step=step, **kw),
     "decoder_self": lambda trace, layer, head, step, **kw: attention_grid(
         trace, "decoder_self", layer, step=step, **kw),
     "encoder_self": lambda trace, layer, head, step, **kw: attention_grid(trace, "encoder_self", layer, **kw),

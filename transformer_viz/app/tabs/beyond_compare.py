@@ -58,7 +58,10 @@ def comparison_parts(traces: dict[str, Trace], step, layer, presentation: bool, 
     for name, trace in traces.items():
         t, lay = clamped(step, len(trace.target_ids)), clamped(layer, trace.n_layers)
         kw = dict(presentation=presentation, lang=lang)
-        grid = figures.show(trace, "cross", layer=lay, step=t, units=units, width=COLUMN_PX, **kw)
+        with figures.language(lang):  # every head of the layer: where the two architectures' heads differ
+            grid = figures.attention_grid(
+                trace, "cross", lay, step=t, units=units, width=COLUMN_PX, presentation=presentation
+            )
         topk = figures.show(trace, "topk", step=t, **kw)
         for fig in (grid, topk):
             figures.with_download_name(fig, f"{figures.download_name_of(fig)}_{name}")
