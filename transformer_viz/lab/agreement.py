@@ -91,23 +91,32 @@ class Agreement:
         return float(self.top1[method].mean()) if self.top1[method].size else float("nan")
 
 
-def agreement(trace: Trace, layer: int | None = None) -> Agreement:
-    """The Agreement of a trace that carries `attribution`, for cross-attention `layer` (default the last)."""
-    if trace.attribution is None:
-        raise ValueError("the trace has no attribution yet: compute it with lab.attribution.attribute")
+def attention_words(trace: Trace, layer: int | None = None) -> tuple[int, tuple[int, int], list[str], dict]:
+    """(layer, best head, source words, {"attention", "best_head", "rollout": (T, W)}): the attention side alone."""
     layer = trace.n_layers - 1 if layer is None else layer
     if not isinstance(layer, (int, np.integer)) or not 0 <= layer < trace.n_layers:
         raise ValueError(f"layer must be in 0..{trace.n_layers - 1}, got {layer!r}")
     spans = word_spans(trace.source_tokens)
     best = best_alignment_head(trace)
+    weights = {
+        "attention": word_sums(trace.attention["cross"][layer].mean(axis=0), spans),
+        "best_head": word_sums(trace.attention["cross"][best], spans),
+        "rollout": word_sums(cross_rollout(trace, layer), spans),
+    }
+    return int(layer), best, word_labels(trace.source_tokens, spans), weights
+
+
+def agreement(trace: Trace, layer: int | None = None) -> Agreement:
+    """The Agreement of a trace that carries `attribution`, for cross-attention `layer` (default the last)."""
+    if trace.attribution is None:
+        raise ValueError("the trace has no attribution yet: compute it with lab.attribution.attribute")
+    layer, best, words, weights = attention_words(trace, layer)
+    spans = word_spans(trace.source_tokens)
     signed = {name: word_sums(trace.attribution[name], spans) for name in (REFERENCE, "gradient_x_input")}
-    weights = {name: np.abs(value) for name, value in signed.items()}
-    weights["attention"] = word_sums(trace.attention["cross"][layer].mean(axis=0), spans)
-    weights["best_head"] = word_sums(trace.attention["cross"][best], spans)
-    weights["rollout"] = word_sums(cross_rollout(trace, layer), spans)
+    weights = {**weights, **{name: np.abs(value) for name, value in signed.items()}}
     reference = weights[REFERENCE]
     rho = {m: np.array([spearman(row, ref) for row, ref in zip(weights[m], reference)]) for m in METHODS}
     top1 = {m: weights[m].argmax(axis=-1) == reference.argmax(axis=-1) for m in METHODS}
     change = np.asarray(trace.attribution["log_probs"]) - np.asarray(trace.attribution["baseline_log_probs"])
     completeness = np.asarray(trace.attribution[REFERENCE], dtype=np.float64).sum(axis=-1) - change
-    return Agreement(layer, best, word_labels(trace.source_tokens, spans), signed, weights, rho, top1, completeness)
+    return Agreement(layer, best, words, signed, weights, rho, top1, completeness)

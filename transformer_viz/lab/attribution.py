@@ -28,17 +28,20 @@ IG_STEPS = 32  # the page's integrated gradients: about 0.2 s on the shipped mod
 BASELINE = "zero"
 
 
-def attribute(model: Transformer, src_ids: torch.Tensor, target_ids: list[int], steps: int = IG_STEPS) -> dict:
+def attribute(
+    model: Transformer, src_ids: torch.Tensor | list[int], target_ids: list[int], steps: int = IG_STEPS
+) -> dict:
     """Gradient × input and integrated gradients of log p(y_t) for each step t, w.r.t. each source embedding.
 
-    `src_ids` (1, S) the source, `target_ids` the translation (T,) it is teacher-forced on. Returns numpy arrays:
-    integrated_gradients and gradient_x_input (T, S); log_probs (T,) f_t(x) and baseline_log_probs (T,) f_t(x');
-    ig_steps and baseline (what x' is).
+    `src_ids` (1, S) or a list of ids: the source; `target_ids` (T,) the translation it is teacher-forced on.
+    Returns numpy arrays: integrated_gradients and gradient_x_input (T, S); log_probs (T,) f_t(x) and
+    baseline_log_probs (T,) f_t(x'); ig_steps and baseline (what x' is).
     """
     if not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be a positive whole number, got {steps!r}")
     if not target_ids:
         raise ValueError("there is no translation to attribute")
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long, device=model.device).reshape(1, -1)
     with torch.inference_mode(False), torch.no_grad():
         x = model.encoder.embed(src_ids).detach().clone()  # (1, S, D): what hook_embed sees
     alphas = (torch.arange(steps, dtype=x.dtype, device=x.device) + 0.5) / steps  # (m,)
