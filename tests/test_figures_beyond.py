@@ -24,13 +24,20 @@ SENTENCE = "the dog wants a cat."
 
 
 @pytest.fixture(scope="module", params=["seed000", "seed004"])
-def translator(request):
-    return tiny_translator(request.param)
+def made(request):
+    """(one preset's tiny translator, its trace of SENTENCE)."""
+    translator = tiny_translator(request.param)
+    return translator, translator.trace(SENTENCE, max_new_tokens=6)
 
 
 @pytest.fixture(scope="module")
-def trace(translator):
-    return translator.trace(SENTENCE, max_new_tokens=6)
+def translator(made):
+    return made[0]
+
+
+@pytest.fixture(scope="module")
+def trace(made):
+    return made[1]
 
 
 @pytest.fixture(scope="module")
