@@ -40,6 +40,8 @@ GROUP_OF_TAB = {
     "masks": "model",
     "card": "model",
     "compare-models": "beyond",
+    "logit-lens": "beyond",
+    "attribution": "beyond",
 }
 
 # The plot inside a gr.Plot block, once Plotly has drawn it: its title and the tick labels of every axis.

@@ -10,7 +10,9 @@ import pytest
 from tests.tiny import tiny_translator
 from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
+from transformer_viz.i18n.beyond_attribution import ATTRIBUTION_TEXTS
 from transformer_viz.i18n.beyond_compare import COMPARE_TEXTS
+from transformer_viz.i18n.beyond_lens import LENS_TEXTS
 from transformer_viz.i18n.errors import MESSAGE_TEXTS
 from transformer_viz.i18n.figures import FIGURE_TEXTS
 from transformer_viz.i18n.figures_analysis import ANALYSIS_FIGURE_TEXTS
@@ -65,7 +67,7 @@ def test_language_from_the_browser(header, expected):
 def test_no_key_is_in_two_tables():
     """TEXTS merges the tables: a key in two of them would silently lose one text."""
     tables = [PAGE_TEXTS, LAB_TEXTS, FIGURE_TEXTS, ANALYSIS_FIGURE_TEXTS, MESSAGE_TEXTS]
-    tables.append(COMPARE_TEXTS)
+    tables += [LENS_TEXTS, ATTRIBUTION_TEXTS, COMPARE_TEXTS]
     assert len(i18n.TEXTS) == sum(len(table) for table in tables)
 
 

@@ -13,6 +13,10 @@ Schema "transformer-viz/trace/2" (README, "Trace JSON"); a version-1 trace (no v
     beam_tree: beam search's explored nodes; decoder_self_scores[L][H][T][T]: scores before the causal mask
     vectors: {kind: {q, k, v, z}}                q, z [L][H][queries][Dh]; k, v [L][H][keys][Dh]   (new in 2)
     residual[1 + 3L][T][D]                       the decoder's residual stream at RESIDUAL_POINTS    (new in 2)
+    logit_lens: {top_ids, top_tokens, top_probs, chosen_probs, chosen_logits, contributions [1 + 3L][T],
+                 constant[T], final_norm}        each residual point through the final norm and W_U  (new in 2)
+    attribution: {integrated_gradients[T][S], gradient_x_input[T][S], log_probs[T], baseline_log_probs[T],
+                  ig_steps, baseline}            log p(y_t)'s attribution to the source embeddings   (new in 2)
 """
 
 from __future__ import annotations
@@ -62,6 +66,10 @@ class Trace:
     # kind → {"q", "k", "v", "z"} → (L, H, queries or keys, Dh): the hooked vectors of every head (None: a v1 trace)
     vectors: dict[str, dict[str, np.ndarray]] | None = None
     residual: np.ndarray | None = None  # (1 + 3L, T, D) the decoder's residual stream at residual_points(L)
+    # lab.lens.logit_lens: every residual point read through the final norm and the output projection
+    logit_lens: dict[str, Any] | None = None
+    # lab.attribution.attribute, computed on demand: log p(y_t)'s attribution to each source piece's embedding
+    attribution: dict[str, Any] | None = None
 
     @property
     def n_layers(self) -> int:
@@ -100,6 +108,8 @@ class Trace:
             if self.vectors is None
             else {kind: {name: rounded(a) for name, a in by_name.items()} for kind, by_name in self.vectors.items()},
             "residual": None if self.residual is None else rounded(self.residual),
+            "logit_lens": arrays_to_json(self.logit_lens),
+            "attribution": arrays_to_json(self.attribution),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -137,4 +147,32 @@ class Trace:
             if data.get("vectors") is None
             else {kind: {name: array(a) for name, a in by_name.items()} for kind, by_name in data["vectors"].items()},
             residual=array(data.get("residual")),
+            logit_lens=arrays_from_json(data.get("logit_lens")),
+            attribution=arrays_from_json(data.get("attribution")),
         )
+
+
+def arrays_to_json(fields: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A dict of numpy arrays and plain values as JSON: float arrays rounded to DIGITS, integer arrays as lists."""
+    if fields is None:
+        return None
+    out = {}
+    for name, value in fields.items():
+        if isinstance(value, np.ndarray):
+            is_float = np.issubdtype(value.dtype, np.floating)
+            value = np.round(value.astype(np.float64), DIGITS).tolist() if is_float else value.tolist()
+        out[name] = value
+    return out
+
+
+def arrays_from_json(fields: dict[str, Any] | None) -> dict[str, Any] | None:
+    """arrays_to_json's dict back: lists of numbers become arrays (int64 for names ending in "_ids", else float32);
+    lists of strings and plain values stay as they are."""
+    if fields is None:
+        return None
+    out = {}
+    for name, value in fields.items():
+        if isinstance(value, list) and np.asarray(value).dtype.kind not in "UO":
+            value = np.asarray(value, dtype=np.int64 if name.endswith("_ids") else np.float32)
+        out[name] = value
+    return out

@@ -16,6 +16,7 @@ from .errors import Notice, UserError
 from .hub.hub import TOKENIZER_NAME, CheckpointError, resolve_checkpoint
 from .hub.model import Transformer as HubTransformer
 from .lab.interventions import Intervention, input_hooks, recording_hooks
+from .lab.lens import logit_lens
 from .model.hooks import Tracer, intervene
 from .model.transformer import Transformer, resolve_device
 from .tokenizer import Tokenizer
@@ -240,6 +241,7 @@ class Translator:
             for t, s in enumerate(hyp.steps)
         ]
         src_ids = src[0].tolist()
+        residual = stack_residual(recorded, cfg.n_layers)
         return Trace(
             source_text=text,
             source_tokens=tok.ids_to_pieces(src_ids),
@@ -261,7 +263,8 @@ class Translator:
             positional_encoding=recorded["encoder.hook_pos"][0].float().numpy(),
             decoder_self_scores=raw_scores(recorded, cfg.n_layers),
             vectors={kind: stack_vectors(recorded, kind, cfg.n_layers) for kind in ATTENTION_KINDS},
-            residual=stack_residual(recorded, cfg.n_layers),
+            residual=residual,
+            logit_lens=logit_lens(self.model, residual, list(hyp.ids), tok.id_to_piece),  # ~1 ms: 6000 pieces
             model={"name": self.name, "config": cfg.to_dict(), "parameters": self.n_parameters},
             options=asdict(opts),
             forced_prefix=n_forced,

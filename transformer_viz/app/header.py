@@ -72,7 +72,9 @@ class Header:
     @property
     def controls(self) -> Controls:
         """What the tab groups read and listen to."""
-        return Controls(self.session, self.lang, self.layer, self.head, self.presentation, self.units)
+        return Controls(
+            self.session, self.lang, self.layer, self.head, self.presentation, self.units, download=self.download
+        )
 
 
 def lay_out(words: Words, models: list[str]) -> Header:

@@ -175,6 +175,11 @@ PLOTS = [
     Plot("plot-pipeline", "model", "tab-masks", follows=STEP | LAYER | HEAD,
          draw=lambda v: figures.score_pipeline(
              v.trace, v.layer, _step_head(v), step=v.step, presentation=v.presentation)),
+    Plot("plot-logit-lens", "beyond", "tab-logit-lens",
+         draw=lambda v: None if v.trace.logit_lens is None else figures.logit_lens_figure(
+             v.trace, presentation=v.presentation)),
+    Plot("plot-attribution", "beyond", "tab-attribution", follows=LAYER,  # attention alone until it is computed
+         draw=lambda v: figures.attribution_figure(v.trace, v.layer, presentation=v.presentation)),
 ]
 # fmt: on
 assert len({plot.id for plot in PLOTS}) == len(PLOTS), "a plot id is defined twice"

@@ -12,8 +12,10 @@ units="words": SentencePiece pieces merged into words, keys summed and queries a
 
 from .alignment import alignment
 from .attention import attention_axes, attention_grid, attention_head, head_matrix, overview, overview_index
+from .attribution import agreement_figure, attribution_figure
 from .compare import attention_pair, attention_side_by_side, padding_side_by_side, probability_change
 from .heads import head_summary_figure, rollout_figure, word_attention_figure
+from .lens import logit_lens_figure
 from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_matrix, score_pipeline
 from .positions import cosine_similarity, position_similarity, positional_curves, positional_heatmap
 from .steps import beam_tree_figure, topk_bar
@@ -57,6 +59,9 @@ __all__ = [
     "decoder_causal_mask",
     "cross_mask",
     "score_pipeline",
+    "logit_lens_figure",
+    "attribution_figure",
+    "agreement_figure",
     "PLOT_CONFIG",
     "plot_config",
     "figure_json",

@@ -8,7 +8,9 @@ TEXTS gathers the tables: the page's words (page.py), the interventions' (lab.py
 
 from __future__ import annotations
 
+from .beyond_attribution import ATTRIBUTION_TEXTS
 from .beyond_compare import COMPARE_TEXTS
+from .beyond_lens import LENS_TEXTS
 from .errors import MESSAGE_TEXTS
 from .figures import FIGURE_TEXTS
 from .figures_analysis import ANALYSIS_FIGURE_TEXTS
@@ -20,7 +22,7 @@ DEFAULT = "en"
 
 # key → {language → text}: every word the app shows, looked up by text(key, lang).
 TEXTS: dict[str, dict[str, str]] = {**PAGE_TEXTS, **LAB_TEXTS, **FIGURE_TEXTS, **ANALYSIS_FIGURE_TEXTS, **MESSAGE_TEXTS}
-TEXTS.update(COMPARE_TEXTS)  # the side-by-side view's
+TEXTS |= {**LENS_TEXTS, **ATTRIBUTION_TEXTS, **COMPARE_TEXTS}  # the "Beyond attention" views' own tables
 
 
 def language(lang: str | None) -> str:

@@ -32,6 +32,7 @@ class Controls:
     head: gr.Dropdown
     presentation: gr.Radio  # one of common.LOOKS
     units: gr.Radio  # the attention maps' rows and columns: one of figures.UNITS
+    download: gr.DownloadButton | None = None  # the trace download: a view that adds to the trace offers it anew
 
 
 @dataclass
