@@ -71,3 +71,22 @@ def test_merged_events_run_each_handler_on_its_own_inputs():
     merged = Event.merged([first, second])
     assert merged.inputs == ["a", "b", "c"] and merged.outputs == ["x", "y", "z"]
     assert merged.fn(1, 2, 5) == [3, 10, 15]
+
+
+def test_a_tabs_block_holds_only_tabs(page_config):
+    """Gradio numbers a gr.Tabs' tabs by their place among its children: anything else among them (a gr.State
+    made after a tab's block) shifts the count, and a clicked tab then takes the next tab's place in the bar."""
+    kinds = {c["id"]: c["type"] for c in page_config["components"]}
+    strays = []
+
+    def walk(node):
+        children = node.get("children", [])
+        if kinds.get(node["id"]) == "tabs":
+            strays.extend(
+                (node["id"], kinds.get(child["id"])) for child in children if kinds.get(child["id"]) != "tabitem"
+            )
+        for child in children:
+            walk(child)
+
+    walk(page_config["layout"])
+    assert not strays

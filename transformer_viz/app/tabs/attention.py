@@ -77,7 +77,9 @@ def build(words: Words, controls: Controls) -> AttentionGroup:
             plots.place("plot-overview")
             clicked = hidden_box("overview-click")  # CLICK_JS writes the clicked thumbnail's "layer L head H" here
             large = opened_view("plot-head")
-    large_choice = gr.State("")  # the head shown in `large`: the menu and the thumbnails both open one
+            # the head shown in `large`: the menu and the thumbnails both open one. Inside the tab: a State among
+            # the tabs of a gr.Tabs shifts the tab order Gradio counts, and a clicked tab then takes another's place
+            large_choice = gr.State("")
 
     # a click on a thumbnail sets the menu to its head, and the menu opens that head large
     clicked.change(menu_choice, clicked, pick, api_visibility="private")
