@@ -13,6 +13,9 @@ Schema "transformer-viz/trace/2" (README, "Trace JSON"); a version-1 trace (no v
     beam_tree: beam search's explored nodes; decoder_self_scores[L][H][T][T]: scores before the causal mask
     vectors: {kind: {q, k, v, z}}                q, z [L][H][queries][Dh]; k, v [L][H][keys][Dh]   (new in 2)
     residual[1 + 3L][T][D]                       the decoder's residual stream at RESIDUAL_POINTS    (new in 2)
+    sublayers: {kind: {input, output}}          [L][queries][D] each attention sublayer's input, what W_Q reads
+                                                 (after its LayerNorm in pre-LN), and its output after W_O (new in 2)
+    encoder_residual[1 + 2L][S][D]               the encoder's residual stream at encoder_residual_points (new in 2)
 """
 
 from __future__ import annotations
@@ -32,6 +35,11 @@ VECTORS = ("q", "k", "v", "z")  # hook_q / hook_k / hook_v / hook_z of every hea
 def residual_points(n_layers: int) -> list[str]:
     """Where trace.residual reads the decoder's residual stream: its input, then after each sublayer of each layer."""
     return ["embed"] + [f"L{i}.{sub}" for i in range(n_layers) for sub in ("self", "cross", "ffn")]
+
+
+def encoder_residual_points(n_layers: int) -> list[str]:
+    """Where trace.encoder_residual reads the encoder's residual stream: its input, then after each sublayer."""
+    return ["embed"] + [f"L{i}.{sub}" for i in range(n_layers) for sub in ("self", "ffn")]
 
 
 DIGITS = 6  # decimals kept in JSON: rows still sum to 1 within 1e-5
@@ -62,6 +70,10 @@ class Trace:
     # kind → {"q", "k", "v", "z"} → (L, H, queries or keys, Dh): the hooked vectors of every head (None: a v1 trace)
     vectors: dict[str, dict[str, np.ndarray]] | None = None
     residual: np.ndarray | None = None  # (1 + 3L, T, D) the decoder's residual stream at residual_points(L)
+    # kind → {"input", "output"} → (L, queries, D): the attention sublayer's input (what W_Q reads: after the
+    # LayerNorm in pre-LN, the residual stream itself in post-LN) and its output after W_O, before the add
+    sublayers: dict[str, dict[str, np.ndarray]] | None = None
+    encoder_residual: np.ndarray | None = None  # (1 + 2L, S, D) at encoder_residual_points(L)
 
     @property
     def n_layers(self) -> int:
@@ -100,6 +112,8 @@ class Trace:
             if self.vectors is None
             else {kind: {name: rounded(a) for name, a in by_name.items()} for kind, by_name in self.vectors.items()},
             "residual": None if self.residual is None else rounded(self.residual),
+            "sublayers": None if self.sublayers is None else nested(self.sublayers, rounded),
+            "encoder_residual": None if self.encoder_residual is None else rounded(self.encoder_residual),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -137,4 +151,11 @@ class Trace:
             if data.get("vectors") is None
             else {kind: {name: array(a) for name, a in by_name.items()} for kind, by_name in data["vectors"].items()},
             residual=array(data.get("residual")),
+            sublayers=None if data.get("sublayers") is None else nested(data["sublayers"], array),
+            encoder_residual=array(data.get("encoder_residual")),
         )
+
+
+def nested(by_kind: dict[str, dict[str, Any]], convert) -> dict[str, dict[str, Any]]:
+    """kind → name → array, each array converted (to JSON lists, or back)."""
+    return {kind: {name: convert(a) for name, a in by_name.items()} for kind, by_name in by_kind.items()}
