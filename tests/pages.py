@@ -38,6 +38,7 @@ GROUP_OF_TAB = {
     "pe": "model",
     "masks": "model",
     "card": "model",
+    "qkv": "beyond",
 }
 
 # The plot inside a gr.Plot block, once Plotly has drawn it: its title and the tick labels of every axis.

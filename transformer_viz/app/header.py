@@ -72,7 +72,7 @@ class Header:
     @property
     def controls(self) -> Controls:
         """What the tab groups read and listen to."""
-        return Controls(self.session, self.lang, self.layer, self.head, self.presentation, self.units)
+        return Controls(self.session, self.lang, self.layer, self.head, self.presentation, self.units, step=self.step)
 
 
 def lay_out(words: Words, models: list[str]) -> Header:

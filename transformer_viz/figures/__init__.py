@@ -16,6 +16,8 @@ from .compare import attention_pair, attention_side_by_side, padding_side_by_sid
 from .heads import head_summary_figure, rollout_figure, word_attention_figure
 from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_matrix, score_pipeline
 from .positions import cosine_similarity, position_similarity, positional_curves, positional_heatmap
+from .qkv import qk_product, qkv_figure
+from .qkv_numbers import QueryNumbers, query_numbers, strongest_source
 from .steps import beam_tree_figure, topk_bar
 from .style import (
     OKABE_ITO,
@@ -56,6 +58,11 @@ __all__ = [
     "decoder_causal_mask",
     "cross_mask",
     "score_pipeline",
+    "qkv_figure",
+    "qk_product",
+    "query_numbers",
+    "QueryNumbers",
+    "strongest_source",
     "PLOT_CONFIG",
     "plot_config",
     "figure_json",
