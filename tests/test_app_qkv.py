@@ -4,12 +4,14 @@ inside its SVG in both looks, a click on a key opening q ∘ k, and its explanat
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tests.pages import WAIT, escaped, expected_trace, open_app_page, open_tab, toasts, wait_plot, wait_translation
 from tests.test_figures_fit import VIEWPORT, misfits, report, settled
 from transformer_viz import i18n
 from transformer_viz.app.common import LOOKS
+from transformer_viz.figures import query_numbers
 from transformer_viz.figures.style import style
 from transformer_viz.translator import load_model
 
@@ -18,6 +20,10 @@ pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
 
 SENTENCE = "The cat sleeps on the sofa."
+SCORES = """name => {
+    const el = document.querySelector('#plot-qkv .js-plotly-plot');
+    return Array.from(el._fullData.find(d => d.name === name).z[1]);
+}"""
 
 
 def fits(page, plot_id: str, presentation: bool) -> None:
@@ -52,6 +58,8 @@ def test_one_query_at_the_pages_step_in_both_looks_and_a_key_clicked(page):
     open_tab(page, "qkv")
     info = wait_plot(page, "plot-qkv", "One query in numbers", "Layer 0", "Head 0", "step 0")
     assert escaped(trace.source_tokens) in info["ticks"], f"the keys are not the source tokens: {info['ticks']}"
+    scaled = page.evaluate(SCORES, "scores")  # the q·k_j ÷ √d_head row under the keys, as the page holds it
+    np.testing.assert_allclose(scaled, query_numbers(trace, "cross", 0, 0, 0).scaled, atol=1e-4)
     fits(page, "plot-qkv", presentation=False)
     key = len(trace.source_tokens) - 1  # </s>
     click_key(page, key, len(trace.source_tokens))

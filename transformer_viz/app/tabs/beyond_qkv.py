@@ -12,7 +12,7 @@ import gradio as gr
 from ... import figures, i18n
 from .. import handlers as h
 from ..common import Words, plot, slides
-from . import Controls, Event, Plots, T, TabGroup, explain, hidden_box, kind_radio, opened_view, shown, tab
+from . import Controls, Event, Plots, T, TabGroup, emptied, explain, hidden_box, kind_radio, opened_view, shown, tab
 
 AUTO = "auto"  # the encoder query: the source token the head's cross-attention weighs most at the step
 
@@ -79,17 +79,12 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
     redraw.on(c.step.change, trigger_mode="always_last")  # the step moves in the browser: one request per move
     redraw.after(clicked.change(clicked_key, clicked, key, api_visibility="private"))
 
-    def fresh(lng, sess, *rest):
-        """A new translation: its own encoder menu, no key open, the view drawn at its step."""
+    def fresh(lng, sess, knd, qry, *rest):
+        """A new translation (or branch, or model): its own encoder menu, the view drawn at its step, no key open."""
         if sess is None:
-            return [gr.skip()] * 4
-        figs = draw(lng, sess, rest[0], AUTO, *rest[2:-1], None)
-        return [
-            None,
-            figs[0],
-            figs[1],
-            gr.update(choices=query_choices(sess, lng), value=AUTO, visible=figs[2]["visible"]),
-        ]
+            return [gr.skip()] * 3
+        figs = draw(lng, sess, knd, AUTO, *rest[:-1], None)
+        return [figs[0], figs[1], gr.update(choices=query_choices(sess, lng), value=AUTO, visible=figs[2]["visible"])]
 
     def relabel(lng, sess, knd, qry, *rest):
         """A new language: the menu's first choice and both views in it."""
@@ -98,6 +93,8 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
         figs = draw(lng, sess, knd, qry, *rest)
         return [figs[0], figs[1], gr.update(choices=query_choices(sess, lng), value=qry)]
 
-    new_session = Event(fresh, inputs, [key, view, product, query])
+    # a new session draws the view (its State's change), and empties what a click on the old one chose
+    Event(fresh, inputs, [view, product, query]).on(c.session.change)
+    closed = emptied(c.session, {key: None, clicked: "", product: shown(None)})
     language = Event(relabel, inputs, [view, product, query])
-    return TabGroup(plots={}, on_new_session=[new_session], on_language=[language])
+    return TabGroup(plots={}, on_new_session=[closed], on_language=[language])
