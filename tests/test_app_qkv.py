@@ -7,7 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.pages import WAIT, escaped, expected_trace, open_app_page, open_tab, toasts, wait_plot, wait_translation
+from tests.pages import (
+    WAIT,
+    escaped,
+    expected_trace,
+    open_app_page,
+    open_tab,
+    toasts,
+    wait_plot,
+    wait_step,
+    wait_translation,
+)
 from tests.test_figures_fit import VIEWPORT, misfits, report, settled
 from transformer_viz import i18n
 from transformer_viz.app.common import LOOKS
@@ -55,20 +65,22 @@ def page(browser, app_server):
 
 def test_one_query_at_the_pages_step_in_both_looks_and_a_key_clicked(page):
     trace = page.trace
+    assert len(trace.target_ids) >= 3, "the test steps twice"
+    page.click("#step-next")  # a step moved while the tab is hidden: the view shows it once the tab opens
+    wait_step(page, 1)
     open_tab(page, "qkv")
-    info = wait_plot(page, "plot-qkv", "One query in numbers", "Layer 0", "Head 0", "step 0")
+    info = wait_plot(page, "plot-qkv", "One query in numbers", "Layer 0", "Head 0", "step 1")
     assert escaped(trace.source_tokens) in info["ticks"], f"the keys are not the source tokens: {info['ticks']}"
     scaled = page.evaluate(SCORES, "scores")  # the q·k_j ÷ √d_head row under the keys, as the page holds it
-    np.testing.assert_allclose(scaled, query_numbers(trace, "cross", 0, 0, 0).scaled, atol=1e-4)
+    np.testing.assert_allclose(scaled, query_numbers(trace, "cross", 0, 0, 1).scaled, atol=1e-4)
     fits(page, "plot-qkv", presentation=False)
     key = len(trace.source_tokens) - 1  # </s>
     click_key(page, key, len(trace.source_tokens))
-    wait_plot(page, "plot-qkv-key", f"q ∘ k for key {key} ", "step 0")
+    wait_plot(page, "plot-qkv-key", f"q ∘ k for key {key} ", "step 1")
     fits(page, "plot-qkv-key", presentation=False)
-    if len(trace.target_ids) > 1:  # the page's Next moves the view too (a step moves in the browser)
-        page.click("#step-next")
-        wait_plot(page, "plot-qkv", "step 1")
-        wait_plot(page, "plot-qkv-key", f"q ∘ k for key {key} ", "step 1")
+    page.click("#step-next")  # with the tab open, the page's Next moves both views
+    wait_plot(page, "plot-qkv", "step 2")
+    wait_plot(page, "plot-qkv-key", f"q ∘ k for key {key} ", "step 2")
     page.get_by_role("radio", name="decoder self", exact=True).check()
     wait_plot(page, "plot-qkv", "Decoder self-attention")
     page.get_by_role("radio", name=LOOKS[1], exact=True).check()  # slides: both views again, in large type

@@ -32,8 +32,8 @@ class Controls:
     head: gr.Dropdown
     presentation: gr.Radio  # one of common.LOOKS
     units: gr.Radio  # the attention maps' rows and columns: one of figures.UNITS
-    # the step slider, for a view a tab draws itself at the page's step; it moves in the browser (stepping.py), so
-    # such a view listens to its .change, which costs a request per step: draw only what is cheap there
+    # the step slider, for a view a tab draws itself at the page's step; it moves in the browser (stepping.py)
+    # without asking the server: such a view asks only while it is on screen (see beyond_qkv.STEP_JS)
     step: gr.Slider | None = None
 
 

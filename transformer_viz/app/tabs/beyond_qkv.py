@@ -2,7 +2,8 @@
 key opens q ∘ k_j.
 
 An opened view drawn by this tab's handlers, not a registered plot: its kind radio and encoder query are the tab's
-own, so it is drawn once for the step shown (about 30 ms) instead of into the page's frames for every step.
+own, so it is drawn for the step shown (about 30 ms) instead of into the page's frames for every step, and only
+while the tab is on screen (STEP_JS).
 """
 
 from __future__ import annotations
@@ -15,6 +16,20 @@ from ..common import Words, plot, slides
 from . import Controls, Event, Plots, T, TabGroup, emptied, explain, hidden_box, kind_radio, opened_view, shown, tab
 
 AUTO = "auto"  # the encoder query: the source token the head's cross-attention weighs most at the step
+# The step moves in the browser without asking the server (stepping.py). While the tab is on screen, a step move
+# presses the hidden redraw button (one request); otherwise the view is marked stale and redrawn once the tab shows.
+STEP_JS = """() => {
+  const tab = document.getElementById('tab-qkv'), el = document.getElementById('qkv-redraw');
+  const button = el && (el.tagName === 'BUTTON' ? el : el.querySelector('button'));
+  if (!tab || !button) return;
+  if (!window.tvQkvShown) {
+    window.tvQkvShown = new IntersectionObserver((seen) => {
+      if (seen.some((e) => e.isIntersecting) && window.tvQkvStale) { window.tvQkvStale = false; button.click(); }
+    });
+    window.tvQkvShown.observe(tab);
+  }
+  if (tab.offsetParent !== null) button.click(); else window.tvQkvStale = true;
+}"""
 
 
 def query_choices(sess, lng: str) -> list[tuple[str, str]]:
@@ -70,13 +85,15 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
         clicked = hidden_box("qkv-click")  # CLICK_JS writes the clicked key's index here (registry.VIEW_CLICKS)
         view = opened_view("plot-qkv")
         product = opened_view("plot-qkv-key")
+        step_moved = gr.Button("", elem_id="qkv-redraw", elem_classes=["tv-hidden"])  # pressed by STEP_JS
     key = gr.State(None)  # the key clicked last, while its view is open
 
     c = controls
     inputs = [c.lang, c.session, kind, query, c.step, c.layer, c.head, c.presentation, key]
     redraw = Event(draw, inputs, [view, product, query])
     redraw.on(kind.input, query.input, c.layer.input, c.head.input, c.presentation.input)
-    redraw.on(c.step.change, trigger_mode="always_last")  # the step moves in the browser: one request per move
+    redraw.on(step_moved.click, trigger_mode="always_last")
+    c.step.change(None, None, None, js=STEP_JS, api_visibility="private")  # in the browser: no request
     redraw.after(clicked.change(clicked_key, clicked, key, api_visibility="private"))
 
     def fresh(lng, sess, knd, qry, *rest):
