@@ -66,7 +66,10 @@ def page(browser, app_server):
 def test_one_query_at_the_pages_step_in_both_looks_and_a_key_clicked(page):
     trace = page.trace
     assert len(trace.target_ids) >= 3, "the test steps twice"
-    page.click("#step-next")  # a step moved while the tab is hidden: the view shows it once the tab opens
+    # a step moved while the tab is hidden (the slider: it moves even before the steps' frames arrive) is shown
+    # once the tab opens
+    page.fill("#step-slider input[type=number]", "1")
+    page.press("#step-slider input[type=number]", "Enter")
     wait_step(page, 1)
     open_tab(page, "qkv")
     info = wait_plot(page, "plot-qkv", "One query in numbers", "Layer 0", "Head 0", "step 1")
