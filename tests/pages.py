@@ -42,6 +42,7 @@ GROUP_OF_TAB = {
     "compare-models": "beyond",
     "logit-lens": "beyond",
     "attribution": "beyond",
+    "qkv": "beyond",
 }
 
 # The plot inside a gr.Plot block, once Plotly has drawn it: its title and the tick labels of every axis.

@@ -9,7 +9,7 @@ from transformer_viz.app import handlers as h
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
 from transformer_viz.app.common import CLICK_JS
-from transformer_viz.app.registry import CLICKABLE, OTHER_PLOTS, PLOTS, STEP_PLOTS
+from transformer_viz.app.registry import CLICKABLE, OTHER_PLOTS, PLOTS, STEP_PLOTS, VIEW_CLICKS
 from transformer_viz.app.tabs import Event
 
 
@@ -51,7 +51,9 @@ def test_every_registered_plot_sits_in_its_group_and_tab(page_config):
 def test_the_click_table_lists_every_clickable_plot_with_its_box():
     for plot in CLICKABLE:
         assert f"['{plot.id}', '{plot.click.box}', {plot.click.read}]," in CLICK_JS
-    assert CLICK_JS.count("', p => ") == len(CLICKABLE)
+    for view_id, click in VIEW_CLICKS:  # the views a tab draws itself, clicked the same way
+        assert f"['{view_id}', '{click.box}', {click.read}]," in CLICK_JS
+    assert CLICK_JS.count("', p => ") == len(CLICKABLE) + len(VIEW_CLICKS)
 
 
 def test_step_and_other_plots_split_the_registry_by_what_they_follow(empty_registry):

@@ -214,7 +214,9 @@ def expected_hook_shapes(B: int, S: int, T: int, H: int, D: int, V: int, n_layer
             f"encoder.layers.{i}.self_attn.hook_scores": (B, H, S, S),
             f"encoder.layers.{i}.self_attn.hook_pattern": (B, H, S, S),
             f"encoder.layers.{i}.self_attn.hook_z": (B, H, S, Dh),
+            f"encoder.layers.{i}.self_attn_sublayer.hook_in": (B, S, D),
             f"encoder.layers.{i}.self_attn_sublayer.hook_out": (B, S, D),
+            f"encoder.layers.{i}.ffn_sublayer.hook_in": (B, S, D),
             f"encoder.layers.{i}.ffn_sublayer.hook_out": (B, S, D),
             f"encoder.layers.{i}.hook_resid_mid": (B, S, D),
             f"encoder.layers.{i}.hook_resid_post": (B, S, D),
@@ -230,6 +232,7 @@ def expected_hook_shapes(B: int, S: int, T: int, H: int, D: int, V: int, n_layer
             f"decoder.layers.{i}.self_attn.hook_scores": (B, H, T, T),
             f"decoder.layers.{i}.self_attn.hook_pattern": (B, H, T, T),
             f"decoder.layers.{i}.self_attn.hook_z": (B, H, T, Dh),
+            f"decoder.layers.{i}.self_attn_sublayer.hook_in": (B, T, D),
             f"decoder.layers.{i}.self_attn_sublayer.hook_out": (B, T, D),
             f"decoder.layers.{i}.cross_attn.hook_q": (B, H, T, Dh),
             f"decoder.layers.{i}.cross_attn.hook_k": (B, H, S, Dh),
@@ -238,7 +241,9 @@ def expected_hook_shapes(B: int, S: int, T: int, H: int, D: int, V: int, n_layer
             f"decoder.layers.{i}.cross_attn.hook_scores": (B, H, T, S),
             f"decoder.layers.{i}.cross_attn.hook_pattern": (B, H, T, S),
             f"decoder.layers.{i}.cross_attn.hook_z": (B, H, T, Dh),
+            f"decoder.layers.{i}.cross_attn_sublayer.hook_in": (B, T, D),
             f"decoder.layers.{i}.cross_attn_sublayer.hook_out": (B, T, D),
+            f"decoder.layers.{i}.ffn_sublayer.hook_in": (B, T, D),
             f"decoder.layers.{i}.ffn_sublayer.hook_out": (B, T, D),
             f"decoder.layers.{i}.hook_resid_mid": (B, T, D),
             f"decoder.layers.{i}.hook_resid_cross": (B, T, D),
@@ -253,7 +258,7 @@ def test_hook_names_and_shapes(preset, tiny_model, make_ids):
     model = tiny_model(preset)
     B, S, T = 2, 5, 7  # distinct sizes, so a swapped axis cannot pass
     expected = expected_hook_shapes(B=B, S=S, T=T, H=4, D=32, V=50, n_layers=2)
-    assert len(expected) == 71
+    assert len(expected) == 81
     names = model.hook_names()
     assert len(names) == len(set(names)) and set(names) == set(expected)
     with torch.no_grad(), Tracer(model) as tracer:

@@ -17,6 +17,9 @@ Schema "transformer-viz/trace/2" (README, "Trace JSON"); a version-1 trace (no v
                  constant[T], final_norm}        each residual point through the final norm and W_U  (new in 2)
     attribution: {integrated_gradients[T][S], gradient_x_input[T][S], log_probs[T], baseline_log_probs[T],
                   ig_steps, baseline}            log p(y_t)'s attribution to the source embeddings   (new in 2)
+    sublayers: {kind: {input, output}}          [L][queries][D] each attention sublayer's input, what W_Q reads
+                                                 (after its LayerNorm in pre-LN), and its output after W_O (new in 2)
+    encoder_residual[1 + 2L][S][D]               the encoder's residual stream at encoder_residual_points (new in 2)
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ VECTORS = ("q", "k", "v", "z")  # hook_q / hook_k / hook_v / hook_z of every hea
 def residual_points(n_layers: int) -> list[str]:
     """Where trace.residual reads the decoder's residual stream: its input, then after each sublayer of each layer."""
     return ["embed"] + [f"L{i}.{sub}" for i in range(n_layers) for sub in ("self", "cross", "ffn")]
+
+
+def encoder_residual_points(n_layers: int) -> list[str]:
+    """Where trace.encoder_residual reads the encoder's residual stream: its input, then after each sublayer."""
+    return ["embed"] + [f"L{i}.{sub}" for i in range(n_layers) for sub in ("self", "ffn")]
 
 
 DIGITS = 6  # decimals kept in JSON: rows still sum to 1 within 1e-5
@@ -70,6 +78,10 @@ class Trace:
     logit_lens: dict[str, Any] | None = None
     # lab.attribution.attribute, computed on demand: log p(y_t)'s attribution to each source piece's embedding
     attribution: dict[str, Any] | None = None
+    # kind → {"input", "output"} → (L, queries, D): the attention sublayer's input (what W_Q reads: after the
+    # LayerNorm in pre-LN, the residual stream itself in post-LN) and its output after W_O, before the add
+    sublayers: dict[str, dict[str, np.ndarray]] | None = None
+    encoder_residual: np.ndarray | None = None  # (1 + 2L, S, D) at encoder_residual_points(L)
 
     @property
     def n_layers(self) -> int:
@@ -110,6 +122,8 @@ class Trace:
             "residual": None if self.residual is None else rounded(self.residual),
             "logit_lens": arrays_to_json(self.logit_lens),
             "attribution": arrays_to_json(self.attribution),
+            "sublayers": None if self.sublayers is None else nested(self.sublayers, rounded),
+            "encoder_residual": None if self.encoder_residual is None else rounded(self.encoder_residual),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -149,6 +163,8 @@ class Trace:
             residual=array(data.get("residual")),
             logit_lens=arrays_from_json(data.get("logit_lens")),
             attribution=arrays_from_json(data.get("attribution")),
+            sublayers=None if data.get("sublayers") is None else nested(data["sublayers"], array),
+            encoder_residual=array(data.get("encoder_residual")),
         )
 
 
@@ -176,3 +192,8 @@ def arrays_from_json(fields: dict[str, Any] | None) -> dict[str, Any] | None:
             value = np.asarray(value, dtype=np.int64 if name.endswith("_ids") else np.float32)
         out[name] = value
     return out
+
+
+def nested(by_kind: dict[str, dict[str, Any]], convert) -> dict[str, dict[str, Any]]:
+    """kind → name → array, each array converted (to JSON lists, or back)."""
+    return {kind: {name: convert(a) for name, a in by_name.items()} for kind, by_name in by_kind.items()}

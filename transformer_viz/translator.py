@@ -30,6 +30,9 @@ SOURCE_HOOKS = (
     "encoder.hook_pos",
     "encoder.layers.0.self_attn.hook_mask",
     *(f"encoder.layers.*.self_attn.{hook}" for hook in VECTOR_HOOKS),
+    "encoder.layers.*.self_attn_sublayer.hook_*",  # the attention's input (after its LayerNorm) and its output
+    "encoder.hook_input",
+    "encoder.layers.*.hook_resid_*",
 )
 TARGET_HOOKS = (
     "decoder.layers.*.self_attn.hook_pattern",
@@ -39,6 +42,8 @@ TARGET_HOOKS = (
     *(f"decoder.layers.*.{attn}.{hook}" for attn in ("self_attn", "cross_attn") for hook in VECTOR_HOOKS),
     "decoder.hook_input",
     "decoder.layers.*.hook_resid_*",
+    "decoder.layers.*.self_attn_sublayer.hook_*",
+    "decoder.layers.*.cross_attn_sublayer.hook_*",
 )
 PATTERN_HOOKS = SOURCE_HOOKS + TARGET_HOOKS  # what a trace records
 UNKNOWN_SHARE = 0.5  # from this share of <unk> pieces on, a trace says that the model cannot read its input
@@ -265,6 +270,8 @@ class Translator:
             vectors={kind: stack_vectors(recorded, kind, cfg.n_layers) for kind in ATTENTION_KINDS},
             residual=residual,
             logit_lens=logit_lens(self.model, residual, list(hyp.ids), tok.id_to_piece),  # ~1 ms: 6000 pieces
+            sublayers={kind: stack_sublayer(recorded, kind, cfg.n_layers) for kind in ATTENTION_KINDS},
+            encoder_residual=stack_residual(recorded, cfg.n_layers, "encoder"),
             model={"name": self.name, "config": cfg.to_dict(), "parameters": self.n_parameters},
             options=asdict(opts),
             forced_prefix=n_forced,
@@ -303,12 +310,26 @@ def stack_vectors(recorded: dict[str, torch.Tensor], kind: str, n_layers: int) -
     }
 
 
-def stack_residual(recorded: dict[str, torch.Tensor], n_layers: int) -> np.ndarray:
-    """The decoder's residual stream at RESIDUAL_POINTS for batch row 0: (1 + 3L, T, D)."""
-    names = ["decoder.hook_input"] + [
-        f"decoder.layers.{i}.hook_resid_{point}" for i in range(n_layers) for point in ("mid", "cross", "post")
+def stack_residual(recorded: dict[str, torch.Tensor], n_layers: int, stack: str = "decoder") -> np.ndarray:
+    """A stack's residual stream for batch row 0: the decoder's at residual_points (1 + 3L, T, D), the encoder's at
+    encoder_residual_points (1 + 2L, S, D)."""
+    points = ("mid", "cross", "post") if stack == "decoder" else ("mid", "post")
+    names = [f"{stack}.hook_input"] + [
+        f"{stack}.layers.{i}.hook_resid_{point}" for i in range(n_layers) for point in points
     ]
     return torch.stack([recorded[name][0] for name in names]).float().numpy()
+
+
+def stack_sublayer(recorded: dict[str, torch.Tensor], kind: str, n_layers: int) -> dict[str, np.ndarray]:
+    """One attention kind's sublayer for batch row 0, every layer: its input (what W_Q reads, after the LayerNorm
+    where the preset has one there) and its output (after W_O), two (L, Tq, D)."""
+    stack, attn = ATTENTIONS[kind]
+    return {
+        name: torch.stack([recorded[f"{stack}.layers.{i}.{attn}_sublayer.hook_{hook}"][0] for i in range(n_layers)])
+        .float()
+        .numpy()
+        for name, hook in (("input", "in"), ("output", "out"))
+    }
 
 
 def raw_scores(recorded: dict[str, torch.Tensor], n_layers: int) -> np.ndarray:

@@ -8,7 +8,7 @@ import gradio as gr
 from gradio.components.plot import PlotData
 
 from .. import __version__, figures, i18n
-from .registry import CLICKABLE
+from .registry import CLICKABLE, VIEW_CLICKS
 from .strip import STRIP_JS
 
 EXAMPLES = [
@@ -22,7 +22,10 @@ EXAMPLES = [
 ]
 # gr.Plot has no click event with point data: listen to Plotly's own and write what was clicked into a
 # hidden textbox, whose change event the server handles. [plot id, box id, point → text or null], from the registry
-_CLICKS = "\n".join(f"    ['{plot.id}', '{plot.click.box}', {plot.click.read}]," for plot in CLICKABLE)
+_CLICKS = "\n".join(
+    f"    ['{plot_id}', '{click.box}', {click.read}],"
+    for plot_id, click in [(plot.id, plot.click) for plot in CLICKABLE] + VIEW_CLICKS
+)
 CLICK_JS = (
     """() => {
   const clicks = [

@@ -73,7 +73,14 @@ class Header:
     def controls(self) -> Controls:
         """What the tab groups read and listen to."""
         return Controls(
-            self.session, self.lang, self.layer, self.head, self.presentation, self.units, download=self.download
+            self.session,
+            self.lang,
+            self.layer,
+            self.head,
+            self.presentation,
+            self.units,
+            download=self.download,
+            step=self.step,
         )
 
 

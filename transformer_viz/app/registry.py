@@ -185,6 +185,14 @@ PLOTS = [
 assert len({plot.id for plot in PLOTS}) == len(PLOTS), "a plot id is defined twice"
 assert all(plot.follows <= set(FOLLOWS) for plot in PLOTS)
 
+# Clicks on views that a tab draws itself (not registered plots): (the view's elem_id, its Click), for CLICK_JS
+VIEW_CLICKS = [
+    (
+        "plot-qkv",
+        Click("qkv-click", "p => (p.customdata === undefined || p.customdata === null) ? null : `${p.customdata}`"),
+    ),
+]
+
 STEP_PLOTS = [plot for plot in PLOTS if plot.follows & (STEP | HEAD)]  # redrawn on every step and head change
 OTHER_PLOTS = [plot for plot in PLOTS if not plot.follows & (STEP | HEAD)]  # redrawn with the layer, kind, look
 CLICKABLE = [plot for plot in PLOTS if plot.click is not None]

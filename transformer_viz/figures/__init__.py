@@ -18,6 +18,8 @@ from .heads import head_summary_figure, rollout_figure, word_attention_figure
 from .lens import logit_lens_figure
 from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_matrix, score_pipeline
 from .positions import cosine_similarity, position_similarity, positional_curves, positional_heatmap
+from .qkv import qk_product, qkv_figure
+from .qkv_numbers import QueryNumbers, query_numbers, strongest_source
 from .steps import beam_tree_figure, topk_bar
 from .style import (
     OKABE_ITO,
@@ -62,6 +64,11 @@ __all__ = [
     "logit_lens_figure",
     "attribution_figure",
     "agreement_figure",
+    "qkv_figure",
+    "qk_product",
+    "query_numbers",
+    "QueryNumbers",
+    "strongest_source",
     "PLOT_CONFIG",
     "plot_config",
     "figure_json",

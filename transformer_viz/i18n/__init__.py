@@ -16,6 +16,7 @@ from .figures import FIGURE_TEXTS
 from .figures_analysis import ANALYSIS_FIGURE_TEXTS
 from .lab import LAB_TEXTS
 from .page import PAGE_TEXTS
+from .qkv import QKV_TEXTS
 
 LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 DEFAULT = "en"
@@ -23,6 +24,7 @@ DEFAULT = "en"
 # key → {language → text}: every word the app shows, looked up by text(key, lang).
 TEXTS: dict[str, dict[str, str]] = {**PAGE_TEXTS, **LAB_TEXTS, **FIGURE_TEXTS, **ANALYSIS_FIGURE_TEXTS, **MESSAGE_TEXTS}
 TEXTS |= {**LENS_TEXTS, **ATTRIBUTION_TEXTS, **COMPARE_TEXTS}  # the "Beyond attention" views' own tables
+TEXTS.update(QKV_TEXTS)  # "One query, real numbers"
 
 
 def language(lang: str | None) -> str:

@@ -100,12 +100,13 @@ class Sublayer(nn.Module):
         self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.dropout)
         self.norm_first = config.norm_first
+        self.hook_in = HookPoint()  # (B, L, D) what f(·) reads: LayerNorm(x) in pre-LN, x itself in post-LN
         self.hook_out = HookPoint()  # (B, L, D) the sublayer's output f(·), before dropout and the add
 
     def forward(self, x: torch.Tensor, sublayer) -> torch.Tensor:
         if self.norm_first:
-            return x + self.dropout(self.hook_out(sublayer(self.norm(x))))
-        return self.norm(x + self.dropout(self.hook_out(sublayer(x))))
+            return x + self.dropout(self.hook_out(sublayer(self.hook_in(self.norm(x)))))
+        return self.norm(x + self.dropout(self.hook_out(sublayer(self.hook_in(x)))))
 
 
 class EncoderLayer(nn.Module):

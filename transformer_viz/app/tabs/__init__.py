@@ -33,6 +33,9 @@ class Controls:
     presentation: gr.Radio  # one of common.LOOKS
     units: gr.Radio  # the attention maps' rows and columns: one of figures.UNITS
     download: gr.DownloadButton | None = None  # the trace download: a view that adds to the trace offers it anew
+    # the step slider, for a view a tab draws itself at the page's step; it moves in the browser (stepping.py)
+    # without asking the server: such a view asks only while it is on screen (see beyond_qkv.STEP_JS)
+    step: gr.Slider | None = None
 
 
 @dataclass
