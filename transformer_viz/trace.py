@@ -13,6 +13,9 @@ Schema "transformer-viz/trace/2" (README, "Trace JSON"); a version-1 trace (no v
     beam_tree: beam search's explored nodes; decoder_self_scores[L][H][T][T]: scores before the causal mask
     vectors: {kind: {q, k, v, z}}                q, z [L][H][queries][Dh]; k, v [L][H][keys][Dh]   (new in 2)
     residual[1 + 3L][T][D]                       the decoder's residual stream at RESIDUAL_POINTS    (new in 2)
+    replay:  {steps[N], probs[N][T]}             the translation teacher-forced through the run's N training
+                                                 snapshots: p(token t) at each snapshot's step; null if not replayed
+                                                                                                     (new in 2)
 """
 
 from __future__ import annotations
@@ -62,6 +65,8 @@ class Trace:
     # kind → {"q", "k", "v", "z"} → (L, H, queries or keys, Dh): the hooked vectors of every head (None: a v1 trace)
     vectors: dict[str, dict[str, np.ndarray]] | None = None
     residual: np.ndarray | None = None  # (1 + 3L, T, D) the decoder's residual stream at residual_points(L)
+    # {"steps": (N,) training steps of the snapshots, "probs": (N, T) p(y_t) teacher-forced through each}: lab.replay
+    replay: dict[str, np.ndarray] | None = None
 
     @property
     def n_layers(self) -> int:
@@ -100,6 +105,9 @@ class Trace:
             if self.vectors is None
             else {kind: {name: rounded(a) for name, a in by_name.items()} for kind, by_name in self.vectors.items()},
             "residual": None if self.residual is None else rounded(self.residual),
+            "replay": None
+            if self.replay is None
+            else {"steps": [int(s) for s in self.replay["steps"]], "probs": rounded(np.asarray(self.replay["probs"]))},
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -137,4 +145,13 @@ class Trace:
             if data.get("vectors") is None
             else {kind: {name: array(a) for name, a in by_name.items()} for kind, by_name in data["vectors"].items()},
             residual=array(data.get("residual")),
+            replay=replay_arrays(data.get("replay")),
         )
+
+
+def replay_arrays(value: dict | None) -> dict[str, np.ndarray] | None:
+    """Trace.replay from its JSON form: steps (N,) and probs (N, T) as arrays (None stays None)."""
+    if value is None:
+        return None
+    steps = np.asarray(value["steps"], dtype=np.int64)
+    return {"steps": steps, "probs": np.asarray(value["probs"], dtype=np.float32).reshape(len(steps), -1)}

@@ -11,14 +11,17 @@ from __future__ import annotations
 from .errors import MESSAGE_TEXTS
 from .figures import FIGURE_TEXTS
 from .figures_analysis import ANALYSIS_FIGURE_TEXTS
+from .geometry import GEOMETRY_TEXTS
 from .lab import LAB_TEXTS
 from .page import PAGE_TEXTS
+from .replay import REPLAY_TEXTS
 
 LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 DEFAULT = "en"
 
 # key → {language → text}: every word the app shows, looked up by text(key, lang).
 TEXTS: dict[str, dict[str, str]] = {**PAGE_TEXTS, **LAB_TEXTS, **FIGURE_TEXTS, **ANALYSIS_FIGURE_TEXTS, **MESSAGE_TEXTS}
+TEXTS.update({**REPLAY_TEXTS, **GEOMETRY_TEXTS})  # the "Beyond attention" views'
 
 
 def language(lang: str | None) -> str:
