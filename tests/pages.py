@@ -38,6 +38,8 @@ GROUP_OF_TAB = {
     "pe": "model",
     "masks": "model",
     "card": "model",
+    "replay": "beyond",
+    "geometry": "beyond",
 }
 
 # The plot inside a gr.Plot block, once Plotly has drawn it: its title and the tick labels of every axis.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -103,3 +105,24 @@ def test_the_neighbours_figure_shows_each_piece_and_its_cosine(translator, trace
         first = found.pieces[0][0]
         assert cells.text[0][0] == f"{esc(piece_label(first))}<br>{found.cosines[0][0]:.2f}"
     assert lab_geometry.unit_embeddings(translator) is lab_geometry.unit_embeddings(translator)  # once per model
+
+
+def test_the_tab_draws_the_chosen_head_and_the_page_the_neighbours(empty_registry):
+    from transformer_viz.app import handlers as h
+    from transformer_viz.app import models
+    from transformer_viz.app import session as sessions
+    from transformer_viz.app.registry import PLOTS
+    from transformer_viz.app.tabs import beyond_geometry as tab
+
+    models.register_translator("tiny", tiny_translator("seed000"))
+    sess = sessions.translate("I see the house.", "tiny", sessions.decode_options("greedy", 4, 1, 0, 1, 0, 6))
+    box = tab.draw_plane("ja", sess, "decoder self", 1, "2", "screen")
+    title = json.loads(box["value"].plot)["layout"]["title"]["text"]
+    assert box["visible"] and "層 1" in title and "ヘッド 2" in title and "デコーダ" in title
+    mean = json.loads(tab.draw_plane("en", sess, "cross", 0, "mean", "screen")["value"].plot)
+    assert "Head 0" in mean["layout"]["title"]["text"]  # the mean has no queries of its own: head 0
+    neighbours = next(p for p in PLOTS if p.id == "plot-neighbours")
+    drawn = h.view_figures([neighbours], sess.trace)["plot-neighbours"]
+    assert list(drawn.layout.yaxis.ticktext) == [esc(piece_label(t)) for t in sess.trace.source_tokens[:-1]]
+    models.register_translator("tiny", tiny_translator("seed004"))  # another model now answers to the name
+    assert h.view_figures([neighbours], sess.trace)["plot-neighbours"] is None

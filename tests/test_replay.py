@@ -133,3 +133,36 @@ def test_replay_figures_show_the_chosen_snapshot(run, translator):
         assert np.allclose(np.asarray(grid.data[0].z), result.cross[1, 0, 0], atol=1e-6)
         assert str(result.steps[1]) in grid.layout.title.text
         assert figs["heads"].layout.title.text
+
+
+# ---------------------------------------------------------------------------- the tab's handlers (no browser)
+def test_the_tab_replays_a_model_with_snapshots_and_says_when_there_are_none(run, translator, tmp_path, monkeypatch):
+    from tests.tiny import tiny_tokenizer_file, tiny_translator
+    from transformer_viz.app import models
+    from transformer_viz.app import session as sessions
+    from transformer_viz.app.tabs import beyond_replay as tab
+    from transformer_viz.hub.hub import save_checkpoint
+
+    monkeypatch.setattr(models, "_models", {})
+    name = str(run)  # a folder is a model name the page can load
+    models.register_translator(name, translator)
+    sess = sessions.translate(TRAINED[0][0], name, sessions.decode_options("greedy", 4, 1, 0, 1, 0, 10))
+    said, button, slider, replayed, *boxes = tab.closed(sess, "ja")
+    assert "4" in said and button["interactive"] and not replayed and all(not b["visible"] for b in boxes)
+    said, slider, replayed, *boxes = tab.on_run("en", sess, 0, "screen")
+    assert replayed and slider["maximum"] == 3 and slider["value"] == 3
+    assert f"training step {list_snapshots(run)[-1].step}" in said and all(b["visible"] for b in boxes)
+    assert list(sess.trace.replay["steps"]) == [s.step for s in list_snapshots(run)]  # the trace's download has it
+    said, *boxes = tab.redraw("ko", sess, True, 0, 0, "screen")
+    assert "스냅숏 1 / 4" in said
+    grid = json.loads(boxes[0]["value"].plot)
+    assert "학습 단계 10" in grid["layout"]["title"]["text"]
+
+    bare = tmp_path / "bare"  # the shipped checkpoints: no snapshots yet
+    save_checkpoint(bare, tiny_translator("seed000").model, tiny_tokenizer_file())
+    models.register_translator(str(bare), tiny_translator("seed000"))
+    plain = sessions.translate("I see the house.", str(bare), sessions.decode_options("greedy", 4, 1, 0, 1, 0, 6))
+    for lang, words in (("en", "no training snapshots"), ("ja", "スナップショットがありません")):
+        said, button, *_ = tab.closed(plain, lang)
+        assert words in said and not button["interactive"]
+    assert "Translate a sentence first" in tab.closed(None, "en")[0]

@@ -15,6 +15,7 @@ from .. import figures
 from ..figures.words import t as figure_text
 from ..trace import Trace
 from .models import learned_and_sinusoidal, loaded_translator
+from .neighbours import draw_neighbours
 
 # What a plot's drawing reads besides the trace and the look. A plot that follows the step or the head is redrawn
 # on every step; a change of layer, overview kind, look, units or language redraws every plot.
@@ -177,6 +178,8 @@ PLOTS = [
     Plot("plot-pipeline", "model", "tab-masks", follows=STEP | LAYER | HEAD,
          draw=lambda v: figures.score_pipeline(
              v.trace, v.layer, _step_head(v), step=v.step, presentation=v.presentation)),
+    # the "Beyond attention" views' plots
+    Plot("plot-neighbours", "beyond", "tab-geometry", draw=lambda v: draw_neighbours(v.trace, v.presentation)),
 ]
 # fmt: on
 assert len({plot.id for plot in PLOTS}) == len(PLOTS), "a plot id is defined twice"

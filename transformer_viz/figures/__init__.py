@@ -13,9 +13,11 @@ units="words": SentencePiece pieces merged into words, keys summed and queries a
 from .alignment import alignment
 from .attention import attention_axes, attention_grid, attention_head, head_matrix, overview, overview_index
 from .compare import attention_pair, attention_side_by_side, padding_side_by_side, probability_change
+from .geometry import neighbours_figure, query_key_figure
 from .heads import head_summary_figure, rollout_figure, word_attention_figure
 from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_matrix, score_pipeline
 from .positions import cosine_similarity, position_similarity, positional_curves, positional_heatmap
+from .replay import replay_figures
 from .steps import beam_tree_figure, topk_bar
 from .style import (
     OKABE_ITO,
@@ -67,4 +69,8 @@ __all__ = [
     "UNITS",
     "language",
     "current_language",
+    # the "Beyond attention" views'
+    "replay_figures",
+    "query_key_figure",
+    "neighbours_figure",
 ]

@@ -11,9 +11,9 @@ from __future__ import annotations
 import gradio as gr
 
 from ..common import Words
-from . import Controls, Event, Plots, TabGroup, tab
+from . import Controls, Event, Plots, TabGroup, beyond_geometry, beyond_replay, tab
 
-VIEWS: tuple = ()  # the view modules, in the order of their tabs
+VIEWS: tuple = (beyond_replay, beyond_geometry)  # the view modules, in the order of their tabs
 
 
 def build(words: Words, controls: Controls) -> TabGroup:
