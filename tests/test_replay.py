@@ -166,3 +166,32 @@ def test_the_tab_replays_a_model_with_snapshots_and_says_when_there_are_none(run
         said, button, *_ = tab.closed(plain, lang)
         assert words in said and not button["interactive"]
     assert "Translate a sentence first" in tab.closed(None, "en")[0]
+
+
+PAGE_WIDTHS = {"grid": 1230, "heads": 610, "probs": 610, "loss": 1230}  # each box's width on a 1280 px page
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("presentation", [False, True], ids=["screen", "slides"])
+def test_the_replay_figures_keep_their_text_inside_and_apart(browser, run, translator, presentation):
+    """Drawn by Plotly in Chromium at the widths the tab gives them: no text outside its SVG, no two overlapping."""
+    from tests.test_figures_fit import misfits, settled
+    from transformer_viz.figures.style import style
+
+    trace = translator.trace(TRAINED[0][0], max_new_tokens=10)
+    result = R.replay(translator, run, trace.source_ids, trace.target_ids)
+    figs = figures_replay.replay_figures(trace, result, 1, layer=0, presentation=presentation)
+    boxes = "".join(
+        f'<div id="box-{name}" style="width:{PAGE_WIDTHS[name]}px">'
+        + fig.to_html(full_html=False, include_plotlyjs=(name == "grid"))
+        + "</div>"
+        for name, fig in figs.items()
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = context.new_page()
+        page.set_content(f"<html><body style='margin:0'>{boxes}</body></html>")
+        found = {name: misfits(settled(page, f"box-{name}", style(presentation).font_size)) for name in figs}
+        assert not any(found.values()), found
+    finally:
+        context.close()
