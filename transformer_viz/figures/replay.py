@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import attention_grid, axis_title, query_axis_title
-from .heads import head_summary_figure
+from .heads import SUMMARY_PX, head_summary_figure
 from .style import (
     CATEGORICAL,
     HIGHLIGHT,
@@ -28,6 +28,7 @@ from .style import (
     style,
     tick_font,
     token_ticks,
+    wrap_title,
     x_token_ticks,
 )
 from .words import t
@@ -59,10 +60,12 @@ def snapshot_line(replay, index: int) -> str:
     )
 
 
-def with_title_line(fig: go.Figure, line: str, presentation: bool) -> go.Figure:
-    """`fig` with one more line under its title, the top margin and the height grown by that line."""
+def with_title_line(fig: go.Figure, line: str, presentation: bool, width: float) -> go.Figure:
+    """`fig` (drawn about `width` px wide) with `line` under its title, wrapped to that width; the top margin and
+    the height grown by the lines it takes."""
     size = style(presentation).title_size
-    extra = int(LINE_EM * size + 4)
+    line, added = wrap_title(line, width, size)
+    extra = int((1 + added) * LINE_EM * size + 4)
     fig.layout.title.text = f"{fig.layout.title.text}<br>{line}"
     fig.layout.margin.t += extra
     fig.layout.height += extra
@@ -183,9 +186,10 @@ def replay_figures(
     line = snapshot_line(replay, index)
     step = replay.steps[index]
     grid = attention_grid(then, "cross", layer, presentation=presentation, width=width)
-    grid = with_title_line(grid, line, presentation)
+    grid = with_title_line(grid, line, presentation, width)
     grid.layout.meta = {"download": download_name("cross", layer) + f"_training-step-{step}"}
-    heads = with_title_line(head_summary_figure(then, "cross", presentation=presentation), line, presentation)
+    heads = head_summary_figure(then, "cross", presentation=presentation)
+    heads = with_title_line(heads, line, presentation, SUMMARY_PX)
     heads.layout.meta = {"download": f"cross-head-summary_training-step-{step}"}
     return dict(
         grid=grid,
