@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from pathlib import Path
 
@@ -71,20 +70,8 @@ def open_app(browser, url: str, **context_options):
 
 def open_tab(page, tab: str) -> None:
     """Click the group that holds the view, then the view's own tab (e.g. open_tab(page, "pe"))."""
-    open_group(page, GROUP_OF_TAB[tab])
+    page.click(f"#group-{GROUP_OF_TAB[tab]}-button")
     page.click(f"#tab-{tab}-button")
-
-
-def open_group(page, group: str) -> None:
-    """Click a group's tab. Gradio's tab bar can give a later group's button the id of the selected one (seen with
-    the fifth group after the fourth was opened): where no button has the group's id, click it by its name."""
-    if page.locator(f"#group-{group}-button").count():
-        page.click(f"#group-{group}-button")
-        return
-    from transformer_viz import i18n
-
-    names = "|".join(re.escape(i18n.text(f"group-{group}", lang)) for lang in i18n.LANGUAGES)
-    page.locator("#views button[role=tab]").filter(has_text=re.compile(names)).first.click()
 
 
 def expected_trace(translator, sentence=SENTENCE, **kwargs):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages import WAIT, open_app_page, open_group, toasts, wait_plot, wait_translation
+from tests.pages import WAIT, open_app_page, toasts, wait_plot, wait_translation
 from tests.test_figures_fit import TEXTS, VIEWPORT, misfits, outside, settled
 from transformer_viz import i18n
 from transformer_viz.figures.style import style
@@ -20,7 +20,7 @@ SENTENCE = "I see the house."
 
 def open_view(page, tab: str) -> None:
     """The Beyond attention group, then one of its tabs (without waiting on navigation: a tab click makes none)."""
-    open_group(page, "beyond")
+    page.click("#group-beyond-button", no_wait_after=True, timeout=WAIT)
     page.click(f"#tab-{tab}-button", no_wait_after=True, timeout=WAIT)
 
 
