@@ -43,6 +43,8 @@ GROUP_OF_TAB = {
     "logit-lens": "beyond",
     "attribution": "beyond",
     "qkv": "beyond",
+    "replay": "beyond",
+    "geometry": "beyond",
 }
 
 # The plot inside a gr.Plot block, once Plotly has drawn it: its title and the tick labels of every axis.

@@ -16,9 +16,11 @@ from transformer_viz.i18n.beyond_lens import LENS_TEXTS
 from transformer_viz.i18n.errors import MESSAGE_TEXTS
 from transformer_viz.i18n.figures import FIGURE_TEXTS
 from transformer_viz.i18n.figures_analysis import ANALYSIS_FIGURE_TEXTS
+from transformer_viz.i18n.geometry import GEOMETRY_TEXTS
 from transformer_viz.i18n.lab import LAB_TEXTS
 from transformer_viz.i18n.page import PAGE_TEXTS
 from transformer_viz.i18n.qkv import QKV_TEXTS
+from transformer_viz.i18n.replay import REPLAY_TEXTS
 from transformer_viz.lab.interventions import EXPLANATIONS, LABELS, SEED_BUGS
 
 
@@ -68,7 +70,7 @@ def test_language_from_the_browser(header, expected):
 def test_no_key_is_in_two_tables():
     """TEXTS merges the tables: a key in two of them would silently lose one text."""
     tables = [PAGE_TEXTS, LAB_TEXTS, FIGURE_TEXTS, ANALYSIS_FIGURE_TEXTS, MESSAGE_TEXTS]
-    tables += [LENS_TEXTS, ATTRIBUTION_TEXTS, COMPARE_TEXTS, QKV_TEXTS]
+    tables += [LENS_TEXTS, ATTRIBUTION_TEXTS, COMPARE_TEXTS, QKV_TEXTS, REPLAY_TEXTS, GEOMETRY_TEXTS]
     assert len(i18n.TEXTS) == sum(len(table) for table in tables)
 
 

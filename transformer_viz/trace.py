@@ -20,6 +20,9 @@ Schema "transformer-viz/trace/2" (README, "Trace JSON"); a version-1 trace (no v
     sublayers: {kind: {input, output}}          [L][queries][D] each attention sublayer's input, what W_Q reads
                                                  (after its LayerNorm in pre-LN), and its output after W_O (new in 2)
     encoder_residual[1 + 2L][S][D]               the encoder's residual stream at encoder_residual_points (new in 2)
+    replay:  {steps[N], probs[N][T]}             the translation teacher-forced through the run's N training
+                                                 snapshots: p(token t) at each snapshot's step; null if not replayed
+                                                                                                     (new in 2)
 """
 
 from __future__ import annotations
@@ -82,6 +85,8 @@ class Trace:
     # LayerNorm in pre-LN, the residual stream itself in post-LN) and its output after W_O, before the add
     sublayers: dict[str, dict[str, np.ndarray]] | None = None
     encoder_residual: np.ndarray | None = None  # (1 + 2L, S, D) at encoder_residual_points(L)
+    # {"steps": (N,) training steps of the snapshots, "probs": (N, T) p(y_t) teacher-forced through each}: lab.replay
+    replay: dict[str, np.ndarray] | None = None
 
     @property
     def n_layers(self) -> int:
@@ -124,6 +129,9 @@ class Trace:
             "attribution": arrays_to_json(self.attribution),
             "sublayers": None if self.sublayers is None else nested(self.sublayers, rounded),
             "encoder_residual": None if self.encoder_residual is None else rounded(self.encoder_residual),
+            "replay": None
+            if self.replay is None
+            else {"steps": [int(s) for s in self.replay["steps"]], "probs": rounded(np.asarray(self.replay["probs"]))},
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -165,6 +173,7 @@ class Trace:
             attribution=arrays_from_json(data.get("attribution")),
             sublayers=None if data.get("sublayers") is None else nested(data["sublayers"], array),
             encoder_residual=array(data.get("encoder_residual")),
+            replay=replay_arrays(data.get("replay")),
         )
 
 
@@ -197,3 +206,11 @@ def arrays_from_json(fields: dict[str, Any] | None) -> dict[str, Any] | None:
 def nested(by_kind: dict[str, dict[str, Any]], convert) -> dict[str, dict[str, Any]]:
     """kind → name → array, each array converted (to JSON lists, or back)."""
     return {kind: {name: convert(a) for name, a in by_name.items()} for kind, by_name in by_kind.items()}
+
+
+def replay_arrays(value: dict | None) -> dict[str, np.ndarray] | None:
+    """Trace.replay from its JSON form: steps (N,) and probs (N, T) as arrays (None stays None)."""
+    if value is None:
+        return None
+    steps = np.asarray(value["steps"], dtype=np.int64)
+    return {"steps": steps, "probs": np.asarray(value["probs"], dtype=np.float32).reshape(len(steps), -1)}

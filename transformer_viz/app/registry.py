@@ -15,6 +15,7 @@ from .. import figures
 from ..figures.words import t as figure_text
 from ..trace import Trace
 from .models import learned_and_sinusoidal, loaded_translator
+from .neighbours import draw_neighbours
 
 # What a plot's drawing reads besides the trace and the look. A plot that follows the step or the head is redrawn
 # on every step; a change of layer, overview kind, look, units or language redraws every plot.
@@ -180,6 +181,8 @@ PLOTS = [
              v.trace, presentation=v.presentation)),
     Plot("plot-attribution", "beyond", "tab-attribution", follows=LAYER,  # attention alone until it is computed
          draw=lambda v: figures.attribution_figure(v.trace, v.layer, presentation=v.presentation)),
+    # the "Beyond attention" views' plots
+    Plot("plot-neighbours", "beyond", "tab-geometry", draw=lambda v: draw_neighbours(v.trace, v.presentation)),
 ]
 # fmt: on
 assert len({plot.id for plot in PLOTS}) == len(PLOTS), "a plot id is defined twice"

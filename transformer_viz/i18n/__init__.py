@@ -14,9 +14,11 @@ from .beyond_lens import LENS_TEXTS
 from .errors import MESSAGE_TEXTS
 from .figures import FIGURE_TEXTS
 from .figures_analysis import ANALYSIS_FIGURE_TEXTS
+from .geometry import GEOMETRY_TEXTS
 from .lab import LAB_TEXTS
 from .page import PAGE_TEXTS
 from .qkv import QKV_TEXTS
+from .replay import REPLAY_TEXTS
 
 LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 DEFAULT = "en"
@@ -25,6 +27,7 @@ DEFAULT = "en"
 TEXTS: dict[str, dict[str, str]] = {**PAGE_TEXTS, **LAB_TEXTS, **FIGURE_TEXTS, **ANALYSIS_FIGURE_TEXTS, **MESSAGE_TEXTS}
 TEXTS |= {**LENS_TEXTS, **ATTRIBUTION_TEXTS, **COMPARE_TEXTS}  # the "Beyond attention" views' own tables
 TEXTS.update(QKV_TEXTS)  # "One query, real numbers"
+TEXTS.update({**REPLAY_TEXTS, **GEOMETRY_TEXTS})  # the "Beyond attention" views'
 
 
 def language(lang: str | None) -> str:

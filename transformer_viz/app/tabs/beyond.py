@@ -11,9 +11,22 @@ from __future__ import annotations
 import gradio as gr
 
 from ..common import Words
-from . import Controls, Event, Plots, TabGroup, beyond_attribution, beyond_compare, beyond_lens, beyond_qkv, tab
+from . import (
+    Controls,
+    Event,
+    Plots,
+    TabGroup,
+    beyond_attribution,
+    beyond_compare,
+    beyond_geometry,
+    beyond_lens,
+    beyond_qkv,
+    beyond_replay,
+    tab,
+)
 
-VIEWS: tuple = (beyond_qkv, beyond_lens, beyond_attribution, beyond_compare)  # the view modules, in tab order
+# the view modules, in the order of their tabs
+VIEWS: tuple = (beyond_qkv, beyond_lens, beyond_attribution, beyond_replay, beyond_geometry, beyond_compare)
 
 
 def build(words: Words, controls: Controls) -> TabGroup:

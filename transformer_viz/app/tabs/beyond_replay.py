@@ -1,0 +1,132 @@
+"""The training replay tab: the visitor's translation through the snapshots its model kept during training.
+
+Nothing runs until the visitor presses "Replay training" (one teacher-forced pass per snapshot, cached per model
+and sentence by lab.replay); the slider then picks a snapshot and redraws from the cache. A model without
+snapshots says so, and the button stays off.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gradio as gr
+
+from ... import figures, i18n
+from ...hub.hub import CheckpointError, resolve_checkpoint
+from ...lab.replay import has_snapshots, replay_of_trace
+from ...training.snapshots import list_snapshots
+from ..common import Words, localised_errors, plot, slides
+from ..models import get_translator
+from ..session import Session
+from . import Controls, Event, Plots, T, TabGroup, explain, opened_view, shown, tab
+
+FIGURES = ("grid", "heads", "probs", "loss")  # replay_figures' keys, in the order of their boxes
+BOXES = {"grid": "plot-replay", "heads": "plot-replay-heads", "probs": "plot-replay-probs", "loss": "plot-replay-loss"}
+
+
+def checkpoint_folder(model: str) -> Path | None:
+    """The folder the model was loaded from (a Hub model's local copy), or None where there is none."""
+    try:
+        return resolve_checkpoint(model, local_files_only=True)
+    except (CheckpointError, OSError, ValueError):
+        return None
+
+
+def status(sess: Session | None, lang: str) -> tuple[str, bool]:
+    """(what the tab says before a replay, whether the button may run one)."""
+    if sess is None:
+        return i18n.text("replay-first", lang), False
+    folder = checkpoint_folder(sess.model)
+    if not has_snapshots(folder):
+        return i18n.text("replay-none", lang, model=sess.model), False
+    return i18n.text("replay-ready", lang, model=sess.model, n=len(list_snapshots(folder))), True
+
+
+def replay_info(sess: Session, result, index: int, lang: str) -> str:
+    """One line on the snapshot shown: its step, its validation loss, the token it found least likely."""
+    probs = result.probs[index]
+    worst = int(probs.argmin())
+    return i18n.text(
+        "replay-shown",
+        lang,
+        n=index + 1,
+        total=len(result),
+        step=result.steps[index],
+        loss=result.valid_loss[index],
+        token=sess.trace.target_tokens[worst],
+        p=float(probs[worst]),
+    )
+
+
+def closed(sess, lng) -> list:
+    """A new session (or no replay yet): what the tab says, its button, the slider back, no figures."""
+    said, can_run = status(sess, lng)
+    return [
+        said,
+        gr.update(interactive=can_run),
+        gr.update(minimum=0, maximum=1, value=0, interactive=False),
+        False,
+    ] + [shown(None)] * len(FIGURES)
+
+
+def drawn(lng, sess, index, lay, pres) -> list:
+    """The replay of the session's translation at snapshot `index`: its line and its four figures."""
+    translator = get_translator(sess.model)
+    result = replay_of_trace(translator, checkpoint_folder(sess.model), sess.trace)  # computed once, then cached
+    index = max(0, min(int(index), len(result) - 1))
+    layer = max(0, min(int(lay), translator.config.n_layers - 1))
+    with figures.language(lng):
+        figs = figures.replay_figures(sess.trace, result, index, layer, presentation=slides(pres))
+    return [replay_info(sess, result, index, lng)] + [shown(plot(figs[name], pres)) for name in FIGURES]
+
+
+@localised_errors
+def on_run(lng, sess, lay, pres):
+    """Replay training: every snapshot, the slider over them at the last one (the trained model)."""
+    if sess is None:
+        raise gr.Error(i18n.text("replay-first", lng), print_exception=False)
+    if not status(sess, lng)[1]:
+        raise gr.Error(status(sess, lng)[0], print_exception=False)
+    n = len(list_snapshots(checkpoint_folder(sess.model)))
+    out = drawn(lng, sess, n - 1, lay, pres)
+    slider = gr.update(minimum=0, maximum=max(n - 1, 1), value=n - 1, interactive=n > 1)
+    return [out[0], slider, True] + out[1:]
+
+
+def redraw(lng, sess, replayed, index, lay, pres) -> list:
+    """The slider, layer, look or language changed: the replay shown again, or the tab's status before one."""
+    if sess is None or not replayed:
+        return [status(sess, lng)[0]] + [gr.skip()] * len(FIGURES)
+    try:
+        return drawn(lng, sess, index, lay, pres)
+    except (CheckpointError, ValueError):  # the snapshots went, or belong to another translation now
+        return [status(sess, lng)[0]] + [shown(None)] * len(FIGURES)
+
+
+def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
+    """The "Training replay" tab, laid out and wired."""
+    with tab(words, "tab-replay"):
+        explain(words, "replay")
+        info = gr.Markdown(T("replay-first"), elem_id="replay-status")
+        with gr.Row():
+            run = words(
+                gr.Button(T("replay-run"), variant="primary", elem_id="replay-run", interactive=False, scale=1),
+                "value",
+                "replay-run",
+            )
+            slider = gr.Slider(
+                0, 1, value=0, step=1, label=T("replay-snapshot"), elem_id="replay-slider", interactive=False, scale=4
+            )
+            words(slider, "label", "replay-snapshot")
+        replayed = gr.State(False)
+        boxes = {name: opened_view(BOXES[name]) for name in ("grid",)}
+        with gr.Row():
+            boxes.update({name: opened_view(BOXES[name]) for name in ("heads", "probs")})
+        boxes["loss"] = opened_view(BOXES["loss"])
+    s, lang, layer, look = controls.session, controls.lang, controls.layer, controls.presentation
+    figs = [boxes[name] for name in FIGURES]
+    run.click(on_run, [lang, s, layer, look], [info, slider, replayed] + figs, api_visibility="private")
+    again = Event(redraw, [lang, s, replayed, slider, layer, look], [info] + figs)
+    again.on(slider.release, layer.input, look.input)
+    reset = Event(closed, [s, lang], [info, run, slider, replayed] + figs)
+    return TabGroup(plots={}, on_new_session=[reset], on_language=[again])
