@@ -19,7 +19,7 @@ except ImportError:  # no Playwright: the `browser` fixture skips every test tha
 # images in docs/screenshots/ are refreshed from the trained checkpoints with
 #   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots \
 #       ./scripts/test tests/test_app_browser.py tests/test_app_views.py tests/test_app_languages.py \
-#       tests/test_app_compare.py
+#       tests/test_app_compare.py tests/test_app_qkv.py tests/test_app_beyond_lens.py tests/test_app_beyond_browser.py
 SCREENSHOTS = Path(
     os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")
 ).resolve()

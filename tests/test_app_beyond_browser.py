@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages import WAIT, open_app_page, toasts, wait_plot, wait_translation
+from tests.pages import WAIT, open_app_page, screenshot, toasts, wait_plot, wait_translation
 from tests.test_figures_fit import TEXTS, VIEWPORT, misfits, outside, settled
 from transformer_viz import i18n
 from transformer_viz.figures.style import style
@@ -53,6 +53,7 @@ def test_both_tabs_after_a_translation(browser, app_server, library, locale):
         plane = settled(page, "plot-geometry", font)
         assert [t["text"] for t in plane["texts"] if outside(t, plane["svg"])] == []
         neighbours = settled(page, "plot-neighbours", font)
+        screenshot(page, "#tab-geometry", f"geometry-{lang}.png")
         assert neighbours["texts"] and not misfits(neighbours), misfits(neighbours)
         page.click("#geometry-kind label:nth-of-type(2)")  # decoder self-attention
         wait_plot(page, "plot-geometry", i18n.text("fig-kind-decoder_self", lang).split(" ")[0])

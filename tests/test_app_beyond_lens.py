@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages import WAIT, open_app_page, open_tab, toasts, wait_plot, wait_translation
+from tests.pages import WAIT, open_app_page, open_tab, screenshot, toasts, wait_plot, wait_translation
 from tests.test_figures_fit import VIEWPORT, misfits, report, settled
 from transformer_viz import i18n
 from transformer_viz.figures.style import style
@@ -37,6 +37,7 @@ def test_the_lens_and_the_attribution_draw_and_fit(browser, app_server, library)
         wait_plot(page, "plot-logit-lens", ja("fig-lens-title"))
         assert ja("explain-logit-lens")[:20] in page.inner_text("#tab-logit-lens")
         found = {"plot-logit-lens": misfits(settled(page, "plot-logit-lens", font))}
+        screenshot(page, "#plot-logit-lens", "logit-lens-ja.png")
 
         open_tab(page, "attribution")
         wait_plot(page, "plot-attribution", ja("fig-attr-not-yet"))
@@ -46,6 +47,7 @@ def test_the_lens_and_the_attribution_draw_and_fit(browser, app_server, library)
         page.click("#attribution-run")
         wait_plot(page, "plot-attribution-agreement", ja("fig-attr-agreement-title").split(":")[0])
         page.wait_for_function(f"() => ({TRACES})('plot-attribution') === 5", timeout=WAIT)
+        screenshot(page, "#tab-attribution", "attribution-ja.png")
         for plot_id in ("plot-attribution", "plot-attribution-agreement"):
             drawn = settled(page, plot_id, font)
             assert drawn["texts"], plot_id

@@ -13,6 +13,7 @@ from tests.pages import (
     expected_trace,
     open_app_page,
     open_tab,
+    screenshot,
     toasts,
     wait_plot,
     wait_step,
@@ -77,6 +78,7 @@ def test_one_query_at_the_pages_step_in_both_looks_and_a_key_clicked(page):
     scaled = page.evaluate(SCORES, "scores")  # the q·k_j ÷ √d_head row under the keys, as the page holds it
     np.testing.assert_allclose(scaled, query_numbers(trace, "cross", 0, 0, 1).scaled, atol=1e-4)
     fits(page, "plot-qkv", presentation=False)
+    screenshot(page, "#tab-qkv", "qkv.png")
     key = len(trace.source_tokens) - 1  # </s>
     click_key(page, key, len(trace.source_tokens))
     wait_plot(page, "plot-qkv-key", f"q ∘ k for key {key} ", "step 1")

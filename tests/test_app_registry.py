@@ -75,6 +75,15 @@ def test_merged_events_run_each_handler_on_its_own_inputs():
     assert merged.fn(1, 2, 5) == [3, 10, 15]
 
 
+def test_a_merged_event_with_one_output_gives_gradio_its_value():
+    """Gradio takes a one-output handler's return as the value: a list there would be a plot's value."""
+    as_value = Event(lambda a: {"figure": a}, ["a"], ["x"])  # one output, its value returned bare
+    as_list = Event(lambda a: [{"figure": a}], ["a"], ["x"])  # one output, returned as a list of it
+    for event in (as_value, as_list):
+        assert Event.merged([event]).fn(7) == {"figure": 7}
+    assert Event.merged([as_value, as_list]).fn(1, 2) == [{"figure": 1}, {"figure": 2}]
+
+
 def test_a_tabs_block_holds_only_tabs(page_config):
     """Gradio numbers a gr.Tabs' tabs by their place among its children: anything else among them (a gr.State
     made after a tab's block) shifts the count, and a clicked tab then takes the next tab's place in the bar."""

@@ -53,13 +53,17 @@ def build_demo() -> gr.Blocks:
         redraw_step = Event(draw_step, step_in, step_out)
         redraw_all = Event(draw_all, step_in + [attention_tabs.kind], step_out + [plots[p.id] for p in OTHER_PLOTS])
         frames = Event(step_frames, step_in, [top.frames])  # after every redraw: the steps, for the browser
-        new_session = Event.merged([event for group in groups for event in group.on_new_session])
+        # a new session: the groups' views that only close go in one round trip; a view that draws itself anew
+        # (it reads its own controls too) follows on its own
+        on_new = [event for group in groups for event in group.on_new_session]
+        closing = [event for event in on_new if event.inputs == [top.session]]
+        new_session = [Event.merged(closing), Event.merged([event for event in on_new if event not in closing])]
         session_out = [  # in the order of what session_outputs returns
             *(top.session, top.translation, top.notices, top.tokens, top.step, top.layer, top.head),
             *(attention_tabs.pick, top.download, top.share, inside_tabs.card, top.branch_md, top.unbranch_btn),
         ]
         demo.load(None, None, None, js=CLICK_JS)
-        wire_translation(demo, top, models, session_out, [redraw_all, new_session, frames])
+        wire_translation(demo, top, models, session_out, [redraw_all, *new_session, frames])
         wire_steps(top, step_out)
         # .input, not .change: a new translation resets the layer slider's range, which must not redraw twice
         for trigger in (top.layer.input, top.presentation.input, top.units.input):

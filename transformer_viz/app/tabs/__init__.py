@@ -62,9 +62,11 @@ class Event:
         def run(*values):
             out, start = [], 0
             for event in events:
-                out += list(event.fn(*values[start : start + len(event.inputs)]))
+                result = event.fn(*values[start : start + len(event.inputs)])
+                single = len(event.outputs) == 1 and not isinstance(result, (list, tuple))
+                out += [result] if single else list(result)  # one output: its value, or a list of it
                 start += len(event.inputs)
-            return out
+            return out[0] if len(out) == 1 else out  # Gradio takes one output's value as it is, a list too
 
         run.__name__ = "_and_".join(event.fn.__name__ for event in events)
         return Event(run, [c for e in events for c in e.inputs], [c for e in events for c in e.outputs])

@@ -92,7 +92,7 @@ def build(words: Words, controls: Controls) -> AttentionGroup:
 
     def reopen(lng, sess, choice, knd, pres, unt):
         """The head opened large, redrawn in the new language, look, units or kind."""
-        return [redrawn(open_head, sess, choice, knd, pres, lng, unt, width=2)[0]]
+        return redrawn(open_head, sess, choice, knd, pres, lng, unt, width=2)[0]  # one output: its value
 
     drawn_as = [controls.presentation, controls.units]
     reopen_event = Event(reopen, [controls.lang, controls.session, large_choice, kind, *drawn_as], [large])

@@ -31,11 +31,6 @@ def draw_plane(lng, sess, knd, lay, hd, pres):
     return shown(plot(fig, pres))
 
 
-def drawn_planes(*values) -> list:
-    """draw_plane's output as a list, for an event merged with others (Event.merged)."""
-    return [draw_plane(*values)]
-
-
 def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
     """The "Queries, keys, neighbours" tab, laid out and wired."""
     with tab(words, "tab-geometry"):
@@ -46,5 +41,5 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
     s, lang, layer, head, look = controls.session, controls.lang, controls.layer, controls.head, controls.presentation
     plane_in = [lang, s, kind, layer, head, look]
     Event(draw_plane, plane_in, [plane]).on(kind.input, layer.input, head.input, look.input)
-    redraw = Event(drawn_planes, plane_in, [plane])  # merged with the page's other events: a list of outputs
+    redraw = Event(draw_plane, plane_in, [plane])
     return TabGroup(plots=plots, on_new_session=[redraw], on_language=[redraw])
