@@ -53,7 +53,8 @@ def test_both_tabs_after_a_translation(browser, app_server, library, locale):
         plane = settled(page, "plot-geometry", font)
         assert [t["text"] for t in plane["texts"] if outside(t, plane["svg"])] == []
         neighbours = settled(page, "plot-neighbours", font)
-        screenshot(page, "#tab-geometry", f"geometry-{lang}.png")
+        if lang == "en":  # the README's
+            screenshot(page, "#tab-geometry", "geometry-en.png")
         assert neighbours["texts"] and not misfits(neighbours), misfits(neighbours)
         page.click("#geometry-kind label:nth-of-type(2)")  # decoder self-attention
         wait_plot(page, "plot-geometry", i18n.text("fig-kind-decoder_self", lang).split(" ")[0])
