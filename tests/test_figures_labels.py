@@ -9,6 +9,7 @@ import pytest
 import transformer_viz.figures as F
 from tests.plots import assert_valid_plotly, tick_labels
 from tests.test_figures_output import builders
+from transformer_viz.figures.labels import title_chars
 from transformer_viz.figures.style import LINE_EM, TITLE_EM, piece_label, tick_angle, wrap_title, x_token_ticks
 from transformer_viz.tokenizer import Tokenizer
 
@@ -104,6 +105,21 @@ def test_long_titles_wrap_at_their_separators_for_the_width(trace):
     assert wrap_title(title, 2000, 16) == (title, 0)  # wide enough: unchanged
     fig = F.topk_bar(trace, 0, presentation=True)
     assert "<br>" in fig.layout.title.text
+
+
+def test_japanese_and_korean_titles_wrap_by_their_wider_characters():
+    """A CJK or Hangul character is about an em wide, twice an average Latin one: a title of them wraps sooner."""
+    title = "クロスアテンション (デコーダ → エンコーダ) · 層 0 · ヘッド 0–3 とその平均 · ステップ 0: 「Die」を出力中"
+    room = 900 / (TITLE_EM * 20)
+    assert len(title) < room < sum(title_chars(title))  # counted as Latin letters it would fit on one line
+    wrapped, added = wrap_title(title, 900, 20)
+    assert added >= 1 and wrapped.replace("<br>", " ") == title
+    assert all(sum(title_chars(line)) <= room for line in wrapped.split("<br>"))
+    korean = "교차 어텐션 (디코더 → 인코더) · 층 0 · 헤드 0–3 과 그 평균 · 단계 0: 「Die」를 출력 중"
+    assert (
+        title_chars("층") == [2] and title_chars("a") == [1] and title_chars("<b>&amp;</b>") == [0, 0, 0, 1] + [0] * 8
+    )
+    assert all(sum(title_chars(line)) <= room for line in wrap_title(korean, 900, 20)[0].split("<br>"))
 
 
 @pytest.mark.parametrize("panel_height", [200, 420])

@@ -6,7 +6,9 @@ Sizes are estimated from the text (CHAR_EM, LINE_EM): figures are built before a
 from __future__ import annotations
 
 import html
+import itertools
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from ..lab.analysis import WORD_START  # SentencePiece's word-start mark "▁", defined once
@@ -91,14 +93,27 @@ BREAKS = (" · ", ": ", "; ", ", ", " ")  # where a title's line may break, best
 TITLE_EM = 0.52  # a title character's width in em on average (CHAR_EM is the wide end, for short tick labels)
 
 
+def title_chars(text: str) -> list[int]:
+    """Each character's width in average title characters: a Japanese, Chinese or Korean character (Unicode's East
+    Asian wide or fullwidth) takes about one em, two of an average Latin one. A tag counts as nothing and an
+    entity (&amp;) as one, on its first character."""
+    widths = [2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text]
+    for match in re.finditer(r"<[^>]*>|&[#\w]+;", text):
+        widths[match.start() : match.end()] = [0 if match.group().startswith("<") else 1] + [0] * (
+            len(match.group()) - 1
+        )
+    return widths
+
+
 def wrap_title(title: str, width: float, size: float) -> tuple[str, int]:
     """The title (escaped HTML, lines split by <br>) with each line too long for `width` pixels broken at its
     separators, and how many lines that added. The text itself is unchanged: only <br> are added."""
-    room = max(10, int(width / (TITLE_EM * size)))  # characters per line
+    room = max(10, int(width / (TITLE_EM * size)))  # average characters per line
     lines, added = [], 0
     for line in title.split("<br>"):
-        while len(re.sub(r"<[^>]*>|&[#\w]+;", "x", line)) > room:
-            cut = next((line.rfind(b, 0, room) for b in BREAKS if line.rfind(b, 0, room) > 0), -1)
+        while sum(widths := title_chars(line)) > room:
+            fits = next(i for i, total in enumerate(itertools.accumulate(widths)) if total > room)  # chars
+            cut = next((line.rfind(b, 0, fits) for b in BREAKS if line.rfind(b, 0, fits) > 0), -1)
             if cut <= 0:
                 break
             sep = next(b for b in BREAKS if line.startswith(b, cut))

@@ -100,6 +100,9 @@ def column_px(band: list[dict], plot_px: float, st: Style) -> tuple[float, list[
     """The width of one column of the band and of each panel (at least its title's), in pixels."""
     cols = [p["z"].shape[1] for p in band]
     titles = [text_px(p["title"], st.font_size + 1) + 8 for p in band]
+    room = plot_px - GAP_PX * (len(band) - 1)
+    if sum(titles) > room:  # text_px errs wide: titles that seem not to fit side by side share the band instead
+        titles = [title * room / sum(titles) for title in titles]
     col = min(6.0 * cell_font(st), (plot_px - GAP_PX * (len(band) - 1)) / sum(cols))
     for _ in range(3):  # a panel widened for its title leaves the others less room
         widths = [max(c * col, title) for c, title in zip(cols, titles)]
