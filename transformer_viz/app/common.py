@@ -26,6 +26,22 @@ _CLICKS = "\n".join(
     f"    ['{plot_id}', '{click.box}', {click.read}],"
     for plot_id, click in [(plot.id, plot.click) for plot in CLICKABLE] + VIEW_CLICKS
 )
+# A plot redrawn while its tab is hidden (a new look or language, the views a button computes) is laid out by Plotly
+# at its default 700 px, its container having no width then; Gradio does not draw it again when the tab opens, so
+# the figure stays narrow, its title wider than itself. Each plot is watched: when its box gets a width its
+# figure was not drawn at, Plotly lays it out again at that width. Figures with a width of their own are left.
+REFIT_JS = """
+  const fitted = new ResizeObserver((entries) => {
+    for (const {target} of entries) {
+      const full = target._fullLayout;
+      if (!full || !full.autosize || !window.Plotly || target.clientWidth === 0) continue;
+      if (Math.abs(full.width - target.clientWidth) > 1) window.Plotly.Plots.resize(target);
+    }
+  });
+  const refit = () => document.querySelectorAll('.js-plotly-plot').forEach((el) => {
+    if (!el.dataset.tvFit) { el.dataset.tvFit = '1'; fitted.observe(el); }
+  });
+"""
 CLICK_JS = (
     """() => {
   const clicks = [
@@ -47,7 +63,10 @@ CLICK_JS = (
       });
     }
   };
-  new MutationObserver(attach).observe(document.body, {childList: true, subtree: true});
+"""
+    + REFIT_JS
+    + """
+  new MutationObserver(() => { attach(); refit(); }).observe(document.body, {childList: true, subtree: true});
 """
     + STRIP_JS
     + """}"""

@@ -110,8 +110,10 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
         figs = draw(lng, sess, knd, qry, *rest)
         return [figs[0], figs[1], gr.update(choices=query_choices(sess, lng), value=qry)]
 
-    # a new session draws the view (its State's change), and empties what a click on the old one chose
-    Event(fresh, inputs, [view, product, query]).on(c.session.change)
-    closed = emptied(c.session, {key: None, clicked: "", product: shown(None)})
+    # A new session (a translation, a branch, a model) draws the view and empties what a click on the old one
+    # chose. Not on the session State's change: attribution writes its result into the same session, and the key
+    # a visitor clicked here must stay open through that.
+    drawn = Event(fresh, inputs, [view, product, query])
+    closed = emptied(c.session, {key: None, clicked: ""})
     language = Event(relabel, inputs, [view, product, query])
-    return TabGroup(plots={}, on_new_session=[closed], on_language=[language])
+    return TabGroup(plots={}, on_new_session=[closed, drawn], on_language=[language])
