@@ -120,6 +120,30 @@ def empty_registry(monkeypatch):
 # Tiny random models saved under these names (seed000 is the default); seed004 is smaller, so that a switch of
 # model meets a layer and a head the new model lacks.
 APP_CHECKPOINTS = {"seed000": {}, "seed004": dict(n_layers=1, n_heads=2)}
+# seed000 also keeps training snapshots, so the replay tab has something to replay; seed004 keeps none, so it says so.
+APP_SNAPSHOT_STEPS = {"seed000": (10, 20, 40)}
+
+
+def save_tiny_snapshots(folder, model, steps) -> None:
+    """Snapshots of `model` "during training": its weights drawn from another random start towards its own,
+    w = (1 − f)·w₀ + f·w with f = step / last step, each with a falling validation loss."""
+    import copy
+
+    import torch
+
+    from transformer_viz.model.transformer import Transformer
+    from transformer_viz.training.snapshots import save_snapshot
+
+    torch.manual_seed(1)
+    start = Transformer(model.config).state_dict()
+    final = model.state_dict()
+    for step in steps:
+        f = step / steps[-1]
+        moved = copy.deepcopy(model)
+        moved.load_state_dict(
+            {name: (1 - f) * start[name] + f * w if w.is_floating_point() else w for name, w in final.items()}
+        )
+        save_snapshot(folder, moved, step, valid_loss=5.0 - 3.0 * f)
 
 
 def free_port() -> int:
@@ -152,7 +176,10 @@ def app_server(tmp_path_factory):
         folder = tmp_path_factory.mktemp("checkpoints")
         for preset, shape in APP_CHECKPOINTS.items():
             # max_len 16 keeps the untrained models' endless outputs short: small figures, quick pages.
-            save_checkpoint(folder / preset, tiny_translator(preset, max_len=16, **shape).model, tiny_tokenizer_file())
+            model = tiny_translator(preset, max_len=16, **shape).model
+            save_checkpoint(folder / preset, model, tiny_tokenizer_file())
+            if preset in APP_SNAPSHOT_STEPS:
+                save_tiny_snapshots(folder / preset, model, APP_SNAPSHOT_STEPS[preset])
     port = free_port()
     env = {
         **os.environ,

@@ -1,15 +1,18 @@
 """The training replay and query–key geometry tabs in Chromium at 1280×720, after a translation, in English and
-Japanese: the bundled model has no snapshots and the replay tab says so; the plane and the neighbours are drawn
-with their text inside their figures."""
+Japanese: the replay runs through the model's snapshots and its slider steps back through them, a model without
+snapshots says so; the plane and the neighbours are drawn with their text inside their figures."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.pages import WAIT, open_app_page, screenshot, toasts, wait_plot, wait_translation
+from tests.pages import WAIT, choose, open_app_page, screenshot, toasts, wait_plot, wait_translation
 from tests.test_figures_fit import TEXTS, VIEWPORT, misfits, outside, settled
 from transformer_viz import i18n
+from transformer_viz.app.models import model_label
 from transformer_viz.figures.style import style
+from transformer_viz.training.snapshots import list_snapshots
+from transformer_viz.translator import load_model
 
 pytest.importorskip("playwright.sync_api")
 
@@ -24,10 +27,49 @@ def open_view(page, tab: str) -> None:
     page.click(f"#tab-{tab}-button", no_wait_after=True, timeout=WAIT)
 
 
+def snapshot_said(lang: str, n: int, total: int) -> str:
+    """How the tab's line starts when it shows snapshot n of total ("Snapshot 1 of 3")."""
+    return i18n.text("replay-shown", lang, n=n, total=total, step=0, loss=0.0, token="", p=0.0).split(":")[0]
+
+
+def replay_runs(page, lang: str, n: int) -> None:
+    """The button replays the translation through the n snapshots: the last (the trained model) first, then the
+    slider back to the first."""
+    ready = i18n.text("replay-ready", lang, model="seed000", n=n)[:20]
+    page.wait_for_function(
+        "t => document.querySelector('#replay-status').innerText.includes(t)", arg=ready, timeout=WAIT
+    )
+    page.click("#replay-run")
+    for plot_id in ("plot-replay", "plot-replay-heads", "plot-replay-probs", "plot-replay-loss"):
+        wait_plot(page, plot_id)
+    starts = "t => document.querySelector('#replay-status').innerText.startsWith(t)"
+    page.wait_for_function(starts, arg=snapshot_said(lang, n, n), timeout=WAIT)
+    if lang == "en":  # the README's
+        screenshot(page, "#tab-replay", "replay-en.png")
+    page.fill("#replay-slider input[type=number]", "0")
+    page.press("#replay-slider input[type=number]", "Enter")  # a release: the first snapshot
+    page.wait_for_function(starts, arg=snapshot_said(lang, 1, n), timeout=WAIT)
+    assert not toasts(page), toasts(page)
+
+
+def says_none(page, lang: str, model: str) -> None:
+    """A model without snapshots: the tab says so, its button stays off and nothing is drawn."""
+    none = i18n.text("replay-none", lang, model=model).split("`")[0].strip()
+    try:
+        page.wait_for_function(
+            "t => document.querySelector('#replay-status').innerText.includes(t)", arg=none[:20], timeout=WAIT
+        )
+    except Exception:
+        raise AssertionError(f"{page.inner_text('#replay-status')!r} {toasts(page)}") from None
+    assert page.locator("#replay-run").is_disabled()
+    assert page.locator("#tab-replay .js-plotly-plot").count() == 0, "a model without snapshots draws nothing"
+    assert not toasts(page), toasts(page)
+
+
 @pytest.mark.parametrize("locale", ["en-US", "ja-JP"])
 def test_both_tabs_after_a_translation(browser, app_server, library, locale):
     lang = i18n.language(locale)
-    url, _ = app_server
+    url, folder = app_server
     context, page = open_app_page(browser, url, locale, VIEWPORT)
     try:
         page.fill("#sentence textarea", SENTENCE)
@@ -35,16 +77,11 @@ def test_both_tabs_after_a_translation(browser, app_server, library, locale):
         wait_translation(page, library.translate(SENTENCE))
 
         open_view(page, "replay")
-        none = i18n.text("replay-none", lang, model="seed000").split("`")[0].strip()
-        try:
-            page.wait_for_function(
-                "t => document.querySelector('#replay-status').innerText.includes(t)", arg=none[:20], timeout=WAIT
-            )
-        except Exception:
-            raise AssertionError(f"{page.inner_text('#replay-status')!r} {toasts(page)}") from None
-        assert page.locator("#replay-run").is_disabled()
-        assert page.locator("#tab-replay .js-plotly-plot").count() == 0, "a model without snapshots draws nothing"
-        assert not toasts(page), toasts(page)
+        snapshots = list_snapshots(folder / "seed000")
+        if snapshots:
+            replay_runs(page, lang, len(snapshots))
+        else:
+            says_none(page, lang, "seed000")
 
         open_view(page, "geometry")
         layer = {"en": "layer 0", "ja": "層 0"}[lang]
@@ -60,5 +97,21 @@ def test_both_tabs_after_a_translation(browser, app_server, library, locale):
         wait_plot(page, "plot-geometry", i18n.text("fig-kind-decoder_self", lang).split(" ")[0])
         assert page.evaluate(TEXTS, "plot-geometry")["texts"]
         assert not toasts(page), toasts(page)
+    finally:
+        context.close()
+
+
+def test_a_model_without_snapshots_says_so(browser, app_server, library):
+    url, folder = app_server
+    if list_snapshots(folder / "seed004"):
+        pytest.skip("these checkpoints' seed004 keeps snapshots")
+    context, page = open_app_page(browser, url, "en-US", VIEWPORT)
+    try:
+        choose(page, "model", model_label("seed004", "en"))
+        page.fill("#sentence textarea", SENTENCE)
+        page.click("#translate")
+        wait_translation(page, load_model(folder / "seed004", device="cpu").translate(SENTENCE))
+        open_view(page, "replay")
+        says_none(page, "en", "seed004")
     finally:
         context.close()

@@ -1,0 +1,123 @@
+"""Every view of the "Beyond attention" group in Chromium at 1280×720, in every look and every language.
+
+One page per (look, language): the look chosen and a sentence translated, then each view opened and, where it
+waits for a button, run. Each of its figures must be drawn in the look's type size with all its text inside its
+SVG and no two labels on each other; its explanation, its tab's name and its figures' headings must be in the
+page's language (Japanese and Korean headings written in their own script, English ones in none). The tiny test
+checkpoints' seed000 keeps training snapshots (conftest), so the replay draws too.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.pages import WAIT, expected_trace, open_app_page, open_tab, toasts, wait_translation
+from tests.test_app_qkv import click_key
+from tests.test_figures_fit import VIEWPORT, misfits, report, settled
+from transformer_viz import i18n
+from transformer_viz.app.common import LOOKS, slides
+from transformer_viz.figures.style import style
+from transformer_viz.lab.replay import has_snapshots
+
+pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.browser
+
+SENTENCE = "The cat sleeps on the sofa."
+LOCALES = {"en": "en-US", "ja": "ja-JP", "ko": "ko-KR"}
+SCRIPT = {"ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]"), "ko": re.compile(r"[\uac00-\ud7af]")}
+ANY_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+
+# A figure's headings: its title, else its annotations (the panel titles of a figure made of subplots).
+HEADINGS = """id => {
+    const el = document.querySelector('#' + id + ' .js-plotly-plot');
+    const title = (el.layout.title && el.layout.title.text) || '';
+    return title ? [title] : (el.layout.annotations || []).map(a => a.text || '').filter(t => t);
+}"""
+# The view's tab, its figures, and the button that computes them (None: it draws when its tab opens).
+VIEWS = {
+    "qkv": (["plot-qkv"], None),
+    "logit-lens": (["plot-logit-lens"], None),
+    "attribution": (["plot-attribution", "plot-attribution-agreement"], "#attribution-run"),
+    "replay": (["plot-replay", "plot-replay-heads", "plot-replay-probs", "plot-replay-loss"], "#replay-run"),
+    "geometry": (["plot-geometry", "plot-neighbours"], None),
+    "compare-models": ([f"compare-{v}-{n}" for v in ("cross", "topk") for n in (0, 1)], "#compare-run"),
+}
+
+
+# The query–key plane labels each point with its piece where the model put it: two points close together have
+# labels that touch (the hover names each). Every other text of it must fit, as in every other figure.
+SCATTERED = {"plot-geometry"}
+
+
+def in_language(headings: list[str], lang: str) -> bool:
+    """Whether every heading is written in `lang`: Japanese and Korean in their script, English in none of them."""
+    if lang in SCRIPT:
+        return bool(headings) and all(SCRIPT[lang].search(h) for h in headings)
+    return not any(ANY_CJK.search(h) for h in headings)
+
+
+def open_view(page, view: str, lang: str) -> None:
+    """Open the view's tab, wait for its explanation in `lang`, and press its button where it has one."""
+    open_tab(page, view)
+    explanation = i18n.text(f"explain-{view}", lang)[:16]
+    page.wait_for_function(
+        "([id, t]) => document.querySelector('#' + id).innerText.includes(t)",
+        arg=[f"tab-{view}", explanation],
+        timeout=WAIT,
+    )
+    assert page.locator(f"#tab-{view}-button").inner_text() == i18n.text(f"tab-{view}", lang)
+    if VIEWS[view][1]:
+        page.click(VIEWS[view][1])
+
+
+def check_figure(page, plot_id: str, lang: str, font: int, found: dict, wrong: dict) -> None:
+    """Note the figure's misfits and its headings not in `lang` (once it is drawn in the type size `font`)."""
+    drawn = settled(page, plot_id, font)
+    assert drawn["texts"], f"#{plot_id} shows no text"
+    problems = misfits(drawn)
+    if plot_id in SCATTERED:
+        problems = [p for p in problems if p.count("in textpoint)") < 2]  # not two point labels
+    if problems:
+        found[plot_id] = problems
+    if not in_language(headings := page.evaluate(HEADINGS, plot_id), lang):
+        wrong[plot_id] = headings
+
+
+@pytest.mark.parametrize("lang", list(LOCALES))
+def test_every_view_in_every_look_fits_and_speaks_the_language(browser, app_server, library, lang):
+    """Each view opened once on a page in `lang`; then every look chosen in turn, each view redrawn in it."""
+    url, folder = app_server
+    if not has_snapshots(folder / "seed000"):
+        pytest.skip("these checkpoints keep no training snapshots: the replay has nothing to draw")
+    context, page = open_app_page(browser, url, LOCALES[lang], VIEWPORT)
+    try:
+        page.fill("#sentence textarea", SENTENCE)
+        page.click("#translate")
+        wait_translation(page, library.translate(SENTENCE))
+        for view in VIEWS:
+            open_view(page, view, lang)
+            if view == "qkv":
+                settled(page, "plot-qkv", style(False).font_size)
+                n_keys = len(expected_trace(library, SENTENCE).source_tokens)  # cross-attention's keys
+                click_key(page, n_keys - 1, n_keys)  # the last key: q ∘ k opens for it
+                settled(page, "plot-qkv-key", style(False).font_size)
+        failures = []
+        for look in LOOKS:
+            page.locator("#presentation input").nth(LOOKS.index(look)).check()  # its name is in the page's language
+            font = style(slides(look)).font_size
+            found, wrong = {}, {}
+            for view, (plot_ids, _) in VIEWS.items():
+                open_tab(page, view)
+                for plot_id in plot_ids + (["plot-qkv-key"] if view == "qkv" else []):
+                    check_figure(page, plot_id, lang, font, found, wrong)
+            if found:
+                failures.append(f"[{look}, {lang}] at {VIEWPORT}:\n" + report(found))
+            if wrong:
+                failures.append(f"[{look}, {lang}] headings not in {lang}: {wrong}")
+        assert not failures, "\n".join(failures) + f"\nmessages: {toasts(page)}"
+        assert not toasts(page), toasts(page)
+    finally:
+        context.close()
