@@ -6,6 +6,7 @@ The run is test_train's: 30 steps on the fake Ding corpus, a validation every 10
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -149,10 +150,13 @@ def test_the_tab_replays_a_model_with_snapshots_and_says_when_there_are_none(run
     sess = sessions.translate(TRAINED[0][0], name, sessions.decode_options("greedy", 4, 1, 0, 1, 0, 10))
     said, button, slider, replayed, *boxes = tab.closed(sess, "ja")
     assert "4" in said and button["interactive"] and not replayed and all(not b["visible"] for b in boxes)
-    said, slider, replayed, *boxes = tab.on_run("en", sess, 0, "screen")
+    said, slider, replayed, *boxes, download = tab.on_run("en", sess, 0, "screen")
     assert replayed and slider["maximum"] == 3 and slider["value"] == 3
     assert f"training step {list_snapshots(run)[-1].step}" in said and all(b["visible"] for b in boxes)
-    assert list(sess.trace.replay["steps"]) == [s.step for s in list_snapshots(run)]  # the trace's download has it
+    steps = [s.step for s in list_snapshots(run)]
+    assert list(sess.trace.replay["steps"]) == steps
+    offered = json.loads(Path(download["value"]).read_text(encoding="utf-8"))  # the download, offered anew, has it
+    assert offered["replay"]["steps"] == steps and len(offered["replay"]["probs"]) == len(steps)
     said, *boxes = tab.redraw("ko", sess, True, 0, 0, "screen")
     assert "스냅숏 1 / 4" in said
     grid = json.loads(boxes[0]["value"].plot)

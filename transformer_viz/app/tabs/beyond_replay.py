@@ -16,6 +16,7 @@ from ...hub.hub import CheckpointError, resolve_checkpoint
 from ...lab.replay import has_snapshots, replay_of_trace
 from ...training.snapshots import list_snapshots
 from ..common import Words, localised_errors, plot, slides
+from ..downloads import trace_file
 from ..models import get_translator
 from ..session import Session
 from . import Controls, Event, Plots, T, TabGroup, explain, opened_view, shown, tab
@@ -82,7 +83,8 @@ def drawn(lng, sess, index, lay, pres) -> list:
 
 @localised_errors
 def on_run(lng, sess, lay, pres):
-    """Replay training: every snapshot, the slider over them at the last one (the trained model)."""
+    """Replay training: every snapshot, the slider over them at the last one (the trained model), and the trace
+    file offered again with the replay in it."""
     if sess is None:
         raise gr.Error(i18n.text("replay-first", lng), print_exception=False)
     if not status(sess, lng)[1]:
@@ -90,7 +92,8 @@ def on_run(lng, sess, lay, pres):
     n = len(list_snapshots(checkpoint_folder(sess.model)))
     out = drawn(lng, sess, n - 1, lay, pres)
     slider = gr.update(minimum=0, maximum=max(n - 1, 1), value=n - 1, interactive=n > 1)
-    return [out[0], slider, True] + out[1:]
+    download = gr.update(value=str(trace_file(sess.trace)), interactive=True)  # the trace holds its replay now
+    return [out[0], slider, True] + out[1:] + [download]
 
 
 def redraw(lng, sess, replayed, index, lay, pres) -> list:
@@ -125,7 +128,10 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
         boxes["loss"] = opened_view(BOXES["loss"])
     s, lang, layer, look = controls.session, controls.lang, controls.layer, controls.presentation
     figs = [boxes[name] for name in FIGURES]
-    run.click(on_run, [lang, s, layer, look], [info, slider, replayed] + figs, api_visibility="private")
+    outputs = [info, slider, replayed] + figs + ([controls.download] if controls.download is not None else [])
+    run.click(
+        lambda *values: on_run(*values)[: len(outputs)], [lang, s, layer, look], outputs, api_visibility="private"
+    )
     again = Event(redraw, [lang, s, replayed, slider, layer, look], [info] + figs)
     again.on(slider.release, layer.input, look.input)
     reset = Event(closed, [s, lang], [info, run, slider, replayed] + figs)
