@@ -150,6 +150,25 @@ def test_stepping_is_drawn_in_the_browser_without_asking_the_server(page, librar
     assert not [url for url in asked if "/gradio_api/" in url and "heartbeat" not in url], asked
 
 
+def test_the_last_translations_frames_do_not_paint_a_new_one(page, library):
+    """A new translation's text comes before its frames: until they arrive, a step moves without painting the
+    last translation's map over the new one."""
+    trace = expected_trace(library)
+    wait_step(page, 0)
+    text = "document.querySelector('#translation textarea')"
+    page.evaluate(f"() => {{ {text}.value = 'Eine neue Übersetzung.'; }}")  # as if a new session had come
+    page.click("#step-next")
+    page.wait_for_function(
+        "() => document.querySelector('#step-slider input[type=number]').value === '1'", timeout=WAIT
+    )
+    page.wait_for_timeout(300)
+    assert plot_info(page, "plot-cross")["title"].count("step 0: producing") == 1, "painted from the old frames"
+    page.evaluate(f"t => {{ {text}.value = t; }}", trace.target_text)  # the frames match what is shown again
+    page.click("#step-next")
+    wait_step(page, 2)
+    wait_plot(page, "plot-cross", "step 2: producing")
+
+
 # ------------------------------------------------------------------------------------------------ no browser
 def test_strip_pieces_read_as_words_and_stay_text(evil_trace):
     assert readable("\u2581house") == ("house", True) and readable("se") == ("se", False)

@@ -10,12 +10,13 @@ import pytest
 from tests.tiny import tiny_translator
 from transformer_viz.app import stepping
 from transformer_viz.app.common import LOOKS
+from transformer_viz.app.models import model_label
 from transformer_viz.app.registry import STEP_PLOTS
 
 
 @pytest.fixture(scope="module")
 def session():
-    return SimpleNamespace(trace=tiny_translator(max_len=8).trace("I see the house."))
+    return SimpleNamespace(trace=tiny_translator(max_len=8).trace("I see the house."), model="tiny-seed000")
 
 
 @pytest.mark.parametrize(
@@ -46,6 +47,9 @@ def test_the_frames_know_what_they_were_drawn_for(session):
     assert json.loads(frames["key"]) == [1, "mean", LOOKS[1], "ko", "words"]
     assert frames["key"] == '[1,"mean","slides (PNG download)","ko","words"]'  # as the browser's JSON.stringify
     assert frames["play"] != stepping.step_frames(session, 0, 1, "mean", LOOKS[1], "en")["play"]  # in Korean
+    # and which translation: its text and the model menu's label, as the page shows them (SHOWN_KEY_JS)
+    assert json.loads(frames["shown"]) == [session.trace.target_text, model_label(session.model, "ko")]
+    assert "#translation textarea" in stepping.SHOWN_KEY_JS and "#model input" in stepping.SHOWN_KEY_JS
 
 
 def test_the_data_revision_changes_only_with_the_data(session):
@@ -76,4 +80,4 @@ def test_each_step_event_returns_the_step_and_every_step_output():
     js = stepping.step_js(stepping.MOVES["next"])
     paint = stepping.PAINT_JS.count(stepping.SKIP)  # a lesson plot redrawn in place keeps its Gradio value
     assert js.count(stepping.SKIP) - paint == 2 * stepping.N_OUT + 1  # no frames: all kept; stale: all but the step
-    assert "if (f.key !== " in js  # frames drawn for other controls are not drawn from
+    assert "if (f.key !== " in js and "f.shown !== " in js  # frames drawn for other controls are not drawn from

@@ -6,8 +6,9 @@ frames. Previous, Next, the slider, a click in the token strip and Play then pic
 hand it to the page's own components (a js-only event: no request to the server). A head change still runs draw_step on
 the server, so the page and the frames keep one definition of each figure.
 
-Frames drawn for another layer, head, look, units or language than the page shows are not drawn from: the step
-moves, and the new frames' arrival paints the step the slider is at.
+Frames drawn for another layer, head, look, units or language than the page shows, or for another translation
+(a new one is on the page, its frames not yet), are not drawn from: the step moves, and the new frames' arrival
+paints the step the slider is at.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .. import i18n
 from . import handlers as h
 from .common import fills_box, plot, slides
 from .header import Header
+from .models import model_label
 from .registry import STEP_PLOTS
 from .strip import token_strip
 
@@ -47,6 +49,7 @@ def step_frames(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
     n = len(STEP_PLOTS)
     return dict(
         key=frame_key(lay, hd, pres, lng, unt),
+        shown=shown_key(sess, lng),
         direct=[p.id if p.id in DIRECT_PLOTS else None for p in STEP_PLOTS],
         steps=len(drawn),
         plots=[[with_revision(outputs[i]) for outputs in drawn] for i in range(n)],
@@ -64,6 +67,12 @@ def frame_key(lay, hd, pres, lng, unt) -> str:
     return json.dumps([int(lay), str(hd), str(pres), str(lng), str(unt)], separators=(",", ":"))
 
 
+def shown_key(sess, lng) -> str:
+    """The translation the frames were drawn from, as the page shows it: its text and the model menu's label
+    (SHOWN_KEY_JS reads both back from the page)."""
+    return json.dumps([sess.trace.target_text, model_label(sess.model, lng)], separators=(",", ":"), ensure_ascii=False)
+
+
 def with_revision(data) -> str | None:
     """A plot's figure JSON with layout.datarevision naming its data.
 
@@ -78,6 +87,12 @@ def with_revision(data) -> str | None:
     return json.dumps(figure, separators=(",", ":"))
 
 
+# The translation the page shows: a new session's outputs come before its frames, and until they arrive the
+# frames in the page are the last translation's.
+SHOWN_KEY_JS = """(() => {
+  const text = document.querySelector('#translation textarea'), model = document.querySelector('#model input');
+  return JSON.stringify([text ? text.value : '', model ? model.value : '']);
+})()"""
 # JavaScript. SKIP leaves a component as it is; PAINT(f, t) is the outputs of draw_step at step t, from frames f.
 SKIP = "{__type__: 'update'}"
 FRAME_KEY_JS = (
@@ -124,8 +139,8 @@ def step_js(move: str, arrived: bool = False) -> str:
   let to = t, suffix = '';
   {move}
   to = Math.max(0, Math.min(to, f.steps - 1));
-  // frames drawn for other controls: the step moves, and the new frames' arrival draws it
-  if (f.key !== ({FRAME_KEY_JS})(lay, hd, pres, lng, unt)) return [to, {skip}];
+  // frames drawn for other controls or another translation: the step moves, and the new frames' arrival draws it
+  if (f.key !== ({FRAME_KEY_JS})(lay, hd, pres, lng, unt) || f.shown !== {SHOWN_KEY_JS}) return [to, {skip}];
   return [to, ...({PAINT_JS})(f, to, suffix)];
 }}"""
 
