@@ -109,6 +109,35 @@ def evil_trace(trace):
 
 
 @pytest.fixture
+def uploads(monkeypatch):
+    """What push_to_hub sends, the Hub replaced by a recorder: .folder it uploaded from and .paths, every file
+    under it that an allow pattern matches (relative, sorted). The network is allowed, so nothing stops at
+    HF_HUB_OFFLINE before the upload."""
+    import fnmatch
+    from types import SimpleNamespace
+
+    import huggingface_hub
+
+    sent = SimpleNamespace(folder=None, paths=[])
+
+    class RecordingApi:
+        def __init__(self, token=None):
+            pass
+
+        def create_repo(self, repo_id, private=False, exist_ok=False):
+            pass
+
+        def upload_folder(self, folder_path, repo_id, allow_patterns):
+            sent.folder = root = Path(folder_path)
+            names = (f.relative_to(root).as_posix() for f in root.rglob("*") if f.is_file())
+            sent.paths = sorted(n for n in names if any(fnmatch.fnmatch(n, p) for p in allow_patterns))
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(huggingface_hub, "HfApi", RecordingApi)
+    return sent
+
+
+@pytest.fixture
 def empty_registry(monkeypatch):
     """The app's model registry, empty for one test and restored after it: the test registers what it uses."""
     from transformer_viz.app import models

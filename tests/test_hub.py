@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 import os
@@ -366,7 +365,7 @@ def test_local_folder_wins_over_a_repo_id(offline_cache):
 
 
 # ---------------------------------------------------------------------------- push
-def test_push_uploads_the_checkpoint_and_what_its_card_links(isolated, monkeypatch):
+def test_push_uploads_the_checkpoint_and_what_its_card_links(isolated, uploads):
     """The card shows the learning curve and evaluate reads training.json: both travel with the weights."""
     from transformer_viz.hub.card import CURVE_NAME
     from transformer_viz.training.evaluate import EVALUATION_NAME
@@ -377,28 +376,8 @@ def test_push_uploads_the_checkpoint_and_what_its_card_links(isolated, monkeypat
         (folder / name).write_text("x")
     (folder / "train_state.pt").write_bytes(b"optimizer")  # not for the Hub
     (folder / "notes.txt").write_text("private")
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    uploaded = []
-
-    class RecordingApi:
-        def __init__(self, token=None):
-            pass
-
-        def create_repo(self, repo_id, private=False, exist_ok=False):
-            pass
-
-        def upload_folder(self, folder_path, repo_id, allow_patterns):
-            uploaded.extend(
-                sorted(
-                    f.name
-                    for f in Path(folder_path).iterdir()
-                    if any(fnmatch.fnmatch(f.name, p) for p in allow_patterns)
-                )
-            )
-
-    monkeypatch.setattr(huggingface_hub, "HfApi", RecordingApi)
     assert push_to_hub(folder, "owner/name") == "https://huggingface.co/owner/name"
-    assert uploaded == sorted(
+    assert uploads.paths == sorted(
         [
             CONFIG_NAME,
             WEIGHTS_NAME,

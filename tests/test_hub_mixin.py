@@ -186,24 +186,10 @@ def test_push_to_hub_uploads_the_config_and_the_weights(tmp_path, monkeypatch):
         assert calls["files"][name] == hashlib.sha256((reference / name).read_bytes()).hexdigest(), name
 
 
-def test_the_cli_push_still_uploads_the_whole_folder_not_the_mixins_save(tmp_path, monkeypatch):
+def test_the_cli_push_still_uploads_the_whole_folder_not_the_mixins_save(tmp_path, uploads, monkeypatch):
     """`python -m transformer_viz push` sends the folder as it is, card and tokenizer included."""
     folder = checkpoint(tmp_path / "c")
     (folder / CARD_NAME).write_text("the card training wrote\n")
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    sent = {}
-
-    class RecordingApi:
-        def __init__(self, token=None):
-            pass
-
-        def create_repo(self, repo_id, private=False, exist_ok=False):
-            pass
-
-        def upload_folder(self, folder_path, repo_id, allow_patterns):
-            sent["folder"] = Path(folder_path)
-
-    monkeypatch.setattr(huggingface_hub, "HfApi", RecordingApi)
     monkeypatch.setattr(Transformer, "save_pretrained", lambda *a, **k: pytest.fail("the CLI push re-saved the model"))
     hub.push_to_hub(folder, "owner/name")
-    assert sent["folder"] == folder and (folder / CARD_NAME).read_text() == "the card training wrote\n"
+    assert uploads.folder == folder and (folder / CARD_NAME).read_text() == "the card training wrote\n"

@@ -215,46 +215,21 @@ def test_a_bad_index_or_snapshot_is_refused_with_a_clear_error(snapshotted, tmp_
 
 
 # ---------------------------------------------------------------------------- the Hub
-def uploaded_paths(monkeypatch) -> list[str]:
-    """Record what push_to_hub would upload: every file under the folder that an allow pattern matches."""
-    paths: list[str] = []
-
-    class RecordingApi:
-        def __init__(self, token=None):
-            pass
-
-        def create_repo(self, repo_id, private=False, exist_ok=False):
-            pass
-
-        def upload_folder(self, folder_path, repo_id, allow_patterns):
-            root = Path(folder_path)
-            for f in sorted(root.rglob("*")):
-                name = f.relative_to(root).as_posix()
-                if f.is_file() and any(fnmatch.fnmatch(name, p) for p in allow_patterns):
-                    paths.append(name)
-
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.setattr(huggingface_hub, "HfApi", RecordingApi)
-    return paths
-
-
-def test_push_carries_the_snapshots_when_they_fit_the_budget(snapshotted, tmp_path, monkeypatch, caplog):
+def test_push_carries_the_snapshots_when_they_fit_the_budget(snapshotted, tmp_path, uploads, monkeypatch, caplog):
     folder = tmp_path / "push"
     shutil.copytree(snapshotted, folder)
     (folder / "snapshots" / ".step-0000030.safetensors.123.partial").write_bytes(b"half written")
-    paths = uploaded_paths(monkeypatch)
     push_to_hub(folder, "owner/name")
-    snapshot_files = sorted(p for p in paths if p.startswith("snapshots/"))
+    snapshot_files = [p for p in uploads.paths if p.startswith("snapshots/")]
     expected = [f"snapshots/{s.path.name}" for s in list_snapshots(folder)] + [f"snapshots/{INDEX_NAME}"]
     assert snapshot_files == sorted(expected)
-    assert WEIGHTS_NAME in paths and STATE_NAME not in paths
+    assert WEIGHTS_NAME in uploads.paths and STATE_NAME not in uploads.paths
 
-    paths.clear()
     size = sum(p.stat().st_size for p in (folder / "snapshots").iterdir() if not p.name.startswith("."))
     monkeypatch.setattr(hub, "MAX_SNAPSHOTS_BYTES", size - 1)
     with caplog.at_level(logging.WARNING, logger="transformer_viz.hub.hub"):
         push_to_hub(folder, "owner/name")
-    assert WEIGHTS_NAME in paths and not any(p.startswith("snapshots/") for p in paths)
+    assert WEIGHTS_NAME in uploads.paths and not any(p.startswith("snapshots/") for p in uploads.paths)
     assert "left out" in caplog.text and "fewer --snapshots" in caplog.text
 
 
