@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from tests.test_train import options, write_debian_corpus, write_fake_ding
-from transformer_viz.hub.card import ATTRIBUTION_NAME, CORPUS_DATA, DING_DATA, write_model_card
+from transformer_viz.hub.card import ATTRIBUTION_NAME, CORPUS_DATA, DING_DATA, corpus_licences, write_model_card
+from transformer_viz.training.corpus import attribution_markdown
 from transformer_viz.training.train import train
 
 CREDITS = "## Corpus attribution\n\n- games: The Game, its authors and German translators\n"
@@ -46,3 +47,25 @@ def test_the_card_shows_the_everyday_and_per_source_scores(tmp_path):
     card = write_model_card(out).read_text(encoding="utf-8")
     assert "| 31.5 | 61.25 | 26.4% | 2664 |" in card
     assert card.index("| naev | 7.0 | 35.0 | 100 |") < card.index("| wesnoth | 9.5 | 40.1 | 200 |")
+
+
+def test_the_card_names_every_licence_of_the_data_and_claims_no_other(tmp_path):
+    """Weights learnt from GPL and CC-BY-SA text: the front matter says `other`, the Data section lists each
+    licence once (Ding's first), and the credits table they come from is the one corpus build writes."""
+    _, out = trained_with_corpus(tmp_path)
+    entry = dict(packages={"pkg": "1.0"}, attribution="someone")
+    sources = {
+        "games": dict(entry, pairs=1_200, licence="GPL-3.0-or-later"),
+        "quests": dict(entry, pairs=30, licence="CC-BY-SA-3.0"),
+        "more": dict(entry, pairs=7, licence="GPL-2.0-or-later"),
+    }
+    (out / ATTRIBUTION_NAME).write_text(attribution_markdown(dict(sources=sources)), encoding="utf-8")
+    assert corpus_licences(out) == ["GPL-2.0-or-later", "GPL-3.0-or-later", "CC-BY-SA-3.0"]  # Ding, then by source
+    card = write_model_card(out).read_text(encoding="utf-8")
+    front = card.split("---")[1]
+    assert "license: other" in front and "gpl-2.0" not in front
+    data = card[card.index("## Data") : card.index("## Training")]
+    assert all(data.count(f"**{name}**") == 1 for name in corpus_licences(out))
+    (out / ATTRIBUTION_NAME).unlink()  # Ding alone: its own licence
+    card = write_model_card(out).read_text(encoding="utf-8")
+    assert "license: gpl-2.0" in card.split("---")[1] and corpus_licences(out) == []

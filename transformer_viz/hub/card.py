@@ -71,7 +71,7 @@ def write_model_card(folder: str | Path) -> Path:
 
     n_params = load_transformer(folder).num_parameters()
     lines = [
-        *architecture_lines(folder.name, config, n_params),
+        *architecture_lines(folder.name, config, n_params, corpus_licences(folder)),
         *training_lines(training),
         *([f"![learning curve]({CURVE_NAME})", ""] if metrics else []),
         *evaluation_lines(evaluation),
@@ -85,14 +85,15 @@ def write_model_card(folder: str | Path) -> Path:
     return path
 
 
-def architecture_lines(name: str, config, n_params: int) -> list[str]:
-    """The card's front matter, title, architecture and data sections."""
+def architecture_lines(name: str, config, n_params: int, licences: list[str] = ()) -> list[str]:
+    """The card's front matter, title, architecture and data sections; `licences`: the corpus sources' besides
+    Ding's, for weights trained on the Debian corpus too."""
     arch = "pre-LN blocks with a final LayerNorm" if config.norm_first else "post-LN blocks"
     pos = "sinusoidal positional encodings" if config.positional == "sinusoidal" else "learned positional embeddings"
     return [
         "---",
         "language: [en, de]",
-        "license: gpl-2.0",
+        *(LICENCE_OTHER if licences else ["license: gpl-2.0"]),
         "library_name: transformer-viz",
         "tags: [translation, transformer, education]",
         "---",
@@ -111,11 +112,43 @@ def architecture_lines(name: str, config, n_params: int) -> list[str]:
         "",
         "## Data",
         "",
-        "English–German pairs extracted from the Ding dictionary (Frank Richter, TU Chemnitz, https://dict.tu-chemnitz.de/), "
-        "as packaged by Debian (`trans-de-en`), licence **GPL-2.0-or-later**; hence these weights are offered under the same licence. "
-        "Example sentences, multi-word phrases and single words; the test split holds sentences whose English side never occurs in training.",
+        *(corpus_data(licences) if licences else DING_ONLY),
         "",
     ]
+
+
+DING = (
+    "English–German pairs extracted from the Ding dictionary (Frank Richter, TU Chemnitz, https://dict.tu-chemnitz.de/), "
+    "as packaged by Debian (`trans-de-en`), licence **GPL-2.0-or-later**"
+)
+DING_SPLIT = "Example sentences, multi-word phrases and single words; the test split holds sentences whose English side never occurs in training."
+DING_ONLY = [f"{DING}; hence these weights are offered under the same licence. {DING_SPLIT}"]
+# Hugging Face's front matter for a licence of its own: the training data's licences, listed in the card
+LICENCE_OTHER = ["license: other", "license_name: training-data-licences", "license_link: README.md#data"]
+
+
+def corpus_data(licences: list[str]) -> list[str]:
+    """The Data section of weights trained on Ding and the Debian corpus: both named, with every licence."""
+    listed = ", ".join(f"**{name}**" for name in licences)
+    return [
+        f"{DING}, and the German translations that Debian ships with the programs credited under *Corpus attribution* "
+        f"below, under their own licences ({listed}). The weights are learnt from all of them: their terms are "
+        "those of these licences together, and no other licence is claimed for them. "
+        f"{DING_SPLIT} Each corpus source keeps a held-out slice, never trained on (scores below).",
+    ]
+
+
+def corpus_licences(folder: Path) -> list[str]:
+    """The licences in the corpus attribution's table beside the weights (its licence column), each once."""
+    path = folder / ATTRIBUTION_NAME
+    if not path.is_file():
+        return []
+    licences = ["GPL-2.0-or-later"]  # Ding's
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[1].replace(",", "").isdigit() and cells[2] not in licences:
+            licences.append(cells[2])
+    return licences
 
 
 def training_lines(training: dict) -> list[str]:
