@@ -196,6 +196,30 @@ def test_the_model_card_leads_with_scores_data_and_mistakes(empty_registry):
     assert card.index("Test scores") < card.index("**Data**") < card.index("| English |") < hooks
 
 
+def test_the_card_of_a_model_trained_on_the_corpus_says_so_and_gives_its_everyday_score(empty_registry, monkeypatch):
+    from transformer_viz.app import model_card as card_module
+    from transformer_viz.translator import Translator
+
+    row = dict(bleu=20.5, chrf=50.25, sentences=1000)
+    records = {
+        "evaluation.json": dict(greedy=row, everyday=dict(bleu=18.5, chrf=47.75, exact=12.5, sentences=2664)),
+        "training.json": dict(
+            options=dict(word_pairs=40_000, debian_corpus="data/corpus", debian_sources="wesnoth,naev"),
+            last=dict(tokens=1_000, epoch=2, step=500, minutes=3, valid_loss=3.1, valid_ppl=22.2),
+            device="cpu",
+        ),
+    }
+    monkeypatch.setattr(models, "read_record", lambda name, file: records.get(file))
+    tiny = tiny_translator("seed000")
+    card = card_module.lead(Translator(tiny.model, tiny.tokenizer, name="trained-on-corpus"))
+    assert "On 2,664 everyday learner phrases it never saw (auf-deutsch): chrF **47.75**, BLEU 18.5, 12.5%" in card
+    assert "Ding dictionary" in card and "free programs that Debian ships (wesnoth, naev;" in card
+    records["training.json"]["options"].pop("debian_corpus")
+    del records["evaluation.json"]["everyday"]
+    card = card_module.lead(Translator(tiny.model, tiny.tokenizer, name="ding-alone"))
+    assert "Debian ships" not in card and "auf-deutsch" not in card
+
+
 def test_a_model_without_records_shows_its_own_translations_live(empty_registry):
     from transformer_viz.app.common import EXAMPLES
     from transformer_viz.app.model_card import model_card

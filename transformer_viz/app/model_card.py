@@ -28,6 +28,11 @@ def scores(evaluation: dict) -> str:
     if beam:
         text += f", {beam['bleu']} with beam search ({beam.get('beam_size', '?')} beams)"
     text += f"; chrF {greedy['chrf']} greedy" + (f", {beam['chrf']} beam." if beam else ".")
+    if everyday := evaluation.get("everyday"):
+        text += (
+            f" On {everyday['sentences']:,} everyday learner phrases it never saw (auf-deutsch): chrF "
+            f"**{everyday['chrf']}**, BLEU {everyday['bleu']}, {everyday.get('exact', '?')}% word for word right."
+        )
     return text
 
 
@@ -37,6 +42,12 @@ def data(training: dict) -> str:
     if not last:
         return "No training record came with this model."
     extra = f", plus the pairs in `{md(options['extra_tsv'])}`" if options.get("extra_tsv") else ""
+    if options.get("debian_corpus"):
+        sources = options.get("debian_sources") or "every source"
+        extra += (
+            f", and the German translations of free programs that Debian ships ({md(sources.replace(',', ', '))}; "
+            "their credits and licences are on the checkpoint's card)"
+        )
     words = options.get("word_pairs", 0)
     device = {"cpu": "a CPU", "cuda": "a GPU", "mps": "an Apple GPU"}.get(
         training.get("device"), training.get("device")
