@@ -1,10 +1,11 @@
 """Every view of the "Beyond attention" group in Chromium at 1280×720, in every look and every language.
 
-One page per (look, language): the look chosen and a sentence translated, then each view opened and, where it
-waits for a button, run. Each of its figures must be drawn in the look's type size with all its text inside its
-SVG and no two labels on each other; its explanation, its tab's name and its figures' headings must be in the
-page's language (Japanese and Korean headings written in their own script, English ones in none). The tiny test
-checkpoints' seed000 keeps training snapshots (conftest), so the replay draws too.
+One page per language: a sentence translated, each view opened and, where it waits for a button, run (a key of
+the one-query view clicked); then each look chosen in turn. Each figure must be drawn in the look's type size
+with all its text inside its SVG and no two labels on each other; its explanation, its tab's name and its
+figures' headings must be in the page's language (Japanese and Korean headings written in their own script,
+English ones in none). The tiny test checkpoints' seed000 keeps training snapshots (conftest), so the replay
+draws too.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ HEADINGS = """id => {
 }"""
 # The view's tab, its figures, and the button that computes them (None: it draws when its tab opens).
 VIEWS = {
-    "qkv": (["plot-qkv"], None),
+    "qkv": (["plot-qkv", "plot-qkv-key"], None),  # q ∘ k: the key clicked when the view opens
     "logit-lens": (["plot-logit-lens"], None),
     "attribution": (["plot-attribution", "plot-attribution-agreement"], "#attribution-run"),
     "replay": (["plot-replay", "plot-replay-heads", "plot-replay-probs", "plot-replay-loss"], "#replay-run"),
@@ -111,7 +112,7 @@ def test_every_view_in_every_look_fits_and_speaks_the_language(browser, app_serv
             found, wrong = {}, {}
             for view, (plot_ids, _) in VIEWS.items():
                 open_tab(page, view)
-                for plot_id in plot_ids + (["plot-qkv-key"] if view == "qkv" else []):
+                for plot_id in plot_ids:
                     check_figure(page, plot_id, lang, font, found, wrong)
             if found:
                 failures.append(f"[{look}, {lang}] at {VIEWPORT}:\n" + report(found))

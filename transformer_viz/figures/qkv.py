@@ -103,10 +103,10 @@ def column_px(band: list[dict], plot_px: float, st: Style) -> tuple[float, list[
     room = plot_px - GAP_PX * (len(band) - 1)
     if sum(titles) > room:  # text_px errs wide: titles that seem not to fit side by side share the band instead
         titles = [title * room / sum(titles) for title in titles]
-    col = min(6.0 * cell_font(st), (plot_px - GAP_PX * (len(band) - 1)) / sum(cols))
+    col = min(6.0 * cell_font(st), room / sum(cols))
     for _ in range(3):  # a panel widened for its title leaves the others less room
         widths = [max(c * col, title) for c, title in zip(cols, titles)]
-        spare = plot_px - GAP_PX * (len(band) - 1) - sum(w for w, c in zip(widths, cols) if w > c * col)
+        spare = room - sum(w for w, c in zip(widths, cols) if w > c * col)
         narrow = sum(c for w, c in zip(widths, cols) if w <= c * col)
         if narrow:
             col = min(col, spare / narrow)
