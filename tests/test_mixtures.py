@@ -17,6 +17,7 @@ from transformer_viz.training.checkpointer import METRICS_NAME
 from transformer_viz.training.data import load_corpus
 from transformer_viz.training.evaluate import exact_share
 from transformer_viz.training.mixtures import EVERYTHING, Phase, Recipe, curves_table, phase_options, run_recipes
+from transformer_viz.training.options import uses_bf16
 from transformer_viz.training.snapshots import list_snapshots
 from transformer_viz.training.train import train
 
@@ -128,6 +129,27 @@ def test_bf16_trains_under_autocast_and_other_precisions_are_refused(corpus, tmp
     a, b = final_state(fp32), final_state(bf16)
     assert any(not torch.equal(a[name], b[name]) for name in a)  # the products really ran in bfloat16
     assert all(t.dtype == torch.float32 for t in b.values() if t.is_floating_point())  # weights stay fp32
+
+
+@pytest.mark.parametrize("avx512_bf16, amx", [(False, False), (True, False), (False, True)])
+def test_auto_precision_takes_bf16_only_where_the_cpu_multiplies_it(monkeypatch, avx512_bf16, amx):
+    """Emulated bfloat16 is several times slower than fp32: "auto" takes it only with AVX-512 BF16 or AMX."""
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
+    cpu = torch.device("cpu")
+    assert uses_bf16("auto", cpu) is (avx512_bf16 or amx)
+    assert uses_bf16("bf16", cpu) and not uses_bf16("fp32", cpu)  # an explicit choice stands
+
+
+def test_auto_precision_on_a_cpu_without_bf16_trains_as_fp32_does(monkeypatch, corpus, tmp_path, caplog):
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    fp32 = train(options(corpus, tmp_path / "fp32", max_steps=6))
+    auto = train(options(corpus, tmp_path / "auto", max_steps=6, precision="auto"))
+    assert_same_weights(final_state(fp32), final_state(auto))
+    with caplog.at_level("WARNING"):
+        train(options(corpus, tmp_path / "bf16", max_steps=1, precision="bf16"))
+    assert "no bfloat16 arithmetic" in caplog.text  # an explicit bf16 runs, but says what it costs here
 
 
 def test_snapshots_are_scored_in_step_order(corpus, debian, tmp_path):

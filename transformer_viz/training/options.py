@@ -14,7 +14,7 @@ import torch
 from ..errors import UserError
 from ..model.config import TransformerConfig
 
-PRECISIONS = ("fp32", "bf16")  # what `precision` may name; bf16 is the run's one speed switch
+PRECISIONS = ("fp32", "bf16", "auto")  # what `precision` may name; bf16 is the run's one speed switch
 
 # TransformerConfig's fields a run chooses; the rest are the preset's (the vocabulary is the tokenizer's).
 MODEL_FIELDS = ("d_model", "n_heads", "n_layers", "d_ff", "dropout", "max_len")
@@ -53,7 +53,8 @@ class TrainOptions(ModelOptions):
     seed: int = 0
     valid_every: int = 250  # steps between validations / checkpoint writes
     device: str = "auto"
-    precision: str = "fp32"  # "bf16": matrix products in bfloat16 under autocast, weights and Adam in fp32 (faster)
+    precision: str = "fp32"  # "bf16": matrix products in bfloat16 under autocast, weights and Adam in fp32 (faster
+    # where the hardware has bfloat16 arithmetic); "auto": bf16 where it has, fp32 where it would be emulated
     threads: int = 0  # torch CPU threads (0 = torch's default)
     extra_tsv: str = ""  # more training pairs, english<TAB>german
     max_pairs: int = 0  # use only this many training pairs (0 = all); for quick runs
@@ -113,3 +114,20 @@ def learning_rate(step: int, opts: TrainOptions, d_model: int) -> float:
     if opts.cooldown_steps and step > opts.max_steps - opts.cooldown_steps:
         rate *= max(opts.max_steps - step + 1, 0) / opts.cooldown_steps
     return rate
+
+
+def native_bf16(device: torch.device) -> bool:
+    """Whether `device` multiplies bfloat16 in hardware (a CUDA GPU that says so; a CPU with AVX-512 BF16 or AMX).
+
+    Elsewhere autocast still runs, but each bfloat16 product is emulated, several times slower than fp32.
+    """
+    if device.type == "cuda":
+        return torch.cuda.is_bf16_supported()
+    if device.type == "cpu":
+        return torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
+    return False
+
+
+def uses_bf16(precision: str, device: torch.device) -> bool:
+    """Whether a run with `precision` computes its products in bfloat16 on `device` ("auto": where it is native)."""
+    return precision == "bf16" or (precision == "auto" and native_bf16(device))

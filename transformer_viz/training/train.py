@@ -40,7 +40,7 @@ from .checkpointer import METRICS_NAME, STATE_NAME, TRAINING_NAME, Checkpointer
 from .corpus import load_corpus_pairs
 from .data import Pair, Splits, load_corpus, token_batches
 from .distributed import all_ranks_agree, barrier, rng_states, setup_distributed
-from .options import TrainOptions, adam, learning_rate, noam_lr
+from .options import TrainOptions, adam, learning_rate, native_bf16, noam_lr, uses_bf16
 from .snapshots import snapshot_steps
 from .state import TrainState, average_weights, can_resume, refuse_used_folder, resume, weights_digest
 
@@ -120,11 +120,13 @@ class Run:
     checkpointer: Checkpointer
     net: torch.nn.Module = field(init=False)  # the model, or its DDP wrapper that averages the gradients
     snapshot_steps: set[int] = field(init=False)
+    bf16: bool = field(init=False)  # the products in bfloat16 under autocast (the precision option, resolved)
 
     def __post_init__(self) -> None:
         self.net = DistributedDataParallel(self.model) if self.world > 1 else self.model
         self.model.train()
         self.snapshot_steps = set(snapshot_steps(self.opts.snapshots, self.opts.valid_every, self.opts.max_steps))
+        self.bf16 = uses_bf16(self.opts.precision, self.device)
 
     def announce(self) -> None:
         if self.rank == 0:
@@ -137,6 +139,13 @@ class Run:
                 self.world,
                 self.device,
             )
+            if self.bf16 and not native_bf16(self.device):
+                log.warning(
+                    "--precision bf16 on %s, which has no bfloat16 arithmetic: each product is emulated, "
+                    "several times slower than fp32 (--precision auto picks fp32 here)",
+                    self.device,
+                )
+            log.info("matrix products in %s", "bfloat16 (autocast)" if self.bf16 else "fp32")
 
     def validation_loss(self, model: Transformer) -> float:
         """Per-token NLL of `model` on the validation pairs."""
@@ -181,7 +190,7 @@ def train_step(run: Run, state: TrainState, batch: list[int]) -> int:
     state.position += 1
     for group in run.optimizer.param_groups:
         group["lr"] = learning_rate(state.step, opts, config.d_model)
-    with torch.autocast(run.device.type, dtype=torch.bfloat16, enabled=opts.precision == "bf16"):
+    with torch.autocast(run.device.type, dtype=torch.bfloat16, enabled=run.bf16):
         loss, n_tokens = batch_loss(run.net, src, tgt_in, labels, pad, opts.label_smoothing)
     run.optimizer.zero_grad(set_to_none=True)
     loss.backward()
