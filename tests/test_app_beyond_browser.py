@@ -46,8 +46,7 @@ def replay_runs(page, lang: str, n: int) -> None:
     page.wait_for_function(starts, arg=snapshot_said(lang, n, n), timeout=WAIT)
     if lang == "en":  # the README's
         screenshot(page, "#tab-replay", "replay-en.png")
-    page.fill("#replay-slider input[type=number]", "0")
-    page.press("#replay-slider input[type=number]", "Enter")  # a release: the first snapshot
+    page.press("#replay-slider input[type=range]", "Home")  # the keyboard (no pointer release): the first snapshot
     page.wait_for_function(starts, arg=snapshot_said(lang, 1, n), timeout=WAIT)
     assert not toasts(page), toasts(page)
 

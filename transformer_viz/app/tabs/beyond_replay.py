@@ -133,6 +133,8 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
         lambda *values: on_run(*values)[: len(outputs)], [lang, s, layer, look], outputs, api_visibility="private"
     )
     again = Event(redraw, [lang, s, replayed, slider, layer, look], [info] + figs)
-    again.on(slider.release, layer.input, look.input)
+    # every value the slider passes (a drag, the arrow keys, a typed number); one pending at a time, then the last
+    again.on(slider.input, trigger_mode="always_last")
+    again.on(layer.input, look.input)
     reset = Event(closed, [s, lang], [info, run, slider, replayed] + figs)
     return TabGroup(plots={}, on_new_session=[reset], on_language=[again])
