@@ -75,7 +75,7 @@ def test_the_strip_shows_readable_pieces_and_marks_the_step(page, library):
 
 
 def test_clicking_a_target_token_jumps_to_its_step(page):
-    before = plot_info(page, "plot-cross")["title"]
+    before = wait_plot(page, "plot-cross", "step 0: producing")["title"]  # the frames may still be arriving
     page.locator("#token-strip button.tv-piece").nth(2).click()  # the third target token
     wait_step(page, 2)
     after = wait_plot(page, "plot-cross", "step 2: producing")["title"]
