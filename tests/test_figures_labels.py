@@ -135,3 +135,12 @@ def test_attention_grid_rows_are_as_tall_as_asked(trace, panel_height):
     shorter = F.attention_grid(trace, "cross", 0, step=1, panel_height=panel_height - 100)
     assert layout.height - shorter.layout.height == pytest.approx(rows * 100, abs=2)
     assert_valid_plotly(fig)
+
+
+def test_the_query_panel_measures_wide_characters_as_titles_do():
+    """One rule for how wide a CJK character is: the qkv panel's labels and the titles both count it twice."""
+    from transformer_viz.figures.qkv import text_px
+
+    assert text_px("층層", 10) == text_px("abcd", 10) == 2 * text_px("層", 10)
+    assert sum(title_chars("층層")) == sum(title_chars("abcd"))
+    assert text_px("<b>a</b>", 10) == text_px("xax", 10)  # a tag takes one character's room there

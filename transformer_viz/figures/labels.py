@@ -93,11 +93,16 @@ BREAKS = (" · ", ": ", "; ", ", ", " ")  # where a title's line may break, best
 TITLE_EM = 0.52  # a title character's width in em on average (CHAR_EM is the wide end, for short tick labels)
 
 
+def is_wide(ch: str) -> bool:
+    """A Japanese, Chinese or Korean character (Unicode's East Asian wide or fullwidth): about one em wide."""
+    return unicodedata.east_asian_width(ch) in "WF"
+
+
 def title_chars(text: str) -> list[int]:
     """Each character's width in average title characters: a Japanese, Chinese or Korean character (Unicode's East
     Asian wide or fullwidth) takes about one em, two of an average Latin one. A tag counts as nothing and an
     entity (&amp;) as one, on its first character."""
-    widths = [2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text]
+    widths = [2 if is_wide(ch) else 1 for ch in text]
     for match in re.finditer(r"<[^>]*>|&[#\w]+;", text):
         widths[match.start() : match.end()] = [0 if match.group().startswith("<") else 1] + [0] * (
             len(match.group()) - 1

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import kind_name, weights_axis
+from .labels import is_wide
 from .qkv_numbers import QueryNumbers, query_numbers
 from .style import (
     CHAR_EM,
@@ -48,7 +49,7 @@ def cell_font(st: Style) -> int:
 def text_px(text: str, size: float) -> float:
     """About how wide a label is, tags and entities counted as one character, a CJK character as two."""
     plain = re.sub(r"<[^>]*>|&[#\w]+;", "x", text)
-    return CHAR_EM * size * (len(plain) + sum(ord(ch) >= 0x2E80 for ch in plain))
+    return CHAR_EM * size * (len(plain) + sum(map(is_wide, plain)))
 
 
 def numbers(z: np.ndarray) -> np.ndarray:
