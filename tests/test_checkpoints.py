@@ -57,3 +57,27 @@ def test_test_split_chrf_stays_above_floor(name):
     )
     assert result["chrf"] >= CHRF_FLOOR
     assert result["chrf"] == pytest.approx(evaluation(name)["subset"]["chrf"], abs=0.01)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_snapshots_replay_the_curated_sentences_forming(name):
+    """The snapshots ship within their budget, end at the run's last step, and on the app's curated sentences
+    the model's own translation gains probability from the first snapshot to the last (the replay's story)."""
+    import numpy as np
+
+    from transformer_viz.app.common import EXAMPLES
+    from transformer_viz.hub.hub import MAX_SNAPSHOTS_BYTES
+    from transformer_viz.lab.replay import replay
+    from transformer_viz.training.snapshots import list_snapshots
+
+    folder = CHECKPOINTS_DIR / name
+    snapshots = list_snapshots(folder)
+    steps = [s.step for s in snapshots]
+    assert len(steps) >= 4 and steps == sorted(set(steps)), steps
+    assert steps[-1] == json.loads((folder / "training.json").read_text())["last"]["step"]
+    assert sum(s.path.stat().st_size for s in snapshots) <= MAX_SNAPSHOTS_BYTES
+    translator = load_model(name)
+    for sentence in EXAMPLES:
+        trace = translator.trace(sentence)
+        log_p = np.log(replay(translator, folder, trace.source_ids, trace.target_ids).probs).mean(axis=1)
+        assert log_p[-1] > log_p[0] + 1.0, (sentence, log_p)

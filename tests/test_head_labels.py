@@ -9,29 +9,20 @@ from transformer_viz.lab import analysis as A
 
 CAT = "The cat sleeps on the sofa."
 
-# Checked by eye: every head's pattern for CAT printed as a rounded matrix and read row by row, before the
-# detectors were re-derived. Only heads a teacher would name without hesitation are listed; "mixed" means
-# broad or without one pattern. seed000's decoder L0 H1 is the line just below the diagonal (each query looks
-# at the input before the one it was fed, parking the rest on <s>); L0 H3 is the diagonal itself, parking on <s>.
-# Two heads look like faint sinks by eye but put at most ~0.4 on their key, so the rule calls them mixed and
-# they are left out: seed000 encoder L0 H2 (on "▁sleep") and cross L0 H1 (on </s>).
+# Checked by eye: every head's pattern for CAT printed as a rounded matrix and read row by row (the checkpoints
+# retrained on Ding + dialogue). Only heads a teacher would name without hesitation are listed; "mixed" means broad
+# or without one pattern. seed000's encoder L1H0 and L2H3 are the band just below the diagonal (each piece reads
+# the one before it, the first parks on </s>); its cross L1H3, L2H0 and L1H0 walk down the source in order.
+# seed004's encoder L1H1 and L2H2 are the diagonal itself, L2H3 puts every query on the full stop, and its
+# decoder L1H1 parks most rows on <s>. Left out, as the rule and the eye disagree or hesitate: seed000's cross L0H0
+# (aligned by eye for its first rows, broad later: the rule says mixed) and seed004's decoder L0H0 and L2H0.
 BY_EYE = {
-    ("seed000", "decoder_self"): dict(
-        L0H1="previous", L0H3="self", L1H0="self", L2H2="self", L0H0="mixed", L1H2="mixed", L2H0="mixed", L2H1="mixed"
-    ),
-    ("seed000", "encoder_self"): dict(
-        L2H0="sink", L2H3="previous", L0H1="mixed", L1H0="mixed", L1H2="mixed", L1H3="mixed", L2H1="mixed", L2H2="mixed"
-    ),
-    ("seed000", "cross"): dict(
-        L1H0="alignment", L1H1="alignment", L1H2="alignment", L1H3="alignment", L2H3="alignment", L0H2="mixed"
-    ),
-    ("seed004", "decoder_self"): dict(
-        L0H0="sink", L1H0="self", L2H0="self", L0H1="mixed", L0H2="mixed", L0H3="mixed", L2H1="mixed", L2H2="mixed"
-    ),
-    ("seed004", "encoder_self"): dict(
-        L1H1="self", L1H3="self", L2H0="self", L2H3="self", L0H0="mixed", L0H1="mixed", L0H2="mixed", L0H3="mixed"
-    ),
-    ("seed004", "cross"): dict(L2H0="alignment", L2H3="alignment", L0H2="mixed", L0H3="mixed"),
+    ("seed000", "decoder_self"): dict(L0H0="self", L1H2="mixed"),
+    ("seed000", "encoder_self"): dict(L1H0="previous", L2H3="previous", L1H3="mixed", L2H2="mixed"),
+    ("seed000", "cross"): dict(L1H0="alignment", L1H3="alignment", L2H0="alignment"),
+    ("seed004", "decoder_self"): dict(L1H1="sink"),
+    ("seed004", "encoder_self"): dict(L1H1="self", L2H2="self", L2H3="sink", L0H2="mixed"),
+    ("seed004", "cross"): dict(L2H0="alignment", L2H3="alignment", L0H2="mixed"),
 }
 
 
