@@ -115,9 +115,12 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
     "kind-encoder self": {"en": "encoder self", "ja": "エンコーダ自己", "ko": "인코더 셀프"},
     "overview-pick": {"en": "Open layer / head", "ja": "開く層 / ヘッド", "ko": "열 층 / 헤드"},
     "footer": {
-        "en": "transformer-viz {version} · runs offline · weights trained from scratch on the Ding dictionary (GPL-2+)",
-        "ja": "transformer-viz {version} · オフラインで動作 · 重みは Ding 辞書 (GPL-2+) でゼロから学習",
-        "ko": "transformer-viz {version} · 오프라인으로 동작 · 가중치는 Ding 사전(GPL-2+)으로 처음부터 학습",
+        "en": "transformer-viz {version} · runs offline · weights trained from scratch on the Ding dictionary and "
+        "the German translations of seven free games in Debian (GPL, CC BY-SA)",
+        "ja": "transformer-viz {version} · オフラインで動作 · 重みは Ding 辞書と Debian の 7 つのフリーゲームの"
+        "ドイツ語訳 (GPL, CC BY-SA) でゼロから学習",
+        "ko": "transformer-viz {version} · 오프라인으로 동작 · 가중치는 Ding 사전과 Debian에 있는 자유 게임 7종의 "
+        "독일어 번역(GPL, CC BY-SA)으로 처음부터 학습",
     },
     # ---------------------------------------------------------------- explanations
     "explain-cross": {
