@@ -7,7 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages import RECORD_TOASTS, SENTENCE, WAIT, expected_trace, plot_info, wait_plot, wait_step, wait_translation
+from tests.pages import (
+    RECORD_TOASTS,
+    SENTENCE,
+    WAIT,
+    expected_trace,
+    open_tab,
+    plot_info,
+    wait_plot,
+    wait_step,
+    wait_translation,
+)
 from transformer_viz import i18n
 from transformer_viz.app import handlers as h
 from transformer_viz.app.strip import readable, token_strip
@@ -167,6 +177,36 @@ def test_the_last_translations_frames_do_not_paint_a_new_one(page, library):
     page.click("#step-next")
     wait_step(page, 2)
     wait_plot(page, "plot-cross", "step 2: producing")
+
+
+def test_a_step_redraws_every_drawn_plot_in_place_named_for_the_step(page, library):
+    """The lesson's plots at once and the tabs' plots (shown or hidden) just after, with no request: each names
+    the step in its title, and its camera button downloads it under the step's name. Translating the same
+    sentence again goes back to step 0, though its figures are the ones Gradio holds already."""
+    trace = expected_trace(library)
+    last = len(trace.target_ids) - 1
+    open_tab(page, "dec-self")  # Gradio mounts a tab's plots when it first opens; from then on they are redrawn
+    wait_plot(page, "plot-dec-self", "step")
+    open_tab(page, "cross")
+    page.fill("#step-slider input[type=number]", "0")
+    page.press("#step-slider input[type=number]", "Enter")
+    wait_step(page, 0)
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+    filename = "id => document.querySelector('#' + id + ' .js-plotly-plot')._context.toImageButtonOptions.filename"
+    for step in range(1, min(last, 3) + 1):
+        page.click("#step-next")
+        for plot_id in ("plot-cross", "plot-topk", "plot-alignment", "plot-dec-self"):
+            wait_plot(page, plot_id, f"tep {step}:")  # "Step 2: next-token …", "step 2: producing …"
+            assert page.evaluate(filename, plot_id).endswith(f"_step-{step}"), plot_id
+    open_tab(page, "dec-self")
+    assert f"step {step}: producing" in plot_info(page, "plot-dec-self")["title"]
+    assert not [url for url in asked if "/gradio_api/" in url and "heartbeat" not in url], asked
+    open_tab(page, "cross")
+    page.click("#translate")
+    wait_step(page, 0)
+    wait_plot(page, "plot-cross", "step 0: producing")
+    assert page.evaluate(filename, "plot-cross").endswith("_step-0")
 
 
 # ------------------------------------------------------------------------------------------------ no browser

@@ -65,11 +65,15 @@ def test_the_data_revision_changes_only_with_the_data(session):
     assert len(set(revisions("plot-dec-self"))) == len(session.trace.target_ids)
 
 
-def test_only_the_lessons_plots_are_redrawn_in_place(session):
-    """They are always on the page; a plot in a tab is drawn again from its Gradio value when the tab opens."""
+def test_the_lessons_plots_are_drawn_first_and_every_set_of_frames_is_new(session):
+    """The lesson's plots (always on the page) are marked to be drawn at once, the tabs' plots after; frames of the
+    same figures are still new frames, so that their arrival repaints a page stepped away from them."""
     frames = stepping.step_frames(session, 0, 0, "mean", LOOKS[0], "en")
-    direct = {plot_id for plot_id in frames["direct"] if plot_id}
-    assert direct == {"plot-cross", "plot-topk"} and all(p.group == "page" for p in STEP_PLOTS if p.id in direct)
+    assert frames["ids"] == [plot.id for plot in STEP_PLOTS]
+    lesson = {plot_id for plot_id, first in zip(frames["ids"], frames["lesson"]) if first}
+    assert lesson == {"plot-cross", "plot-topk"} == {p.id for p in STEP_PLOTS if p.group == "page"}
+    again = stepping.step_frames(session, 0, 0, "mean", LOOKS[0], "en")
+    assert again["plots"] == frames["plots"] and again["serial"] != frames["serial"]
 
 
 def test_no_session_no_frames():
