@@ -165,6 +165,16 @@ def test_topk_bar_probabilities_and_the_chosen_token(trace):
     assert fig.layout.title.text == f"Step {t}: next-token probabilities (entropy {record['entropy']:.2f} nats)"
 
 
+def test_topk_bars_stay_put_from_step_to_step(trace):
+    """One left margin for every step, wide enough for the widest candidate of any step: no automargin moves the
+    bars (or draws the chart twice) as the learner steps."""
+    figs = [F.topk_bar(trace, t) for t in range(len(trace.target_ids))]
+    margins = {fig.layout.margin.l for fig in figs}
+    assert len(margins) == 1 and all(fig.layout.yaxis.automargin is False for fig in figs)
+    widest = max(len(piece_label(o["token"])) for record in trace.steps for o in record["top_k"])
+    assert margins.pop() >= 0.6 * figs[0].layout.font.size * widest
+
+
 def test_positional_figures_accept_any_table(trace):
     pe = trace.positional_encoding  # sinusoidal (S, D)
     learned = np.random.default_rng(0).normal(size=(7, 6)).astype(np.float32)
