@@ -261,7 +261,7 @@ def test_an_empty_sentence_is_refused_in_place_and_leaves_the_page_as_it_was(pag
     assert values is None and [err.key for err in said] == ["err-empty"]
     assert i18n.text("err-empty", lang)[1:] in said_in(said, lang)
     _, translated = page_handlers
-    out = translated.fn(lang, "   ", "tiny-a", 0, "mean", *OPTIONS)
+    out = translated.fn(lang, "   ", "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
     assert [c.elem_id for c in translated.outputs[:1]] == ["sentence-error"]
     assert out[0]["visible"] is True and out[0]["value"] == h.sentence_message(said, lang)
     assert [err.key for err in out[1]] == ["err-empty"]  # kept, to be said again in another language
@@ -287,8 +287,11 @@ def test_a_good_sentence_clears_the_message_and_a_long_paste_says_where_it_was_c
     said, values = on_translate("en", SENTENCE, "tiny-a", 0, "mean", *OPTIONS)
     assert said == [] and values[0].trace.source_text == SENTENCE
     _, translated = page_handlers
-    out = translated.fn("en", SENTENCE, "tiny-a", 0, "mean", *OPTIONS)
+    out = translated.fn("en", SENTENCE, "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
     assert out[0]["visible"] is False and out[0]["value"] == "" and out[1:3] == [[], True]
+    # the lesson's map and top-k at step 0 come with the translation, before every step's frames
+    assert [c.elem_id for c in translated.outputs[-1:]] == ["step-frames"] and out[-1]["only"] == 0
+    assert out[-1]["shown"] == json.dumps([out[3].trace.target_text, "tiny-a"], separators=(",", ":"))
     long = "the dog. " * 334  # 3,006 characters, as pasted
     said, values = on_translate("ja", long, "tiny-a", 0, "mean", *OPTIONS)
     assert values is not None and values[0].trace.source_text == long  # translated: its first part, said so
@@ -317,3 +320,14 @@ def test_what_follows_a_translation_waits_for_a_new_session():
     assert gated.inputs == ["flag", "in a", "in b"] and gated.outputs == event.outputs
     assert gated.fn(False, 1, 2) == {"__type__": "update"} and calls == []
     assert gated.fn(True, 1, 2) == ["drawn", "too"] and calls == [(1, 2)]
+
+
+@pytest.mark.parametrize(("elem_id", "event"), [("presentation", "input"), ("layer", "input"), ("language", "change")])
+def test_a_new_look_layer_or_language_paints_the_lesson_first(page_handlers, elem_id, event):
+    """The page sends one control's events to the server one after the other, in the order they were made: the
+    lesson's frame comes before the tab groups' own redraws of the same control (a look switch has nine)."""
+    demo, _ = page_handlers
+    control = next(block for block in demo.blocks.values() if getattr(block, "elem_id", None) == elem_id)
+    started = [(index, fn) for index, fn in demo.fns.items() if (control._id, event) in map(tuple, fn.targets)]
+    assert min(started, key=lambda pair: pair[0])[1].name == "lesson_frame"
+    assert len(started) > 1 or elem_id == "language"  # the language's other work follows the lesson's, chained

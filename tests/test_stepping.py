@@ -47,9 +47,31 @@ def test_the_frames_know_what_they_were_drawn_for(session):
     assert json.loads(frames["key"]) == [1, "mean", LOOKS[1], "ko", "words"]
     assert frames["key"] == '[1,"mean","slides (PNG download)","ko","words"]'  # as the browser's JSON.stringify
     assert frames["play"] != stepping.step_frames(session, 0, 1, "mean", LOOKS[1], "en")["play"]  # in Korean
-    # and which translation: its text and the model menu's label, as the page shows them (SHOWN_KEY_JS)
-    assert json.loads(frames["shown"]) == [session.trace.target_text, model_label(session.model, "ko")]
+    # and which translation: its text and the model's name, which ends the menu's label (SHOWN_KEY_JS reads both),
+    # the same in every language: a new language's frames are painted before the menu is relabelled
+    name = json.loads(frames["shown"])[1]
+    assert json.loads(frames["shown"])[0] == session.trace.target_text
+    assert all(model_label(session.model, lng).endswith(f"({name})") or name == session.model for lng in ("en", "ko"))
+    assert frames["shown"] == stepping.step_frames(session, 0, 1, "mean", LOOKS[1], "ja", "words")["shown"]
     assert "#translation textarea" in stepping.SHOWN_KEY_JS and "#model input" in stepping.SHOWN_KEY_JS
+
+
+def test_the_lesson_frame_is_the_lessons_plots_at_one_step(session):
+    """What a translation or a new look, layer, units or language paints first: the lesson's two plots, the label,
+    alternatives and strip at the page's step alone, as every step's frames have them; the other plots are left."""
+    every = stepping.step_frames(session, 0, 1, "0", LOOKS[0], "en")
+    last = every["steps"] - 1
+    lesson = stepping.lesson_frame(session, last + 5, 1, "0", LOOKS[0], "en")  # clamped to the last step
+    assert lesson["only"] == last and every["only"] is None and lesson["key"] == every["key"]
+    assert lesson["steps"] == every["steps"] and lesson["ids"] == every["ids"]
+    for plot_id, plots, all_plots in zip(lesson["ids"], lesson["plots"], every["plots"]):
+        if plot_id in {p.id for p in stepping.LESSON_PLOTS}:
+            assert plots[last] == all_plots[last] and plots[:last] == [None] * last
+        else:
+            assert plots is None, plot_id
+    for field in ("label", "alternatives", "strip"):
+        assert lesson[field][last] == every[field][last] and lesson[field][:last] == [None] * last
+    assert stepping.lesson_frame(None, 0, 0, "mean", LOOKS[0], "en") is None
 
 
 def test_the_data_revision_changes_only_with_the_data(session):
@@ -83,5 +105,7 @@ def test_no_session_no_frames():
 def test_each_step_event_returns_the_step_and_every_step_output():
     js = stepping.step_js(stepping.MOVES["next"])
     paint = stepping.PAINT_JS.count(stepping.SKIP)  # a lesson plot redrawn in place keeps its Gradio value
-    assert js.count(stepping.SKIP) - paint == 2 * stepping.N_OUT + 1  # no frames: all kept; stale: all but the step
+    # no frames: all kept; stale, or the lesson's frame of another step: all but the step
+    assert js.count(stepping.SKIP) - paint == 3 * stepping.N_OUT + 1
     assert "if (f.key !== " in js and "f.shown !== " in js  # frames drawn for other controls are not drawn from
+    assert "f.only !== to" in js  # nor the lesson's frame of one step at another

@@ -8,6 +8,8 @@ import time
 import uuid
 from pathlib import Path
 
+import gradio as gr
+
 from ..trace import Trace
 
 TRACE_FILE_AGE_S = 3600  # a download link older than this may be gone; Gradio keeps its own copy as long
@@ -35,3 +37,10 @@ def trace_file(trace: Trace, max_age_s: float = TRACE_FILE_AGE_S) -> Path:
     path = folder / f"trace-{uuid.uuid4().hex}.json"
     path.write_text(trace.to_json(), encoding="utf-8")
     return path
+
+
+def offered(sess):
+    """The trace download button: the session's trace written and offered (no change without a session)."""
+    if sess is None:
+        return gr.skip()
+    return gr.update(value=str(trace_file(sess.trace)), interactive=True)

@@ -14,7 +14,7 @@ from ..decoding import DecodeOptions
 from ..errors import UserError
 from . import handlers as h
 from .common import CLICK_JS, CSS, THEME, Words, localised_errors, plot, slides, user_error
-from .downloads import TRACE_FILE_AGE_S, trace_file
+from .downloads import TRACE_FILE_AGE_S, offered
 from .header import Header
 from .header import lay_out as lay_out_header
 from .model_card import model_card
@@ -22,7 +22,7 @@ from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
 from .session import branch, decode_options, translate, unbranch
 from .share import parse_query, share_query
-from .stepping import draw_step, step_frames, wire_steps
+from .stepping import draw_step, lesson_frame, step_frames, wire_steps
 from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside
 
 SHARED_OPTIONS = ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len")  # header.options' order
@@ -34,6 +34,19 @@ def build_demo() -> gr.Blocks:
     with gr.Blocks(title="transformer-viz", delete_cache=(3600, TRACE_FILE_AGE_S)) as demo:
         words = Words()
         top = lay_out_header(words, models)
+        step_in = [top.session, top.step, top.layer, top.head, top.presentation, top.lang, top.units]
+        # A new translation, look, layer, units or language is painted in three round trips, the lesson first:
+        # 1. the lesson's map and top-k at the page's step (a translation sends them with its own outputs);
+        # 2. every step's frames, which paint the tabs' step plots too, for stepping in the browser (stepping.py);
+        # 3. every plot that does not follow the step.
+        # The lesson's listeners come before the tab groups' listeners of the same controls: the page sends a
+        # control's events to the server one after the other, in the order they were made.
+        lesson = Event(lesson_frame, step_in, [top.frames])
+        lesson_first = [
+            trigger(lesson.fn, lesson.inputs, lesson.outputs, api_visibility="private")
+            # .input, not .change: a new translation resets the layer slider's range, which must not redraw twice
+            for trigger in (top.layer.input, top.presentation.input, top.units.input, top.lang.change)
+        ]
         with gr.Tabs(elem_id="views"):
             attention_tabs = attention.build(words, top.controls)
             groups = [
@@ -48,41 +61,48 @@ def build_demo() -> gr.Blocks:
         plots = {**top.plots, **{plot_id: c for group in groups for plot_id, c in group.plots.items()}}
         if set(plots) != PLOT_IDS:
             raise RuntimeError(f"registered plots missing from the page: {sorted(PLOT_IDS - set(plots))}")
-        step_in = [top.session, top.step, top.layer, top.head, top.presentation, top.lang, top.units]
         step_out = [plots[p.id] for p in STEP_PLOTS] + [top.step_md, top.alt, top.strip]
         redraw_step = Event(draw_step, step_in, step_out)
-        redraw_all = Event(draw_all, step_in + [attention_tabs.kind], step_out + [plots[p.id] for p in OTHER_PLOTS])
-        frames = Event(step_frames, step_in, [top.frames])  # after every redraw: the steps, for the browser
-        # a new session: the groups' views that only close go in one round trip; a view that draws itself anew
-        # (it reads its own controls too) follows on its own
+        frames = Event(step_frames, step_in, [top.frames])
+        others = Event(draw_others, step_in + [attention_tabs.kind], [plots[p.id] for p in OTHER_PLOTS])
+        # a new session: its frames with its trace file; the groups' views that only close, in one round trip; a
+        # view that draws itself anew (it reads its own controls too) after the other plots
+        new_frames = Event.merged([frames, Event(offered, [top.session], [top.download])])
         on_new = [event for group in groups for event in group.on_new_session]
         closing = [event for event in on_new if event.inputs == [top.session]]
-        new_session = [Event.merged(closing), Event.merged([event for event in on_new if event not in closing])]
+        closed = Event.merged(closing)
+        redrawn = Event.merged([event for event in on_new if event not in closing])
         session_out = [  # in the order of what session_outputs returns
             *(top.session, top.translation, top.notices, top.tokens, top.step, top.layer, top.head),
             *(attention_tabs.pick, top.download, top.share, inside_tabs.card, top.branch_md, top.unbranch_btn),
         ]
         demo.load(None, None, None, js=CLICK_JS)
-        wire_translation(demo, top, models, session_out, [redraw_all, *new_session, frames])
+        wire_translation(demo, top, models, session_out, lesson, [new_frames, closed, others, redrawn])
         wire_steps(top, step_out)
-        # .input, not .change: a new translation resets the layer slider's range, which must not redraw twice
-        for trigger in (top.layer.input, top.presentation.input, top.units.input):
-            frames.after(trigger(redraw_all.fn, redraw_all.inputs, redraw_all.outputs, api_visibility="private"))
+        for listener in lesson_first[:-1]:
+            then(listener, [frames, others])
         frames.after(top.head.input(redraw_step.fn, step_in, step_out, api_visibility="private"))
-        redraw_all.on(attention_tabs.kind.input)
+        others.on(attention_tabs.kind.input)
         on_language = Event.merged([e for group in groups for e in group.on_language])
-        wire_language(top, words, [redraw_all, on_language, frames])
+        wire_language(top, words, lesson_first[-1], [frames, others, on_language])
         gr.api(translate_api(models), api_name="translate")
     return demo
 
 
-def draw_all(sess, t, lay, hd, pres, lng, unt, knd):
-    """Every registered plot, with the step's label, alternatives and strip."""
+def draw_others(sess, t, lay, hd, pres, lng, unt, knd):
+    """Every registered plot that does not follow the step or the head (the frames draw those)."""
     if sess is None:
-        return [gr.skip()] * (len(STEP_PLOTS) + 3 + len(OTHER_PLOTS))
+        return [gr.skip()] * len(OTHER_PLOTS)
     t = h.clamp_step(sess.trace, t)
     figs = h.view_figures(OTHER_PLOTS, sess.trace, t, int(lay), hd, knd, slides(pres), lang=lng, units=unt)
-    return draw_step(sess, t, lay, hd, pres, lng, unt) + [plot(figs[p.id], pres) for p in OTHER_PLOTS]
+    return [plot(figs[p.id], pres) for p in OTHER_PLOTS]
+
+
+def then(listener, events: list[Event]):
+    """`events` one after the other once `listener` has succeeded; the last one's listener."""
+    for event in events:
+        listener = event.after(listener)
+    return listener
 
 
 def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=None, hd=None, step=0) -> list:
@@ -106,7 +126,7 @@ def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=Non
         gr.update(**layer),
         gr.update(**head),
         gr.update(choices=picks, value=None),
-        gr.update(value=str(trace_file(trace)), interactive=True),
+        gr.update(interactive=False),  # until its file is written, with the frames (offered)
         share_query(text, model_name, options),
         model_card(translator),
         h.branch_info(sess, lng),
@@ -143,46 +163,48 @@ def on_branch(lng, sess, t, token_id):
     return session_outputs(new, new.trace.source_text, new.model, DecodeOptions(**new.options), lng, step=t)
 
 
-def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_out: list, after: list[Event]) -> None:
-    """Translate, a new model, a branch and its undoing, a share link on load: each a new session, then `after`."""
-    skipped = [gr.skip()] * len(session_out)
+def wire_translation(
+    demo: gr.Blocks, top: Header, models: list[str], session_out: list, lesson: Event, after: list[Event]
+) -> None:
+    """Translate, a new model, a branch and its undoing, a share link on load: each a new session, its `lesson`
+    (a translation sends it with its own outputs), then `after`."""
+    unchanged = [gr.skip()] * len(session_out)
+    skipped = unchanged + [gr.skip()]  # and the lesson
     # A sentence's message goes under it, in place; whether it made a new session gates what follows a translation.
     fresh = gr.State(False)
-    translate_out = [top.sentence_error, top.sentence_said, fresh] + session_out
+    translate_out = [top.sentence_error, top.sentence_said, fresh] + session_out + lesson.outputs
     fresh_only = [only_when(fresh, event) for event in after]
 
-    def translated(lng, text, model_name, lay, hd, *opts):
+    def translated(lng, text, model_name, lay, hd, pres, unt, *opts):
         said, values = on_translate(lng, text, model_name, lay, hd, *opts)
         box = gr.update(value=h.sentence_message(said, lng), visible=bool(said))
-        return [box, said, values is not None] + (values or skipped)
+        if values is None:
+            return [box, said, False] + skipped
+        sess = values[0]
+        lay, hd = h.layer_and_head(get_translator(sess.model).config, lay, hd)  # as session_outputs sets them
+        return [box, said, True] + values + [lesson.fn(sess, 0, lay, hd, pres, lng, unt)]
 
-    def translate_if_linked(lng, text, model_name, lay, hd, *opts):
+    def translate_if_linked(lng, text, model_name, *values):
         """On page load or a new model: translate straight away when there is a sentence."""
-        return (
-            [gr.skip(), gr.skip(), False] + skipped if not text else translated(lng, text, model_name, lay, hd, *opts)
-        )
+        return [gr.skip(), gr.skip(), False] + skipped if not text else translated(lng, text, model_name, *values)
 
     def on_unbranch(lng, sess, t):
         if sess is None:
-            return skipped
+            return unchanged
         back = unbranch(sess)  # at the same step, to compare what the model wrote there with the forced token
         return session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options), lng, step=t)
 
-    def then_redraw(listener, events=after) -> None:
-        for event in events:
-            listener = event.after(listener)
-
-    translate_in = [top.lang, top.sentence, top.model, top.layer, top.head] + top.options
+    translate_in = [top.lang, top.sentence, top.model, top.layer, top.head, top.presentation, top.units] + top.options
     for trigger in (top.translate_btn.click, top.sentence.submit):
-        then_redraw(trigger(translated, translate_in, translate_out, api_visibility="private"), fresh_only)
+        then(trigger(translated, translate_in, translate_out, api_visibility="private"), fresh_only)
     # .input, not .change: a share link that sets the model on load must not translate twice, and
     # picking a model before typing a sentence is not an error.
     linked = top.model.input(translate_if_linked, translate_in, translate_out, api_visibility="private")
-    then_redraw(linked, fresh_only)
+    then(linked, fresh_only)
     branch_in = [top.lang, top.session, top.step, top.alt]
-    then_redraw(top.branch_btn.click(on_branch, branch_in, session_out, api_visibility="private"))
+    then(top.branch_btn.click(on_branch, branch_in, session_out, api_visibility="private"), [lesson, *after])
     unbranch_in = [top.lang, top.session, top.step]
-    then_redraw(top.unbranch_btn.click(on_unbranch, unbranch_in, session_out, api_visibility="private"))
+    then(top.unbranch_btn.click(on_unbranch, unbranch_in, session_out, api_visibility="private"), [lesson, *after])
     top.copy.click(
         None,
         top.share,
@@ -205,7 +227,7 @@ def wire_translation(demo: gr.Blocks, top: Header, models: list[str], session_ou
         return out + [chosen]
 
     loaded = demo.load(on_load, None, [top.sentence, top.model] + top.options + [top.lang], api_visibility="private")
-    then_redraw(loaded.then(translate_if_linked, translate_in, translate_out, api_visibility="private"), fresh_only)
+    then(loaded.then(translate_if_linked, translate_in, translate_out, api_visibility="private"), fresh_only)
 
 
 def only_when(flag: gr.State, event: Event) -> Event:
@@ -218,8 +240,9 @@ def only_when(flag: gr.State, event: Event) -> Event:
     return Event(run, [flag, *event.inputs], event.outputs)
 
 
-def wire_language(top: Header, words: Words, after: list[Event]) -> None:
-    """A new language: every label, button, tab and explanation; then `after` (every figure's words too)."""
+def wire_language(top: Header, words: Words, lesson, after: list[Event]) -> None:
+    """A new language: after `lesson` (the listener that paints the lesson in it), every label, button, tab and
+    explanation, then `after` (every figure's words too)."""
 
     def relabel(lng, sess, said):
         """Every registered text in the chosen language; the notices, the branch, the token table and what is said
@@ -233,9 +256,7 @@ def wire_language(top: Header, words: Words, after: list[Event]) -> None:
 
     relabelled = words.components + [top.notices, top.branch_md, top.tokens, top.sentence_error]
     relabel_in = [top.lang, top.session, top.sentence_said]
-    listener = top.lang.change(relabel, relabel_in, relabelled, api_visibility="private")
-    for event in after:
-        listener = event.after(listener)
+    then(lesson.then(relabel, relabel_in, relabelled, api_visibility="private"), after)
 
 
 def translate_api(models: list[str]):

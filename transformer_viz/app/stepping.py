@@ -30,14 +30,22 @@ from .strip import token_strip
 SERIALS = itertools.count(1)  # each set of frames's number
 
 
+LESSON_PLOTS = [plot for plot in STEP_PLOTS if plot.group == "page"]  # the lesson's map and top-k, always on screen
+
+
 def draw_step(sess, t, lay, hd, pres, lng, unt):
     """The plots that follow the step or the head, the step's label, its alternatives to branch on, the strip."""
     if sess is None:
         return [gr.skip()] * N_OUT
+    return step_outputs(sess, h.clamp_step(sess.trace, t), lay, hd, pres, lng, unt, STEP_PLOTS)
+
+
+def step_outputs(sess, t, lay, hd, pres, lng, unt, plots) -> list:
+    """draw_step's outputs at step t with `plots` drawn; every other step plot is None."""
     trace = sess.trace
-    t = h.clamp_step(trace, t)
-    figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng, units=unt)
-    return [plot(figs[p.id], pres, fit=fills_box(p.id, pres)) for p in STEP_PLOTS] + [
+    drawn = {p.id for p in plots}
+    figs = h.view_figures(plots, trace, t, int(lay), hd, presentation=slides(pres), lang=lng, units=unt)
+    return [plot(figs[p.id], pres, fit=fills_box(p.id, pres)) if p.id in drawn else None for p in STEP_PLOTS] + [
         h.step_label(trace, t, lng),
         gr.update(choices=h.alternatives(trace, t), value=None),
         token_strip(trace, t, lng),
@@ -48,19 +56,39 @@ def step_frames(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
     """draw_step's outputs at every step, for the browser: the plots' figure JSON, labels, alternatives, strips."""
     if sess is None:
         return None
-    drawn = [draw_step(sess, step, lay, hd, pres, lng, unt) for step in range(len(sess.trace.target_ids))]
-    n = len(STEP_PLOTS)
+    return frames(sess, range(len(sess.trace.target_ids)), STEP_PLOTS, lay, hd, pres, lng, unt)
+
+
+def lesson_frame(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
+    """The lesson's plots, the label, alternatives and strip at step t alone: what a translation or a new look,
+    layer, units or language paints first, in a fraction of the time every step's frames take (step_frames)."""
+    if sess is None:
+        return None
+    return frames(sess, [h.clamp_step(sess.trace, t)], LESSON_PLOTS, lay, hd, pres, lng, unt)
+
+
+def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
+    """Frames of `plots` at `steps` (all of them, or one: `only`). Per step plot a list over the trace's steps, or
+    None where the plot is not among `plots` (the page leaves it as it is); a step not drawn is None in each list."""
+    n, total = len(STEP_PLOTS), len(sess.trace.target_ids)
+    drawn = {t: step_outputs(sess, t, lay, hd, pres, lng, unt, plots) for t in steps}
+    ids = {p.id for p in plots}
+
+    def each(column, convert=lambda value: value) -> list:
+        return [convert(drawn[t][column]) if t in drawn else None for t in range(total)]
+
     return dict(
         key=frame_key(lay, hd, pres, lng, unt),
         shown=shown_key(sess, lng),
         ids=[p.id for p in STEP_PLOTS],
         lesson=[p.group == "page" for p in STEP_PLOTS],  # drawn first (PAINT_JS)
         serial=next(SERIALS),  # new frames, even of the same figures, are told apart: their arrival repaints
-        steps=len(drawn),
-        plots=[[with_revision(outputs[i]) for outputs in drawn] for i in range(n)],
-        label=[outputs[n] for outputs in drawn],
-        alternatives=[[list(choice) for choice in outputs[n + 1]["choices"]] for outputs in drawn],
-        strip=[outputs[n + 2] for outputs in drawn],
+        steps=total,
+        only=None if len(drawn) == total else next(iter(drawn)),  # the one step drawn, where not every step is
+        plots=[each(i, with_revision) if p.id in ids else None for i, p in enumerate(STEP_PLOTS)],
+        label=each(n),
+        alternatives=each(n + 1, lambda update: [list(choice) for choice in update["choices"]]),
+        strip=each(n + 2),
         last=i18n.text("at-last-step", lng),
         play=i18n.text("play", lng),
         pause=i18n.text("pause", lng),
@@ -73,9 +101,11 @@ def frame_key(lay, hd, pres, lng, unt) -> str:
 
 
 def shown_key(sess, lng) -> str:
-    """The translation the frames were drawn from, as the page shows it: its text and the model menu's label
-    (SHOWN_KEY_JS reads both back from the page)."""
-    return json.dumps([sess.trace.target_text, model_label(sess.model, lng)], separators=(",", ":"), ensure_ascii=False)
+    """The translation the frames were drawn from, as the page shows it: its text and the model's name, which ends
+    the model menu's label in every language (SHOWN_KEY_JS reads both back from the page)."""
+    label = model_label(sess.model, lng)
+    name = sess.model if label.endswith(f"({sess.model})") else label
+    return json.dumps([sess.trace.target_text, name], separators=(",", ":"), ensure_ascii=False)
 
 
 def with_revision(data) -> str | None:
@@ -93,10 +123,12 @@ def with_revision(data) -> str | None:
 
 
 # The translation the page shows: a new session's outputs come before its frames, and until they arrive the
-# frames in the page are the last translation's.
+# frames in the page are the last translation's. The model's name, not its whole label: a new language relabels
+# the menu after the lesson's frame in that language has been painted.
 SHOWN_KEY_JS = """(() => {
   const text = document.querySelector('#translation textarea'), model = document.querySelector('#model input');
-  return JSON.stringify([text ? text.value : '', model ? model.value : '']);
+  const label = model ? model.value : '', name = label.match(/[(]([^()]*)[)]$/);
+  return JSON.stringify([text ? text.value : '', name ? name[1] : label]);
 })()"""
 # JavaScript. SKIP leaves a component as it is; PAINT(f, t) is the outputs of draw_step at step t, from frames f.
 SKIP = "{__type__: 'update'}"
@@ -109,8 +141,9 @@ FRAME_KEY_JS = (
 #   of cross-attention, the masks or the pipeline moves an outline and a title (measured: 5 ms, not 50);
 # - else Plotly.react, with the drawn plot's config: the download's name changes with every step, and a new
 #   config makes react draw everything anew (measured: 35 ms, not 50, for the top-k bars).
-# The download's name is then set where the camera button reads it. A plot not drawn yet (its tab was never
-# opened: Gradio mounts a tab's plots when it first opens) gets its Gradio value, which Gradio draws then.
+# The download's name, format and scale (a new look's) are then set where the camera button reads them. A plot
+# not drawn yet (its tab was never opened: Gradio mounts a tab's plots when it first opens) gets its Gradio value,
+# which Gradio draws then.
 REDRAW_JS = """(id, json) => {
   const el = document.querySelector('#' + id + ' .js-plotly-plot');
   if (!el || !el.data || !el.layout || !el._context || !window.Plotly) return {type: 'plotly', plot: json};
@@ -130,7 +163,7 @@ REDRAW_JS = """(id, json) => {
     return into;
   };
   const fig = prepared(json), drawn = el.tvDrawn, images = el._context.toImageButtonOptions || {};
-  const filename = (fig.config.toImageButtonOptions || {}).filename;
+  const download = Object.assign({}, fig.config.toImageButtonOptions);
   if (drawn && drawn.layout === el.layout && drawn.revision === fig.layout.datarevision) {
     const {meta, ...layout} = fig.layout;
     const {meta: _, ...before} = prepared(drawn.json).layout;
@@ -139,10 +172,10 @@ REDRAW_JS = """(id, json) => {
     el.layout.meta = meta;
   } else {
     const config = Object.assign(fig.config, {responsive: true});
-    config.toImageButtonOptions = Object.assign({}, config.toImageButtonOptions, {filename: images.filename});
+    config.toImageButtonOptions = images;
     window.Plotly.react(el, fig.data, fig.layout, config);
   }
-  if (el._context.toImageButtonOptions) el._context.toImageButtonOptions.filename = filename;
+  el._context.toImageButtonOptions = Object.assign(el._context.toImageButtonOptions || {}, download);
   el.tvDrawn = {json, layout: el.layout, revision: fig.layout.datarevision};
   return {__type__: 'update'};
 }"""
@@ -150,6 +183,7 @@ REDRAW_JS = """(id, json) => {
 # one go and at the last step asked for. A plot not drawn yet gets its Gradio value, now.
 PAINT_JS = f"""(f, t, suffix) => [
   ...f.plots.map((frames, i) => {{
+    if (frames === null) return {SKIP};
     const redraw = {REDRAW_JS}, id = f.ids[i], json = frames[t];
     if (json === null) return null;
     const el = document.querySelector('#' + id + ' .js-plotly-plot');
@@ -180,6 +214,11 @@ def step_js(move: str, arrived: bool = False) -> str:
     """
     skip = ", ".join([SKIP] * N_OUT)
     head = "(f, t, lay, hd, pres, lng, unt, extra)" if arrived else "(t, lay, hd, pres, lng, unt, extra)"
+    # Frames that arrive with a new session come with the step it opens on, and the page may still be setting its
+    # controls (the step, layer and head) from the session: the lesson's frame is painted at its own step, and
+    # frames that do not match the controls yet leave the step as it is, for the next frames to paint.
+    arrival = "if (f.only !== null) to = f.only;" if arrived else ""
+    stale = SKIP if arrived else "to"
     frames = FRAMES_JS + " = f;" if arrived else f"const f = {FRAMES_JS};"
     return f"""{head} => {{
   {frames}
@@ -188,8 +227,10 @@ def step_js(move: str, arrived: bool = False) -> str:
   let to = t, suffix = '';
   {move}
   to = Math.max(0, Math.min(to, f.steps - 1));
+  {arrival}
   // frames drawn for other controls or another translation: the step moves, and the new frames' arrival draws it
-  if (f.key !== ({FRAME_KEY_JS})(lay, hd, pres, lng, unt) || f.shown !== {SHOWN_KEY_JS}) return [to, {skip}];
+  if (f.key !== ({FRAME_KEY_JS})(lay, hd, pres, lng, unt) || f.shown !== {SHOWN_KEY_JS}) return [{stale}, {skip}];
+  if (f.only !== null && f.only !== to) return [to, {skip}];  // the lesson's frame alone: every step's follows
   return [to, ...({PAINT_JS})(f, to, suffix)];
 }}"""
 
@@ -222,6 +263,7 @@ PLAY_JS = f"""(t, lay, hd, pres, lng, unt) => {{
   window.tvPlaying = true;
   window.tvPlayer = setTimeout(tick, 800);
   if (Math.round(Number(t)) < f.steps - 1) return [f.pause, ...skip];
+  if (f.only !== null && f.only !== 0) return [f.pause, 0, ...skip.slice(1)];  // step 0 painted when it arrives
   return [f.pause, 0, ...({PAINT_JS})(f, 0, '')];
 }}"""
 

@@ -14,7 +14,7 @@ import gradio as gr
 from ... import figures, i18n
 from ...lab.attribution import attribute
 from ..common import Words, localised_errors, plot, slides
-from ..downloads import trace_file
+from ..downloads import offered
 from ..models import get_translator
 from ..session import Session
 from . import Controls, Event, Plots, T, TabGroup, emptied, explain, opened_view, redrawn, shown, tab
@@ -47,7 +47,7 @@ def on_attribute(lng, sess, lay, pres):
     sess = attributed(sess)
     with figures.language(lng):
         maps = figures.attribution_figure(sess.trace, int(lay), presentation=slides(pres))
-    download = gr.update(value=str(trace_file(sess.trace)), interactive=True)
+    download = offered(sess)
     return [sess, plot(maps, pres), agreement_view(sess, lay, pres, lng), download]
 
 

@@ -16,7 +16,7 @@ from ...hub.hub import CheckpointError, resolve_checkpoint
 from ...lab.replay import has_snapshots, replay_of_trace
 from ...training.snapshots import list_snapshots
 from ..common import Words, localised_errors, plot, slides
-from ..downloads import trace_file
+from ..downloads import offered
 from ..models import get_translator
 from ..session import Session
 from . import Controls, Event, Plots, T, TabGroup, explain, opened_view, shown, tab
@@ -92,7 +92,7 @@ def on_run(lng, sess, lay, pres):
     n = len(list_snapshots(checkpoint_folder(sess.model)))
     out = drawn(lng, sess, n - 1, lay, pres)
     slider = gr.update(minimum=0, maximum=max(n - 1, 1), value=n - 1, interactive=n > 1)
-    download = gr.update(value=str(trace_file(sess.trace)), interactive=True)  # the trace holds its replay now
+    download = offered(sess)  # the trace holds its replay now
     return [out[0], slider, True] + out[1:] + [download]
 
 
