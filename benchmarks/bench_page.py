@@ -6,7 +6,9 @@ Starts app.py on the bundled checkpoints and drives Debian's Chromium with Playw
 Each measurement runs in the page, from the visitor's action (its pointerdown, or a drag's input event)
 until the first animation frame at which the page shows its result: the main map's title names the new
 step, the opened tab's plot shows the step, the map carries the new sentence's pieces, the new look's
-fonts, the new language's title. The wall clock around Playwright's driving is reported beside it.
+fonts, the new language's title (and, reported beside as language_labels, the page's own labels in it).
+Translations, looks and languages each wait for the page to settle (every step's frames arrived) before the
+next. The wall clock around Playwright's driving is reported beside.
 
 The baseline, measured in the same run, is the round trip a step cost before it was drawn in the
 browser: the server redraws the same step plots (a head change runs that handler, draw_step) and the
@@ -51,29 +53,37 @@ def until(page, predicate: str, arg=None) -> None:
 # animation frame from then on at which the page shows its result: a loop of the page's own animation frames checks
 # it from before the action, so that neither Playwright's round trips to drive the browser (about 30 ms a click here)
 # nor a late start of its polling count. The wall clock around Playwright's driving is reported beside.
-ARM = """([predicate, arg]) => {
-  window.tvActed = window.tvPainted = null;
+ARM = """([predicates, arg]) => {
+  window.tvActed = null;
+  window.tvPainted = predicates.map(() => null);
   const acted = () => { if (window.tvActed === null) window.tvActed = performance.now(); };
   const once = {capture: true, once: true};
   for (const kind of ['pointerdown', 'input', 'keydown']) document.addEventListener(kind, acted, once);
-  const shows = eval(predicate);
-  const poll = () => {
-    if (window.tvActed !== null && shows(arg)) window.tvPainted = performance.now();
-    else requestAnimationFrame(poll);
-  };
-  requestAnimationFrame(poll);
+  predicates.forEach((predicate, i) => {
+    const shows = eval(predicate);
+    const poll = () => {
+      if (window.tvActed !== null && shows(arg)) window.tvPainted[i] = performance.now();
+      else requestAnimationFrame(poll);
+    };
+    requestAnimationFrame(poll);
+  });
 }"""
 WALL: list[float] = []  # each clicked()'s wall-clock milliseconds, in order
+ALSO: list[float] = []  # each clicked()'s time until its `also` predicate held, where it had one
 
 
-def clicked(page, action, predicate: str, arg=None) -> float:
-    """Milliseconds from the action `action()` performs in the page until `predicate` holds there (see ARM)."""
-    page.evaluate(ARM, [predicate, arg])
+def clicked(page, action, predicate: str, arg=None, also: str | None = None) -> float:
+    """Milliseconds from the action `action()` performs in the page until `predicate` holds there (see ARM); the
+    time until `also` holds too, if given, goes to ALSO."""
+    predicates = [predicate] + ([also] if also else [])
+    page.evaluate(ARM, [predicates, arg])
     start = time.perf_counter()
     action()
-    until(page, "() => window.tvPainted !== null")
+    until(page, "() => window.tvPainted.every(t => t !== null)")
     WALL.append((time.perf_counter() - start) * 1000)
-    return page.evaluate("() => window.tvPainted - window.tvActed")
+    times = page.evaluate("() => window.tvPainted.map(t => t - window.tvActed)")
+    ALSO.extend(times[1:])
+    return times[0]
 
 
 def shows_step(step: int) -> str:
@@ -153,6 +163,7 @@ def translations(page, repeat: int) -> list[float]:
             + "('plot-cross').includes('step 0:'); }"
         )
         samples.append(clicked(page, lambda: page.click("#translate"), shows, word))
+        settled(page)
     return samples
 
 
@@ -168,13 +179,23 @@ def switches(page, repeat: int, what: str) -> list[float]:
             "b => { const el = document.querySelector('#plot-cross .js-plotly-plot'); "
             "return !!el && !!el.layout && JSON.stringify([el.layout.font, el.layout.title]) !== b; }"
         )
+        # the page's own labels, relabelled after the map (only a new language changes them)
+        relabelled = "b => document.querySelector('#translate').innerText.trim() !== b[1]"
         if what == "look":
             label = "slides (PNG download)" if i % 2 == 0 else "screen"
-            target = page.locator("#presentation label", has_text=label).first
+            target, also = page.locator("#presentation label", has_text=label).first, None
         else:
-            target = page.locator("#language label").nth(1 if i % 2 == 0 else 0)
-        samples.append(clicked(page, target.click, changed, before))
+            target, also = page.locator("#language label").nth(1 if i % 2 == 0 else 0), relabelled
+        button = page.inner_text("#translate").strip()
+        samples.append(clicked(page, target.click, changed.replace("b =>", "([b]) =>"), [before, button], also))
+        settled(page)
     return samples
+
+
+def settled(page) -> None:
+    """Until every step's frames have arrived after the lesson's frame (a visitor does not switch twice a second)."""
+    lesson = page.evaluate("() => window.tvFrames.only !== null ? window.tvFrames.serial : -1")
+    until(page, "s => window.tvFrames.only === null && window.tvFrames.serial > s", lesson)
 
 
 def timed(measure, *args) -> tuple[float, float]:
@@ -210,11 +231,12 @@ def main() -> None:
             runs["tab"] = timed(tabs, page, args.repeat)
             runs["look"] = timed(switches, page, max(args.repeat // 2, 4), "look")
             runs["language"] = timed(switches, page, max(args.repeat // 2, 4), "language")
+            runs["language_labels"] = (median(ALSO), runs["language"][1])
             browser.close()
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    order = ["baseline_round_trip", "step", "scrub", "tab", "translate", "look", "language"]
+    order = ["baseline_round_trip", "step", "scrub", "tab", "translate", "look", "language", "language_labels"]
     report = {f"{name}_ms": runs[name][0] for name in order}
     base = report["baseline_round_trip_ms"]
     report["ratios_to_baseline"] = {name: round(runs[name][0] / base, 3) for name in order}
