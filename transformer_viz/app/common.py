@@ -162,6 +162,12 @@ class Words:
     def components(self) -> list:
         return [component for component, _, _ in self.entries]
 
+    def part(self, start: int, stop: int | None = None) -> Words:
+        """The texts registered from the `start`-th to before the `stop`-th, as Words of their own."""
+        part = Words()
+        part.entries = self.entries[start:stop]
+        return part
+
     def updates(self, lang: str) -> list:
         """One gr.update per registered component with its text in `lang`."""
         out = []

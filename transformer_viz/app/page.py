@@ -22,9 +22,13 @@ from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
 from .session import branch, decode_options, translate, unbranch
 from .share import parse_query, share_query
-from .stepping import draw_step, lesson_frame, step_frames, wire_steps
+from .stepping import PAINTED, draw_step, lesson_frame, step_frames, wire_steps
 from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside
 
+# The events that paint the lesson skip the queue: a direct request and its answer, instead of joining the queue
+# and then reading its stream (measured on one core: a translation painted in 0.40 s instead of 0.73 s). They are
+# short (a translation's decoding and the lesson's two figures); the frames and the other plots stay queued.
+QUICK = dict(queue=False)
 SHARED_OPTIONS = ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len")  # header.options' order
 
 
@@ -34,6 +38,7 @@ def build_demo() -> gr.Blocks:
     with gr.Blocks(title="transformer-viz", delete_cache=(3600, TRACE_FILE_AGE_S)) as demo:
         words = Words()
         top = lay_out_header(words, models)
+        header_words = len(words.entries)  # the first screen's texts, relabelled before the tabs'
         step_in = [top.session, top.step, top.layer, top.head, top.presentation, top.lang, top.units]
         # A new translation, look, layer, units or language is painted in three round trips, the lesson first:
         # 1. the lesson's map and top-k at the page's step (a translation sends them with its own outputs);
@@ -43,7 +48,7 @@ def build_demo() -> gr.Blocks:
         # control's events to the server one after the other, in the order they were made.
         lesson = Event(lesson_frame, step_in, [top.frames])
         lesson_first = [
-            trigger(lesson.fn, lesson.inputs, lesson.outputs, api_visibility="private")
+            trigger(lesson.fn, lesson.inputs, lesson.outputs, api_visibility="private", **QUICK)
             # .input, not .change: a new translation resets the layer slider's range, which must not redraw twice
             for trigger in (top.layer.input, top.presentation.input, top.units.input, top.lang.change)
         ]
@@ -80,11 +85,13 @@ def build_demo() -> gr.Blocks:
         wire_translation(demo, top, models, session_out, lesson, [new_frames, closed, others, redrawn])
         wire_steps(top, step_out)
         for listener in lesson_first[:-1]:
-            then(listener, [frames, others])
+            then(listener, [PAINTED, frames, others])
         frames.after(top.head.input(redraw_step.fn, step_in, step_out, api_visibility="private"))
         others.on(attention_tabs.kind.input)
         on_language = Event.merged([e for group in groups for e in group.on_language])
-        wire_language(top, words, lesson_first[-1], [frames, others, on_language])
+        first, rest = words.part(0, header_words), words.part(header_words)
+        relabel_rest = Event(rest.updates, [top.lang], rest.components)  # the tabs' texts
+        wire_language(top, first, lesson_first[-1], [relabel_rest, frames, others, on_language])
         gr.api(translate_api(models), api_name="translate")
     return demo
 
@@ -196,15 +203,17 @@ def wire_translation(
 
     translate_in = [top.lang, top.sentence, top.model, top.layer, top.head, top.presentation, top.units] + top.options
     for trigger in (top.translate_btn.click, top.sentence.submit):
-        then(trigger(translated, translate_in, translate_out, api_visibility="private"), fresh_only)
+        translating = trigger(translated, translate_in, translate_out, api_visibility="private", **QUICK)
+        then(translating, [PAINTED, *fresh_only])
     # .input, not .change: a share link that sets the model on load must not translate twice, and
     # picking a model before typing a sentence is not an error.
-    linked = top.model.input(translate_if_linked, translate_in, translate_out, api_visibility="private")
-    then(linked, fresh_only)
+    linked = top.model.input(translate_if_linked, translate_in, translate_out, api_visibility="private", **QUICK)
+    then(linked, [PAINTED, *fresh_only])
     branch_in = [top.lang, top.session, top.step, top.alt]
-    then(top.branch_btn.click(on_branch, branch_in, session_out, api_visibility="private"), [lesson, *after])
+    then(top.branch_btn.click(on_branch, branch_in, session_out, api_visibility="private"), [lesson, PAINTED, *after])
     unbranch_in = [top.lang, top.session, top.step]
-    then(top.unbranch_btn.click(on_unbranch, unbranch_in, session_out, api_visibility="private"), [lesson, *after])
+    unbranched = top.unbranch_btn.click(on_unbranch, unbranch_in, session_out, api_visibility="private")
+    then(unbranched, [lesson, PAINTED, *after])
     top.copy.click(
         None,
         top.share,
@@ -227,7 +236,8 @@ def wire_translation(
         return out + [chosen]
 
     loaded = demo.load(on_load, None, [top.sentence, top.model] + top.options + [top.lang], api_visibility="private")
-    then(loaded.then(translate_if_linked, translate_in, translate_out, api_visibility="private"), fresh_only)
+    linked_on_load = loaded.then(translate_if_linked, translate_in, translate_out, api_visibility="private")
+    then(linked_on_load, [PAINTED, *fresh_only])
 
 
 def only_when(flag: gr.State, event: Event) -> Event:
@@ -241,8 +251,8 @@ def only_when(flag: gr.State, event: Event) -> Event:
 
 
 def wire_language(top: Header, words: Words, lesson, after: list[Event]) -> None:
-    """A new language: after `lesson` (the listener that paints the lesson in it), every label, button, tab and
-    explanation, then `after` (every figure's words too)."""
+    """A new language: after `lesson` (the listener that paints the lesson in it), every text of `words` (the first
+    screen's), the notices, the branch, the token table and what is said under the sentence; then `after`."""
 
     def relabel(lng, sess, said):
         """Every registered text in the chosen language; the notices, the branch, the token table and what is said
@@ -256,7 +266,8 @@ def wire_language(top: Header, words: Words, lesson, after: list[Event]) -> None
 
     relabelled = words.components + [top.notices, top.branch_md, top.tokens, top.sentence_error]
     relabel_in = [top.lang, top.session, top.sentence_said]
-    then(lesson.then(relabel, relabel_in, relabelled, api_visibility="private"), after)
+    painted = then(lesson, [PAINTED])
+    then(painted.then(relabel, relabel_in, relabelled, api_visibility="private", **QUICK), after)
 
 
 def translate_api(models: list[str]):

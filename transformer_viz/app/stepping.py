@@ -26,6 +26,7 @@ from .header import Header
 from .models import model_label
 from .registry import STEP_PLOTS
 from .strip import token_strip
+from .tabs import Event
 
 SERIALS = itertools.count(1)  # each set of frames's number
 
@@ -267,6 +268,11 @@ PLAY_JS = f"""(t, lay, hd, pres, lng, unt) => {{
   return [f.pause, 0, ...({PAINT_JS})(f, 0, '')];
 }}"""
 
+
+# Until the page has painted its next frame: what follows the lesson's frame (every step's frames, the other plots)
+# waits for it, so that the server's drawing does not compete with the browser's painting of the lesson where the
+# two share a processor.
+PAINTED = Event(None, [], [], js="() => new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))")
 
 # Every click counts (Gradio's default drops a click while the last one is pending), and none is an API endpoint.
 JS_ONLY = dict(trigger_mode="multiple", api_visibility="private")

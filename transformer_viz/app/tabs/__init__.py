@@ -42,18 +42,19 @@ class Controls:
 class Event:
     """A handler with its inputs and outputs, for the page to run after one of its own events."""
 
-    fn: Callable
+    fn: Callable | None
     inputs: list
     outputs: list
+    js: str | None = None  # JavaScript the page runs first (alone, where fn is None)
 
     def on(self, *triggers, **options) -> None:
         """Run on each of `triggers` (a component's event method, e.g. `slider.input`) with the listener `options`."""
         for trigger in triggers:
-            trigger(self.fn, self.inputs, self.outputs, api_visibility="private", **options)
+            trigger(self.fn, self.inputs, self.outputs, js=self.js, api_visibility="private", **options)
 
     def after(self, dependency):
         """Run after `dependency` (an event listener's result) has succeeded."""
-        return dependency.then(self.fn, self.inputs, self.outputs, api_visibility="private")
+        return dependency.then(self.fn, self.inputs, self.outputs, js=self.js, api_visibility="private")
 
     @staticmethod
     def merged(events: list[Event]) -> Event:
