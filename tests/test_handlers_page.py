@@ -331,3 +331,17 @@ def test_a_new_look_layer_or_language_paints_the_lesson_first(page_handlers, ele
     started = [(index, fn) for index, fn in demo.fns.items() if (control._id, event) in map(tuple, fn.targets)]
     assert min(started, key=lambda pair: pair[0])[1].name == "lesson_frame"
     assert len(started) > 1 or elem_id == "language"  # the language's other work follows the lesson's, chained
+
+
+def test_the_lesson_is_asked_for_directly_and_the_heavy_work_waits_for_its_paint(page_handlers):
+    """The events that paint the lesson skip the queue (one request); every step's frames, queued, follow a
+    translation only after a js-only step that waits for the page's next painted frame."""
+    demo, translated = page_handlers
+    fns = dict(demo.fns)
+    assert translated.queue is False
+    direct = [fn for fn in fns.values() if fn.name == "lesson_frame" and fn.trigger_after is None]
+    assert len(direct) == 4 and all(fn.queue is False for fn in direct)  # look, layer, units, language
+    after = [fn for fn in fns.values() if fn.trigger_after == translated._id]
+    assert [fn.fn for fn in after] == [None] and "requestAnimationFrame" in after[0].js
+    following = [fn for fn in fns.values() if fn.trigger_after == after[0]._id]
+    assert len(following) == 1 and following[0].queue is not False and "step_frames" in following[0].name
