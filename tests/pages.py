@@ -170,9 +170,20 @@ def choose(page, elem_id: str, label: str) -> None:
     page.get_by_role("option", name=label, exact=True).click()
 
 
+def settled(page, timeout: int = 30_000) -> None:
+    """Until no component waits for the server (Gradio fades a pending one), for a picture of a page at rest.
+
+    A page still busy after `timeout` ms is pictured as it is: the pictures are for the README, not a test."""
+    try:
+        page.wait_for_function("() => !document.querySelector('.pending')", polling=100, timeout=timeout)
+    except PageTimeout:
+        pass
+
+
 def screenshot(page, selector: str, name: str, max_height: int = 2000) -> None:
-    """An element's picture for the README, cut to its first max_height pixels."""
+    """An element's picture for the README, cut to its first max_height pixels, once the page is at rest."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    settled(page)
     element = page.locator(selector)
     element.scroll_into_view_if_needed()
     box = element.bounding_box()

@@ -26,6 +26,7 @@ from tests.pages import (
     open_tab,
     plot_info,
     screenshot,
+    settled,
     translation,
     wait_plot,
     wait_step,
@@ -125,6 +126,7 @@ def test_layer_slider_and_head_dropdown(page):
     wait_plot(page, "plot-alignment", "Layer 1", "Head 2", "step 2: producing")
     # The whole app at 1400 px wide, for the README's first picture.
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    settled(page)
     page.screenshot(path=str(SCREENSHOTS / "app.png"), full_page=True, animations="disabled")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pages import SCREENSHOTS, SENTENCE, WAIT, open_tab
+from tests.pages import SCREENSHOTS, SENTENCE, WAIT, open_tab, settled
 from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.translator import load_model
@@ -107,6 +107,7 @@ def test_switching_language_relabels_everything_and_the_step(open_app, app_serve
     wait_text(page, "#tab-dec-self", "디코더는 이미 쓴 것만")
     assert page.locator("#tab-dec-self s").count() == 0  # `<s>` stays text in Korean too
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    settled(page)
     page.screenshot(path=str(SCREENSHOTS / "ui-ko.png"), full_page=False)
 
 
@@ -125,4 +126,5 @@ def test_errors_arrive_in_the_chosen_language(open_app):
         timeout=WAIT,
     )
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    settled(page)
     page.screenshot(path=str(SCREENSHOTS / "ui-ja.png"), full_page=False)
