@@ -26,7 +26,7 @@ from .stepping import PAINTED, draw_step, lesson_frame, step_frames, wire_steps
 from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside
 
 # The events that paint the lesson skip the queue: a direct request and its answer, instead of joining the queue
-# and then reading its stream (measured on one core: a translation painted in 0.40 s instead of 0.73 s). They are
+# and then reading its stream (measured on one core: a translation painted in 0.38-0.40 s, not 0.73 s). They are
 # short (a translation's decoding and the lesson's two figures); the frames and the other plots stay queued.
 QUICK = dict(queue=False)
 SHARED_OPTIONS = ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len")  # header.options' order
