@@ -9,6 +9,9 @@ the server, so the page and the frames keep one definition of each figure.
 Frames drawn for another layer, head, look, units or language than the page shows, or for another translation
 (a new one is on the page, its frames not yet), are not drawn from: the step moves, and the new frames' arrival
 paints the step the slider is at.
+
+Before every step's frames, a translation or a new look, layer, units or language sends the lesson's frame: its
+map and top-k at one step (lesson_frame), painted first while the server draws the rest.
 """
 
 from __future__ import annotations
