@@ -77,7 +77,8 @@ def main() -> None:
         return sum(len(figures.figure_json(f)) for f in figs.values())
 
     def all_views() -> int:
-        # what page.draw_all sends after a translation: every tab's figures
+        # what the page draws after a translation: the step plots at one step (the frames draw every step) and
+        # every other plot (page.draw_others)
         figs = {
             **handlers.step_figures(trace, 0, 0, "mean", False),
             **handlers.static_figures(trace, 0, "cross", False),

@@ -127,10 +127,11 @@ def view_figures(
 
 
 def step_figures(
-    trace: Trace, step: int, layer: int, head, presentation: bool, lang: str = "en", units="pieces"
+    trace: Trace, step: int, layer: int, head, presentation: bool, lang: str = "en", units="pieces", plots=STEP_PLOTS
 ) -> dict:
-    """The views that change with the step: the query row being produced is highlighted; words in `lang`."""
-    return view_figures(STEP_PLOTS, trace, step, layer, head, presentation=presentation, lang=lang, units=units)
+    """The views that change with the step (or those of them in `plots`): the query row being produced is
+    highlighted; words in `lang`."""
+    return view_figures(plots, trace, step, layer, head, presentation=presentation, lang=lang, units=units)
 
 
 def static_figures(trace: Trace, layer: int, kind: str, presentation: bool, lang: str = "en") -> dict:

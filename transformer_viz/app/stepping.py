@@ -48,7 +48,7 @@ def step_outputs(sess, t, lay, hd, pres, lng, unt, plots) -> list:
     """draw_step's outputs at step t with `plots` drawn; every other step plot is None."""
     trace = sess.trace
     drawn = {p.id for p in plots}
-    figs = h.view_figures(plots, trace, t, int(lay), hd, presentation=slides(pres), lang=lng, units=unt)
+    figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng, units=unt, plots=plots)
     return [plot(figs[p.id], pres, fit=fills_box(p.id, pres)) if p.id in drawn else None for p in STEP_PLOTS] + [
         h.step_label(trace, t, lng),
         gr.update(choices=h.alternatives(trace, t), value=None),
@@ -185,10 +185,12 @@ REDRAW_JS = """(id, json) => {
 }"""
 # The lesson's plots are drawn at once; those in tabs just after the page has shown them (one frame later), all in
 # one go and at the last step asked for. A plot not drawn yet gets its Gradio value, now.
-PAINT_JS = f"""(f, t, suffix) => [
+PAINT_JS = f"""(f, t, suffix) => {{
+  const redraw = {REDRAW_JS};
+  return [
   ...f.plots.map((frames, i) => {{
     if (frames === null) return {SKIP};
-    const redraw = {REDRAW_JS}, id = f.ids[i], json = frames[t];
+    const id = f.ids[i], json = frames[t];
     if (json === null) return null;
     const el = document.querySelector('#' + id + ' .js-plotly-plot');
     if (f.lesson[i] || !el || !el.data) return redraw(id, json);
@@ -203,7 +205,8 @@ PAINT_JS = f"""(f, t, suffix) => [
   f.label[t] + (suffix || ''),
   {{__type__: 'update', choices: f.alternatives[t], value: null}},
   f.strip[t],
-]"""
+];
+}}"""
 N_OUT = len(STEP_PLOTS) + 3  # PAINT's outputs: the step plots, the label, the alternatives, the strip
 FRAMES_JS = "window.tvFrames"  # where the page keeps the frames that last arrived
 
