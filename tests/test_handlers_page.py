@@ -345,3 +345,28 @@ def test_the_lesson_is_asked_for_directly_and_the_heavy_work_waits_for_its_paint
     assert [fn.fn for fn in after] == [None] and "requestAnimationFrame" in after[0].js
     following = [fn for fn in fns.values() if fn.trigger_after == after[0]._id]
     assert len(following) == 1 and following[0].queue is not False and "step_frames" in following[0].name
+
+
+def test_a_branch_takes_any_of_the_steps_candidates_the_page_drew_and_refuses_others(page_handlers):
+    """The page draws a step's candidates in the browser, so the server never learns the dropdown's choices: the
+    dropdown passes the value through, and the branch itself checks it against that step's top-k."""
+    import gradio as gr
+
+    from transformer_viz.app.page import on_branch
+
+    demo, _ = page_handlers
+    alt = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "alternative")
+    sess = sessions.translate(SENTENCE, "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
+    first = {i for _, i in h.alternatives(sess.trace, 0)}
+    t, forced = next(
+        (t, i) for t in range(1, len(sess.trace.target_ids)) for _, i in h.alternatives(sess.trace, t) if i not in first
+    )
+    assert alt.preprocess(forced) == forced  # the server's choices are the first step's, or none
+    out = on_branch("en", sess, t, forced)
+    new = next(value for value in out if isinstance(value, sessions.Session))
+    assert new.trace.target_ids[t] == forced and new.trace.target_ids[:t] == sess.trace.target_ids[:t]
+    stranger = next(i for i in range(100) if i not in {j for _, j in h.alternatives(sess.trace, t)})
+    with pytest.raises(gr.Error, match=f"step {t}: pick one from the list"):
+        on_branch("en", sess, t, stranger)
+    with pytest.raises(gr.Error, match="候補ではありません"):
+        on_branch("ja", sess, t, "not a token")

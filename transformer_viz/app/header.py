@@ -246,7 +246,12 @@ def lay_out_branch(words: Words, top: Header) -> None:
     """The head of the views that show one, another token to force at this step, its branch and the way back."""
     with gr.Row(equal_height=True):
         top.head = words(gr.Dropdown(["mean"], value="mean", label=T("head"), elem_id="head", scale=1), "label", "head")
-        top.alt = words(gr.Dropdown([], label=T("alternative"), elem_id="alternative", scale=3), "label", "alternative")
+        # its choices are drawn in the page at each step, never told to the server: on_branch checks the value
+        top.alt = words(
+            gr.Dropdown([], label=T("alternative"), elem_id="alternative", scale=3, allow_custom_value=True),
+            "label",
+            "alternative",
+        )
         top.branch_btn = words(gr.Button(T("branch"), elem_id="branch", scale=1), "value", "branch")
         top.unbranch_btn = words(
             gr.Button(T("unbranch"), elem_id="unbranch", interactive=False, scale=1), "value", "unbranch"

@@ -166,6 +166,9 @@ def on_branch(lng, sess, t, token_id):
     if sess is None or token_id is None:
         raise gr.Error(i18n.text("err-translate-first", lng), print_exception=False)
     t = h.clamp_step(sess.trace, t)
+    # the page draws a step's candidates itself, so the server checks the choice (the dropdown does not)
+    if str(token_id) not in {str(i) for _, i in h.alternatives(sess.trace, t)}:
+        raise UserError("err-not-candidate", token=token_id, step=t)
     new = branch(sess, t, int(token_id))  # the view stays on the step that now holds the forced token
     return session_outputs(new, new.trace.source_text, new.model, DecodeOptions(**new.options), lng, step=t)
 

@@ -129,6 +129,11 @@ MESSAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "ステップ {step} は翻訳の範囲 (0–{last}) の外です",
         "ko": "{step}단계는 번역의 범위(0–{last}) 밖입니다",
     },
+    "err-not-candidate": {
+        "en": "{token!r} is not one of the model's candidates at step {step}: pick one from the list",
+        "ja": "{token!r} はステップ {step} のモデルの候補ではありません: 一覧から選んでください",
+        "ko": "{token!r}은(는) {step}단계에서 모델의 후보가 아닙니다: 목록에서 고르세요",
+    },
     "err-click": {
         "en": "cannot read a click from {value!r}",
         "ja": "クリックを読み取れません: {value!r}",
