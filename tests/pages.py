@@ -6,6 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from transformer_viz.app.common import LOOKS, slides
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
 from transformer_viz.figures.style import piece_label
@@ -24,6 +25,9 @@ SCREENSHOTS = Path(
     os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")
 ).resolve()
 SENTENCE = "I see the house."
+# One look per way the page draws a figure: the two slide looks differ only in what the camera downloads
+# (test_the_slide_looks_differ_only_in_their_download), so the browser checks a fit in one of them.
+DRAWN_LOOKS = list({slides(look): look for look in LOOKS}.values())
 WAIT = 90_000  # ms: a translation and its dozen figures take ~10 s on a busy 2-core machine
 
 GROUP_OF_TAB = {

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.pages import WAIT, expected_trace, open_app_page, open_tab, toasts, wait_translation
+from tests.pages import DRAWN_LOOKS, WAIT, expected_trace, open_app_page, open_tab, toasts, wait_translation
 from tests.test_app_qkv import click_key
 from tests.test_figures_fit import VIEWPORT, misfits, report, settled
 from transformer_viz import i18n
@@ -106,7 +106,7 @@ def test_every_view_in_every_look_fits_and_speaks_the_language(browser, app_serv
                 click_key(page, n_keys - 1, n_keys)  # the last key: q ∘ k opens for it
                 settled(page, "plot-qkv-key", style(False).font_size)
         failures = []
-        for look in LOOKS:
+        for look in DRAWN_LOOKS:
             page.locator("#presentation input").nth(LOOKS.index(look)).check()  # its name is in the page's language
             font = style(slides(look)).font_size
             found, wrong = {}, {}

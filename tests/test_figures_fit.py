@@ -13,8 +13,8 @@ import itertools
 
 import pytest
 
-from tests.pages import RECORD_TOASTS, WAIT, expected_trace, open_tab, toasts, wait_translation
-from transformer_viz.app.common import LOOKS, slides
+from tests.pages import DRAWN_LOOKS, RECORD_TOASTS, WAIT, expected_trace, open_tab, toasts, wait_translation
+from transformer_viz.app.common import slides
 from transformer_viz.app.registry import PLOTS, View
 from transformer_viz.figures.style import style
 from transformer_viz.translator import load_model
@@ -179,7 +179,7 @@ def assert_scrolls_in_its_box(page, plot_id: str, look: str, figure: float) -> N
     assert scroll >= drawn or drawn <= box, f"{plot_id} [{look}] is cut: its box scrolls {scroll} px of {drawn}"
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", DRAWN_LOOKS)
 def test_every_plot_keeps_its_text_inside_and_apart(pages, library, look):
     page = pages(look)
     grid = next(plot for plot in PLOTS if plot.id == "plot-cross")  # the lesson's grid, as the page shows it first

@@ -370,3 +370,23 @@ def test_a_branch_takes_any_of_the_steps_candidates_the_page_drew_and_refuses_ot
         on_branch("en", sess, t, stranger)
     with pytest.raises(gr.Error, match="候補ではありません"):
         on_branch("ja", sess, t, "not a token")
+
+
+def test_the_slide_looks_differ_only_in_their_download(session):
+    """Every plot in the PNG and the SVG slide look is the same figure; only the camera's format differs (so the
+    browser's fit checks draw one of them)."""
+    from transformer_viz.app.common import LOOKS, plot, slides
+
+    png, svg = LOOKS[1:]
+    assert slides(png) and slides(svg)
+    figs = h.view_figures(PLOTS, session.trace, presentation=True)
+    assert len([fig for fig in figs.values() if fig is not None]) > 10
+    for plot_id, fig in figs.items():
+        if fig is None:
+            continue
+        a, b = (json.loads(plot(fig, look).plot) for look in (png, svg))
+        assert a["config"]["toImageButtonOptions"]["format"] == "png", plot_id
+        assert b["config"]["toImageButtonOptions"]["format"] == "svg", plot_id
+        for drawn in (a, b):  # the camera's format and scale (a PNG is drawn at 3x)
+            del drawn["config"]["toImageButtonOptions"]["format"], drawn["config"]["toImageButtonOptions"]["scale"]
+        assert a == b, plot_id
