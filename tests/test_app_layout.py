@@ -209,6 +209,32 @@ def test_a_step_redraws_every_drawn_plot_in_place_named_for_the_step(page, libra
     assert page.evaluate(filename, "plot-cross").endswith("_step-0")
 
 
+def test_a_new_head_or_layer_is_drawn_from_the_variants_without_new_frames(page, library):
+    """Once every step's frames and their variants have arrived, a head chosen in the menu and a layer on the slider
+    repaint the map and the open tab's step plots from them: the server draws no frames for them."""
+    wait_step(page, 0)
+    page.wait_for_function(
+        "() => { const f = window.tvFrames, v = window.tvVariants; "
+        "return !!f && f.only === null && !!v && !!(window.tvBases || {})[v.base]; }",
+        timeout=WAIT,
+    )
+    serial = page.evaluate("() => window.tvFrames.serial")
+    page.click("#step-next")
+    page.click("#head input")
+    page.locator("ul[role=listbox] li", has_text="1").first.click()
+    wait_plot(page, "plot-cross", "Head 1<br>", "step 1:")
+    layer = 1 - int(page.input_value("#layer input[type=number]"))  # the tiny model's other layer
+    page.fill("#layer input[type=number]", str(layer))
+    page.press("#layer input[type=number]", "Enter")
+    wait_plot(page, "plot-cross", f"Layer {layer} ", "Head 1<br>", "step 1:")
+    wait_plot(page, "plot-alignment", f"ayer {layer}", "step 1")  # the open tab's plot follows the layer too
+    page.click("#step-prev")
+    wait_plot(page, "plot-cross", f"Layer {layer} ", "Head 1<br>", "step 0:")
+    page.wait_for_timeout(500)  # a server's frames, had it sent any, have arrived
+    assert page.evaluate("() => window.tvFrames.serial") == serial, "the server drew the frames"
+    assert page.evaluate("() => JSON.parse(window.tvFrames.key).slice(0, 2)") == [layer, "1"]
+
+
 # ------------------------------------------------------------------------------------------------ no browser
 def test_strip_pieces_read_as_words_and_stay_text(evil_trace):
     assert readable("\u2581house") == ("house", True) and readable("se") == ("se", False)

@@ -322,8 +322,8 @@ def test_what_follows_a_translation_waits_for_a_new_session():
     assert gated.fn(True, 1, 2) == ["drawn", "too"] and calls == [(1, 2)]
 
 
-@pytest.mark.parametrize(("elem_id", "event"), [("presentation", "input"), ("layer", "input"), ("language", "change")])
-def test_a_new_look_layer_or_language_paints_the_lesson_first(page_handlers, elem_id, event):
+@pytest.mark.parametrize(("elem_id", "event"), [("presentation", "input"), ("language", "change")])
+def test_a_new_look_or_language_paints_the_lesson_first(page_handlers, elem_id, event):
     """The page sends one control's events to the server one after the other, in the order they were made: the
     lesson's frame comes before the tab groups' own redraws of the same control (a look switch has nine)."""
     demo, _ = page_handlers
@@ -333,6 +333,19 @@ def test_a_new_look_layer_or_language_paints_the_lesson_first(page_handlers, ele
     assert len(started) > 1 or elem_id == "language"  # the language's other work follows the lesson's, chained
 
 
+@pytest.mark.parametrize("elem_id", ["layer", "head"])
+def test_a_new_layer_or_head_is_painted_in_the_page_before_anything_asks_the_server(page_handlers, elem_id):
+    """A layer's or head's first listener is js only (it paints the lesson from the variants); the next asks for
+    frames, unqueued, only where the page could not make them; the tab groups' redraws come after both."""
+    demo, _ = page_handlers
+    control = next(block for block in demo.blocks.values() if getattr(block, "elem_id", None) == elem_id)
+    started = sorted((index, fn) for index, fn in demo.fns.items() if (control._id, "input") in map(tuple, fn.targets))
+    (_, first), (_, second), *rest = started
+    assert first.fn is None and "tvSwitches" in first.js
+    assert second.name == "frames_unless_drawn" and second.queue is False and "drawn" in second.js
+    assert rest and all(fn.name != "lesson_frame" for _, fn in rest)  # no second, server-drawn lesson
+
+
 def test_the_lesson_is_asked_for_directly_and_the_heavy_work_waits_for_its_paint(page_handlers):
     """The events that paint the lesson skip the queue (one request); every step's frames, queued, follow a
     translation only after a js-only step that waits for the page's next painted frame."""
@@ -340,7 +353,7 @@ def test_the_lesson_is_asked_for_directly_and_the_heavy_work_waits_for_its_paint
     fns = dict(demo.fns)
     assert translated.queue is False
     direct = [fn for fn in fns.values() if fn.name == "lesson_frame" and fn.trigger_after is None]
-    assert len(direct) == 4 and all(fn.queue is False for fn in direct)  # look, layer, units, language
+    assert len(direct) == 3 and all(fn.queue is False for fn in direct)  # look, units, language
     after = [fn for fn in fns.values() if fn.trigger_after == translated._id]
     assert [fn.fn for fn in after] == [None] and "requestAnimationFrame" in after[0].js
     following = [fn for fn in fns.values() if fn.trigger_after == after[0]._id]

@@ -56,6 +56,9 @@ class Header:
     play_btn: gr.Button
     step_md: gr.Markdown
     frames: gr.JSON  # hidden: every step's figures, label, alternatives and strip, drawn in the browser (stepping.py)
+    variants: gr.JSON  # hidden: the frames' plots in every other layer and head, as changes (stepping.variants)
+    switch: gr.Textbox  # hidden: counts new layers and heads; its change paints them (stepping.wire_switch)
+    drawn: gr.Textbox  # hidden: whether the page made a new layer's or head's frames itself (stepping.DRAWN_JS)
     plots: Plots  # the step's cross-attention and, beside it, the top-k bar
     alt: gr.Dropdown  # another token to branch on at this step
     branch_btn: gr.Button
@@ -231,6 +234,8 @@ def lay_out_steps(words: Words, top: Header) -> None:
             gr.Slider(0, 1, value=0, step=1, label=T("layer"), elem_id="layer", scale=2), "label", "layer"
         )
     top.frames = gr.JSON(visible=False, elem_id="step-frames")
+    top.variants = gr.JSON(visible=False, elem_id="step-variants")
+    top.switch, top.drawn = hidden_box("step-switch"), hidden_box("frames-drawn")
     top.plots = Plots()
     with gr.Row(elem_id="lesson-maps"):
         with gr.Column(scale=3):

@@ -15,6 +15,7 @@ from ..errors import UserError
 from . import handlers as h
 from .common import CLICK_JS, CSS, THEME, Words, localised_errors, plot, slides, user_error
 from .downloads import TRACE_FILE_AGE_S, offered
+from .frames import lesson_frame, step_frames, variants
 from .header import Header
 from .header import lay_out as lay_out_header
 from .model_card import model_card
@@ -22,7 +23,7 @@ from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
 from .session import branch, decode_options, translate, unbranch
 from .share import parse_query, share_query
-from .stepping import PAINTED, draw_step, lesson_frame, step_frames, wire_steps
+from .stepping import PAINTED, wire_steps, wire_switch
 from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside
 
 # The events that paint the lesson skip the queue: a direct request and its answer, instead of joining the queue
@@ -40,18 +41,20 @@ def build_demo() -> gr.Blocks:
         top = lay_out_header(words, models)
         header_words = len(words.entries)  # the first screen's texts, relabelled before the tabs'
         step_in = [top.session, top.step, top.layer, top.head, top.presentation, top.lang, top.units]
-        # A new translation, look, layer, units or language is painted in three round trips, the lesson first:
+        # A new translation, look, units or language is painted in four round trips, the lesson first:
         # 1. the lesson's map and top-k at the page's step (a translation sends them with its own outputs);
         # 2. every step's frames, which paint the tabs' step plots too, for stepping in the browser (stepping.py);
-        # 3. every plot that does not follow the step.
+        # 3. every plot that does not follow the step;
+        # 4. the variants: the frames' plots in every other layer and head, for the browser to draw a new one.
         # The lesson's listeners come before the tab groups' listeners of the same controls: the page sends a
         # control's events to the server one after the other, in the order they were made.
         lesson = Event(lesson_frame, step_in, [top.frames])
         lesson_first = [
             trigger(lesson.fn, lesson.inputs, lesson.outputs, api_visibility="private", **QUICK)
-            # .input, not .change: a new translation resets the layer slider's range, which must not redraw twice
-            for trigger in (top.layer.input, top.presentation.input, top.units.input, top.lang.change)
+            for trigger in (top.presentation.input, top.units.input, top.lang.change)
         ]
+        # a new layer or head is drawn in the browser from the frames and the variants
+        new_layer = wire_switch(top, step_in)
         with gr.Tabs(elem_id="views"):
             attention_tabs = attention.build(words, top.controls)
             groups = [
@@ -67,8 +70,8 @@ def build_demo() -> gr.Blocks:
         if set(plots) != PLOT_IDS:
             raise RuntimeError(f"registered plots missing from the page: {sorted(PLOT_IDS - set(plots))}")
         step_out = [plots[p.id] for p in STEP_PLOTS] + [top.step_md, top.alt, top.strip]
-        redraw_step = Event(draw_step, step_in, step_out)
         frames = Event(step_frames, step_in, [top.frames])
+        every_head = Event(variants, step_in, [top.variants])
         others = Event(draw_others, step_in + [attention_tabs.kind], [plots[p.id] for p in OTHER_PLOTS])
         # a new session: its frames with its trace file; the groups' views that only close, in one round trip; a
         # view that draws itself anew (it reads its own controls too) after the other plots
@@ -82,16 +85,16 @@ def build_demo() -> gr.Blocks:
             *(attention_tabs.pick, top.download, top.share, inside_tabs.card, top.branch_md, top.unbranch_btn),
         ]
         demo.load(None, None, None, js=CLICK_JS)
-        wire_translation(demo, top, models, session_out, lesson, [new_frames, closed, others, redrawn])
+        wire_translation(demo, top, models, session_out, lesson, [new_frames, closed, others, redrawn, every_head])
         wire_steps(top, step_out)
         for listener in lesson_first[:-1]:
-            then(listener, [PAINTED, frames, others])
-        frames.after(top.head.input(redraw_step.fn, step_in, step_out, api_visibility="private"))
+            then(listener, [PAINTED, frames, others, every_head])
+        others.after(new_layer)
         others.on(attention_tabs.kind.input)
         on_language = Event.merged([e for group in groups for e in group.on_language])
         first, rest = words.part(0, header_words), words.part(header_words)
         relabel_rest = Event(rest.updates, [top.lang], rest.components)  # the tabs' texts
-        wire_language(top, first, lesson_first[-1], [relabel_rest, frames, others, on_language])
+        wire_language(top, first, lesson_first[-1], [relabel_rest, frames, others, on_language, every_head])
         gr.api(translate_api(models), api_name="translate")
     return demo
 

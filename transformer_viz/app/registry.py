@@ -62,6 +62,8 @@ class Plot:
     from_trace: bool = True  # False: drawn from the bundled models, the same for every visitor
     click: Click | None = None
     download: Callable[[View], str] | None = None  # its download's name, where its figure's own is not enough
+    # the head it draws for the head menu's value ("mean", "0", …), where two values draw the same (stepping.variant)
+    head_drawn: Callable[[str], str] = str
 
     def figure(self, view: View):
         """The plot drawn from `view`, its download named (None when there is nothing to show)."""
@@ -104,9 +106,9 @@ def _beam_pieces(trace: Trace) -> dict[int, str]:
     return {node["id"]: translator.tokenizer.id_to_piece(node["id"]) for node in trace.beam_tree}
 
 
-def _step_head(view: View) -> int:
+def _step_head(head: int | str) -> int | str:
     """The score pipeline shows one head: the chosen one, or head 0 for the mean."""
-    return 0 if view.head == "mean" else view.head
+    return 0 if head == "mean" else head
 
 
 STEP, HEAD, LAYER, KIND = (frozenset({name}) for name in FOLLOWS)
@@ -173,9 +175,9 @@ PLOTS = [
          draw=lambda v: figures.decoder_causal_mask(v.trace, v.step, presentation=v.presentation)),
     Plot("plot-cross-mask", "model", "tab-masks",
          draw=lambda v: figures.cross_mask(v.trace, presentation=v.presentation)),
-    Plot("plot-pipeline", "model", "tab-masks", follows=STEP | LAYER | HEAD,
+    Plot("plot-pipeline", "model", "tab-masks", follows=STEP | LAYER | HEAD, head_drawn=lambda hd: str(_step_head(hd)),
          draw=lambda v: figures.score_pipeline(
-             v.trace, v.layer, _step_head(v), step=v.step, presentation=v.presentation)),
+             v.trace, v.layer, _step_head(v.head), step=v.step, presentation=v.presentation)),
     Plot("plot-logit-lens", "beyond", "tab-logit-lens",
          draw=lambda v: None if v.trace.logit_lens is None else figures.logit_lens_figure(
              v.trace, presentation=v.presentation)),

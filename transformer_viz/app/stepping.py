@@ -1,130 +1,29 @@
-"""Stepping in the browser: every step's figures reach the page once, and a step change is drawn there.
+"""Stepping in the browser: every step's figures reach the page once, and a step, layer or head change is drawn there.
 
-After a translation (or a new layer, head, look, units or language) the server runs draw_step, the step's plots,
-label, alternatives to branch on and token strip, for every step of the trace, into one hidden JSON value: the
-frames. Previous, Next, the slider, a click in the token strip and Play then pick a frame in the browser and
-hand it to the page's own components (a js-only event: no request to the server). A head change still runs draw_step on
-the server, so the page and the frames keep one definition of each figure.
+After a translation (or a new look, units or language) the frames (frames.step_frames) reach a hidden JSON value.
+Previous, Next, the slider, a click in the token strip and Play then pick a frame in the browser and hand it to the
+page's own components (a js-only event: no request to the server).
+
+Then come the variants (frames.variants): the plots a new layer or head redraws, in every other layer and head, as
+changes to the frames' own figures. A new layer or head makes its frames in the browser from the frames and the
+variants (FRAMES_FOR_JS) and paints them; until the variants arrive (or where they do not fit the page), the server
+draws that layer's and head's frames (frames_unless_drawn).
 
 Frames drawn for another layer, head, look, units or language than the page shows, or for another translation
 (a new one is on the page, its frames not yet), are not drawn from: the step moves, and the new frames' arrival
 paints the step the slider is at.
 
-Before every step's frames, a translation or a new look, layer, units or language sends the lesson's frame: its
-map and top-k at one step (lesson_frame), painted first while the server draws the rest.
+Before every step's frames, a translation or a new look, units or language sends the lesson's frame: its map and
+top-k at one step (frames.lesson_frame), painted first while the server draws the rest.
 """
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import json
-
 import gradio as gr
 
-from .. import i18n
-from . import handlers as h
-from .common import fills_box, plot, slides
+from .frames import N_OUT, step_frames
 from .header import Header
-from .models import model_label
-from .registry import STEP_PLOTS
-from .strip import token_strip
 from .tabs import Event
-
-SERIALS = itertools.count(1)  # each set of frames's number
-
-
-LESSON_PLOTS = [plot for plot in STEP_PLOTS if plot.group == "page"]  # the lesson's map and top-k, always on screen
-
-
-def draw_step(sess, t, lay, hd, pres, lng, unt):
-    """The plots that follow the step or the head, the step's label, its alternatives to branch on, the strip."""
-    if sess is None:
-        return [gr.skip()] * N_OUT
-    return step_outputs(sess, h.clamp_step(sess.trace, t), lay, hd, pres, lng, unt, STEP_PLOTS)
-
-
-def step_outputs(sess, t, lay, hd, pres, lng, unt, plots) -> list:
-    """draw_step's outputs at step t with `plots` drawn; every other step plot is None."""
-    trace = sess.trace
-    drawn = {p.id for p in plots}
-    figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng, units=unt, plots=plots)
-    return [plot(figs[p.id], pres, fit=fills_box(p.id, pres)) if p.id in drawn else None for p in STEP_PLOTS] + [
-        h.step_label(trace, t, lng),
-        gr.update(choices=h.alternatives(trace, t), value=None),
-        token_strip(trace, t, lng),
-    ]
-
-
-def step_frames(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
-    """draw_step's outputs at every step, for the browser: the plots' figure JSON, labels, alternatives, strips."""
-    if sess is None:
-        return None
-    return frames(sess, range(len(sess.trace.target_ids)), STEP_PLOTS, lay, hd, pres, lng, unt)
-
-
-def lesson_frame(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
-    """The lesson's plots, the label, alternatives and strip at step t alone: what a translation or a new look,
-    layer, units or language paints first, in a fraction of the time every step's frames take (step_frames)."""
-    if sess is None:
-        return None
-    return frames(sess, [h.clamp_step(sess.trace, t)], LESSON_PLOTS, lay, hd, pres, lng, unt)
-
-
-def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
-    """Frames of `plots` at `steps` (all of them, or one: `only`). Per step plot a list over the trace's steps, or
-    None where the plot is not among `plots` (the page leaves it as it is); a step not drawn is None in each list."""
-    n, total = len(STEP_PLOTS), len(sess.trace.target_ids)
-    drawn = {t: step_outputs(sess, t, lay, hd, pres, lng, unt, plots) for t in steps}
-    ids = {p.id for p in plots}
-
-    def each(column, convert=lambda value: value) -> list:
-        return [convert(drawn[t][column]) if t in drawn else None for t in range(total)]
-
-    return dict(
-        key=frame_key(lay, hd, pres, lng, unt),
-        shown=shown_key(sess, lng),
-        ids=[p.id for p in STEP_PLOTS],
-        lesson=[p.group == "page" for p in STEP_PLOTS],  # drawn first (PAINT_JS)
-        serial=next(SERIALS),  # new frames, even of the same figures, are told apart: their arrival repaints
-        steps=total,
-        only=None if len(drawn) == total else next(iter(drawn)),  # the one step drawn, where not every step is
-        plots=[each(i, with_revision) if p.id in ids else None for i, p in enumerate(STEP_PLOTS)],
-        label=each(n),
-        alternatives=each(n + 1, lambda update: [list(choice) for choice in update["choices"]]),
-        strip=each(n + 2),
-        last=i18n.text("at-last-step", lng),
-        play=i18n.text("play", lng),
-        pause=i18n.text("pause", lng),
-    )
-
-
-def frame_key(lay, hd, pres, lng, unt) -> str:
-    """What the frames were drawn for; the browser compares it with the controls' values (FRAME_KEY_JS)."""
-    return json.dumps([int(lay), str(hd), str(pres), str(lng), str(unt)], separators=(",", ":"))
-
-
-def shown_key(sess, lng) -> str:
-    """The translation the frames were drawn from, as the page shows it: its text and the model's name, which ends
-    the model menu's label in every language (SHOWN_KEY_JS reads both back from the page)."""
-    label = model_label(sess.model, lng)
-    name = sess.model if label.endswith(f"({sess.model})") else label
-    return json.dumps([sess.trace.target_text, name], separators=(",", ":"), ensure_ascii=False)
-
-
-def with_revision(data) -> str | None:
-    """A plot's figure JSON with layout.datarevision naming its data.
-
-    Plotly.react takes arrays of a new identity for new data unless datarevision says otherwise: where a step
-    changes only the outline and the title (cross-attention), the heatmaps are then not recomputed.
-    """
-    if data is None:
-        return None
-    figure = json.loads(data.plot)
-    digest = hashlib.sha1(json.dumps(figure["data"], sort_keys=True).encode(), usedforsecurity=False)
-    figure["layout"]["datarevision"] = digest.hexdigest()[:16]
-    return json.dumps(figure, separators=(",", ":"))
-
 
 # The translation the page shows: a new session's outputs come before its frames, and until they arrive the
 # frames in the page are the last translation's. The model's name, not its whole label: a new language relabels
@@ -207,36 +106,105 @@ PAINT_JS = f"""(f, t, suffix) => {{
   f.strip[t],
 ];
 }}"""
-N_OUT = len(STEP_PLOTS) + 3  # PAINT's outputs: the step plots, the label, the alternatives, the strip
-FRAMES_JS = "window.tvFrames"  # where the page keeps the frames that last arrived
+FRAMES_JS = "window.tvFrames"  # where the page keeps the frames it paints from
+# The change json_changes describes, made to a JSON value parsed afresh from the frames' text (so in place); a value
+# it sets is copied, for a later change must not alter the variants.
+APPLY_JS = """(value, change) => {
+  if (Array.isArray(change) && change[0] === '=') return JSON.parse(JSON.stringify(change[1]));
+  if (Array.isArray(change)) {
+    value.length = change[2];
+    for (const [i, item] of Object.entries(change[1])) value[i] = APPLY(value[i], item);
+    return value;
+  }
+  for (const [key, item] of Object.entries(change)) {
+    if (Array.isArray(item) && item[0] === '-') delete value[key];
+    else value[key] = APPLY(value[key], item);
+  }
+  return value;
+}"""
+# The frames for the controls' layer and head: those the page holds, or made from the complete frames the variants
+# change (kept by their name, `base`) and the variants, which then become the page's frames. Frames made for
+# another look, units, language or translation are not made: the frames the page holds come back, which do not
+# match the controls (step_js then moves the step and paints nothing).
+FRAMES_FOR_JS = f"""(lay, hd, pres, lng, unt) => {{
+  const f = {FRAMES_JS}, key = ({FRAME_KEY_JS})(lay, hd, pres, lng, unt);
+  const v = window.tvVariants, base = v && (window.tvBases || {{}})[v.base];
+  if (!f || f.key === key || !base) return f;
+  const [layer, head] = JSON.parse(base.key);
+  if (base.key !== ({FRAME_KEY_JS})(layer, head, pres, lng, unt) || base.shown !== {SHOWN_KEY_JS}) return f;
+  const combo = `${{Math.round(Number(lay))}}/${{hd}}`;
+  const APPLY = {APPLY_JS};
+  const plots = [];
+  for (let i = 0; i < base.plots.length; i++) {{
+    const frames = base.plots[i], name = v.keys[i] ? v.keys[i][combo] : v.own[i];
+    if (name === undefined) return f;  // a layer or head the variants were not drawn for
+    if (name === v.own[i]) {{ plots.push(frames); continue; }}
+    let figure = frames[0] === null ? null : JSON.parse(frames[0]);
+    plots.push(v.patches[i][name].map(change => {{
+      figure = APPLY(figure, change);
+      return figure === null ? null : JSON.stringify(figure);
+    }}));
+  }}
+  return {FRAMES_JS} = Object.assign({{}}, base, {{key, plots}});
+}}"""
+# Complete frames that arrive are kept by their name for the variants (the last four: a layer or head drawn by the
+# server, before its variants arrived, must not push out the frames the variants change).
+KEEP_JS = f"""{FRAMES_JS} = f;
+  if (f && f.base) {{
+    const kept = window.tvBases = window.tvBases || {{}};
+    delete kept[f.base];
+    kept[f.base] = f;
+    for (const name of Object.keys(kept).slice(0, -4)) delete kept[name];
+  }}"""
+ARRIVALS = {
+    None: ("(t, lay, hd, pres, lng, unt, extra)", f"const f = ({FRAMES_FOR_JS})(lay, hd, pres, lng, unt);"),
+    "frames": ("(f, t, lay, hd, pres, lng, unt, extra)", KEEP_JS),
+    # new variants paint the controls' layer and head where the page's frames were drawn for another
+    "variants": (
+        "(v, t, lay, hd, pres, lng, unt, extra)",
+        f"""window.tvVariants = v;
+  const held = {FRAMES_JS}, f = ({FRAMES_FOR_JS})(lay, hd, pres, lng, unt);
+  if (f === held) return [{SKIP}, {", ".join([SKIP] * N_OUT)}];""",
+    ),
+}
 
 
-def step_js(move: str, arrived: bool = False) -> str:
+def step_js(move: str, arrived: str | None = None) -> str:
     """A js-only event on (step, layer, head, look, language, units, extra) → (step, PAINT's outputs).
 
     `move` is JavaScript computing `to` (the new step) and optionally `suffix` from f, t and extra. The frames
     are not an input: Gradio hands a js function a copy of each input, and the frames are a megabyte (measured:
-    the copy was most of a step's time). The frames' own change event (`arrived`) takes them once and keeps them
-    in the page for the other events.
+    the copy was most of a step's time). The frames' own change event (arrived="frames") takes them once and keeps
+    them in the page for the other events; the variants' (arrived="variants") likewise.
     """
     skip = ", ".join([SKIP] * N_OUT)
-    head = "(f, t, lay, hd, pres, lng, unt, extra)" if arrived else "(t, lay, hd, pres, lng, unt, extra)"
+    head, frames = ARRIVALS[arrived]
     # Frames that arrive with a new session come with the step it opens on, and the page may still be setting its
     # controls (the step, layer and head) from the session: the lesson's frame is painted at its own step, and
     # frames that do not match the controls yet leave the step as it is, for the next frames to paint.
-    arrival = "if (f.only !== null) to = f.only;" if arrived else ""
-    stale = SKIP if arrived else "to"
-    frames = FRAMES_JS + " = f;" if arrived else f"const f = {FRAMES_JS};"
+    # A step the visitor asked for before the translation's frames came (window.tvWanted) wins over the lesson's.
+    arrival = {
+        None: "",
+        "frames": """const wanted = window.tvWanted && window.tvWanted[0] === f.shown ? window.tvWanted[1] : null;
+  if (f.only !== null) to = wanted === null ? f.only : wanted;
+  else if (wanted !== null) delete window.tvWanted;""",
+        "variants": "",
+    }[arrived]
+    stale = SKIP if arrived == "frames" else "to"
+    asked = f"window.tvWanted = [{SHOWN_KEY_JS}, to];" if arrived is None else ""
     return f"""{head} => {{
   {frames}
-  if (!f) return [{SKIP}, {skip}];
   t = Math.round(Number(t));
   let to = t, suffix = '';
+  if (!f) {{ {asked} return [{SKIP}, {skip}]; }}
   {move}
-  to = Math.max(0, Math.min(to, f.steps - 1));
   {arrival}
+  to = Math.max(0, Math.min(to, f.steps - 1));
   // frames drawn for other controls or another translation: the step moves, and the new frames' arrival draws it
-  if (f.key !== ({FRAME_KEY_JS})(lay, hd, pres, lng, unt) || f.shown !== {SHOWN_KEY_JS}) return [{stale}, {skip}];
+  if (f.key !== ({FRAME_KEY_JS})(lay, hd, pres, lng, unt) || f.shown !== {SHOWN_KEY_JS}) {{
+    {asked}
+    return [{stale}, {skip}];
+  }}
   if (f.only !== null && f.only !== to) return [to, {skip}];  // the lesson's frame alone: every step's follows
   return [to, ...({PAINT_JS})(f, to, suffix)];
 }}"""
@@ -284,8 +252,50 @@ PAINTED = Event(None, [], [], js="() => new Promise(done => requestAnimationFram
 JS_ONLY = dict(trigger_mode="multiple", api_visibility="private")
 
 
+def frames_unless_drawn(sess, t, lay, hd, pres, lng, unt, drawn):
+    """A new layer's or head's frames from the server, unless the page made them from the variants (DRAWN_JS)."""
+    if drawn == "drawn":
+        return gr.skip()
+    return step_frames(sess, t, lay, hd, pres, lng, unt)
+
+
+# Before frames_unless_drawn: whether the page has the frames of the controls' layer and head (made now if it can).
+DRAWN_JS = f"""(sess, t, lay, hd, pres, lng, unt, drawn) => {{
+  const f = ({FRAMES_FOR_JS})(lay, hd, pres, lng, unt), key = ({FRAME_KEY_JS})(lay, hd, pres, lng, unt);
+  const here = !!f && f.only === null && f.key === key && f.shown === {SHOWN_KEY_JS};
+  return [sess, t, lay, hd, pres, lng, unt, here ? 'drawn' : ''];
+}}"""
+# A new layer or head paints the lesson's plots at once, then sets the switch box (a count), whose change paints the
+# rest (wire_steps): the page sends a control's events one after the other, and the tab groups' listeners of the
+# layer and head are made before the step plots' components exist, so that painting comes after the page has
+# handled them (measured: 70-100 ms after the click).
+SWITCH_JS = f"""(t, lay, hd, pres, lng, unt) => {{
+  const f = ({FRAMES_FOR_JS})(lay, hd, pres, lng, unt), redraw = {REDRAW_JS};
+  t = Math.round(Number(t));
+  const ready = f && f.only === null && f.key === ({FRAME_KEY_JS})(lay, hd, pres, lng, unt) && t < f.steps;
+  if (ready && f.shown === {SHOWN_KEY_JS})
+    f.plots.forEach((frames, i) => {{ if (f.lesson[i] && frames && frames[t]) redraw(f.ids[i], frames[t]); }});
+  return String(window.tvSwitches = (window.tvSwitches || 0) + 1);
+}}"""
+
+
+def wire_switch(top: Header, step_in: list):
+    """A new layer or head: drawn in the browser (the switch box, then wire_steps), its frames from the server where
+    the page cannot make them. Made before the tab groups' listeners of the layer and head; returns the layer's
+    listener, for what else a new layer redraws to follow it."""
+    listeners, controls = [], [top.step, top.layer, top.head, top.presentation, top.lang, top.units]
+    for trigger in (top.layer.input, top.head.input):
+        trigger(None, controls, [top.switch], js=SWITCH_JS, **JS_ONLY)
+        fallback = trigger(
+            frames_unless_drawn, [*step_in, top.drawn], [top.frames], js=DRAWN_JS, api_visibility="private", queue=False
+        )
+        listeners.append(fallback)
+    return listeners[0]
+
+
 def wire_steps(top: Header, step_outputs: list) -> None:
-    """Previous, Next, the slider, the strip's tokens, Play and new frames: each drawn in the browser."""
+    """Previous, Next, the slider, the strip's tokens, Play, a new layer or head, new frames and new variants: each
+    drawn in the browser."""
     controls = [top.step, top.layer, top.head, top.presentation, top.lang, top.units]
     outputs = [top.step, *step_outputs]
     for trigger, move, extra in (
@@ -293,8 +303,11 @@ def wire_steps(top: Header, step_outputs: list) -> None:
         (top.next_btn.click, "next", []),
         (top.step.input, "stay", []),
         (top.strip_click.change, "strip", [top.strip_click]),
+        (top.switch.change, "stay", []),
     ):
         trigger(None, controls + extra, outputs, js=step_js(MOVES[move]), **JS_ONLY)
-    # new frames: kept in the page, and the step the slider is at drawn from them
-    top.frames.change(None, [top.frames, *controls], outputs, js=step_js(MOVES["stay"], arrived=True), **JS_ONLY)
+    # new frames, new variants: kept in the page, and the step the slider is at drawn from them
+    for arrived in ("frames", "variants"):
+        change = getattr(top, arrived).change
+        change(None, [getattr(top, arrived), *controls], outputs, js=step_js(MOVES["stay"], arrived), **JS_ONLY)
     top.play_btn.click(None, controls, [top.play_btn, *outputs], js=PLAY_JS, **JS_ONLY)

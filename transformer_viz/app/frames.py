@@ -1,0 +1,211 @@
+"""The frames: every step's figures drawn by the handlers, for the browser to step through; and their variants.
+
+step_frames draws, for every step of a translation, what draw_step returns at that step (the step plots, the
+step's label, its alternatives to branch on and the token strip) into one JSON value: the frames. lesson_frame is
+the lesson's two plots at one step, sent first. variants draws the plots a new layer or head redraws (SWITCHED) in
+every other layer and head, sent as changes to the frames' own figures (json_changes), step after step, from which
+the browser makes that layer's and head's frames (stepping.FRAMES_FOR_JS). The handlers stay the one definition of
+every figure: the browser only picks and patches what they drew.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+
+import gradio as gr
+
+from .. import i18n
+from . import handlers as h
+from .common import fills_box, plot, slides
+from .models import model_label
+from .registry import HEAD, LAYER, STEP_PLOTS
+from .strip import token_strip
+
+N_OUT = len(STEP_PLOTS) + 3  # draw_step's outputs: the step plots, the label, the alternatives, the strip
+SERIALS = itertools.count(1)  # each set of frames's number
+
+
+LESSON_PLOTS = [plot for plot in STEP_PLOTS if plot.group == "page"]  # the lesson's map and top-k, always on screen
+SWITCHED = [plot for plot in STEP_PLOTS if plot.follows & (LAYER | HEAD)]  # what a new layer or head redraws
+
+
+def draw_step(sess, t, lay, hd, pres, lng, unt):
+    """The plots that follow the step or the head, the step's label, its alternatives to branch on, the strip."""
+    if sess is None:
+        return [gr.skip()] * N_OUT
+    return step_outputs(sess, h.clamp_step(sess.trace, t), lay, hd, pres, lng, unt, STEP_PLOTS)
+
+
+def step_outputs(sess, t, lay, hd, pres, lng, unt, plots) -> list:
+    """draw_step's outputs at step t with `plots` drawn; every other step plot is None."""
+    trace = sess.trace
+    drawn = {p.id for p in plots}
+    figs = h.step_figures(trace, t, int(lay), hd, slides(pres), lang=lng, units=unt, plots=plots)
+    return [step_plot(p, figs, pres) if p.id in drawn else None for p in STEP_PLOTS] + [
+        h.step_label(trace, t, lng),
+        gr.update(choices=h.alternatives(trace, t), value=None),
+        token_strip(trace, t, lng),
+    ]
+
+
+def step_plot(p, figs: dict, pres):
+    """A step plot's value for the page, from its figure in `figs`."""
+    return plot(figs[p.id], pres, fit=fills_box(p.id, pres))
+
+
+def step_frames(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
+    """draw_step's outputs at every step, for the browser: the plots' figure JSON, labels, alternatives, strips."""
+    if sess is None:
+        return None
+    return frames(sess, range(len(sess.trace.target_ids)), STEP_PLOTS, lay, hd, pres, lng, unt)
+
+
+def lesson_frame(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
+    """The lesson's plots, the label, alternatives and strip at step t alone: what a translation or a new look,
+    layer, units or language paints first, in a fraction of the time every step's frames take (step_frames)."""
+    if sess is None:
+        return None
+    return frames(sess, [h.clamp_step(sess.trace, t)], LESSON_PLOTS, lay, hd, pres, lng, unt)
+
+
+def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
+    """Frames of `plots` at `steps` (all of them, or one: `only`). Per step plot a list over the trace's steps, or
+    None where the plot is not among `plots` (the page leaves it as it is); a step not drawn is None in each list."""
+    n, total = len(STEP_PLOTS), len(sess.trace.target_ids)
+    drawn = {t: step_outputs(sess, t, lay, hd, pres, lng, unt, plots) for t in steps}
+    ids = {p.id for p in plots}
+
+    def each(column, convert=lambda value: value) -> list:
+        return [convert(drawn[t][column]) if t in drawn else None for t in range(total)]
+
+    plot_frames = [each(i, with_revision) if p.id in ids else None for i, p in enumerate(STEP_PLOTS)]
+    complete = len(drawn) == total and all(p in plots for p in SWITCHED)
+    return dict(
+        key=frame_key(lay, hd, pres, lng, unt),
+        shown=shown_key(sess, lng),
+        # the variants' name for these frames, where they hold every step of the SWITCHED plots
+        base=variants_base([plot_frames[STEP_PLOTS.index(p)] for p in SWITCHED]) if complete else None,
+        ids=[p.id for p in STEP_PLOTS],
+        lesson=[p.group == "page" for p in STEP_PLOTS],  # drawn first (PAINT_JS)
+        serial=next(SERIALS),  # new frames, even of the same figures, are told apart: their arrival repaints
+        steps=total,
+        only=None if len(drawn) == total else next(iter(drawn)),  # the one step drawn, where not every step is
+        plots=plot_frames,
+        label=each(n),
+        alternatives=each(n + 1, lambda update: [list(choice) for choice in update["choices"]]),
+        strip=each(n + 2),
+        last=i18n.text("at-last-step", lng),
+        play=i18n.text("play", lng),
+        pause=i18n.text("pause", lng),
+    )
+
+
+def frame_key(lay, hd, pres, lng, unt) -> str:
+    """What the frames were drawn for; the browser compares it with the controls' values (FRAME_KEY_JS)."""
+    return json.dumps([int(lay), str(hd), str(pres), str(lng), str(unt)], separators=(",", ":"))
+
+
+def shown_key(sess, lng) -> str:
+    """The translation the frames were drawn from, as the page shows it: its text and the model's name, which ends
+    the model menu's label in every language (SHOWN_KEY_JS reads both back from the page)."""
+    label = model_label(sess.model, lng)
+    name = sess.model if label.endswith(f"({sess.model})") else label
+    return json.dumps([sess.trace.target_text, name], separators=(",", ":"), ensure_ascii=False)
+
+
+def with_revision(data) -> str | None:
+    """A plot's figure JSON with layout.datarevision naming its data.
+
+    Plotly.react takes arrays of a new identity for new data unless datarevision says otherwise: where a step
+    changes only the outline and the title (cross-attention), the heatmaps are then not recomputed.
+    """
+    if data is None:
+        return None
+    figure = json.loads(data.plot)
+    digest = hashlib.sha1(json.dumps(figure["data"], sort_keys=True).encode(), usedforsecurity=False)
+    figure["layout"]["datarevision"] = digest.hexdigest()[:16]
+    return json.dumps(figure, separators=(",", ":"))
+
+
+def variant(p, lay, hd) -> str:
+    """Which of a SWITCHED plot's drawings a layer and head pick: "layer/head", or "layer" where it shows every head
+    (decoder self-attention); two heads that draw alike (head_drawn) share one."""
+    return f"{int(lay)}/{p.head_drawn(str(hd))}" if p.follows & HEAD else f"{int(lay)}"
+
+
+def variants_base(columns: list[list]) -> str:
+    """A name for the SWITCHED plots' frames (one list over the steps per plot), for the variants to say which
+    frames they change."""
+    text = "\n".join(json.dumps(column) for column in columns)
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:16]
+
+
+def json_changes(a, b):
+    """What turns JSON value a into b, or None where they are equal: {key: change} for two objects (["-"] where a
+    key goes), ["[", {index: change}, length] for two lists that hold objects or lists (the items past a's end
+    set, the list cut or grown to b's length), else ["=", b]."""
+    if a == b:
+        return None
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = {}
+        for key in [*a, *(key for key in b if key not in a)]:
+            change = ["-"] if key not in b else ["=", b[key]] if key not in a else json_changes(a[key], b[key])
+            if change is not None:
+                out[key] = change
+        return out
+    if isinstance(a, list) and isinstance(b, list) and any(isinstance(x, (dict, list)) for x in a + b):
+        changed = {str(i): json_changes(a[i], y) if i < len(a) else ["=", y] for i, y in enumerate(b)}
+        return ["[", {i: change for i, change in changed.items() if change is not None}, len(b)]
+    return ["=", b]
+
+
+def step_changes(frames: list, drawn: list) -> list:
+    """A plot's drawing at every step as changes: step 0's to the frames' step 0, each later step's to the one before
+    (a cross-attention head's heatmap is sent once; each step moves the outline and the title)."""
+    figures = [None if text is None else json.loads(text) for text in drawn]
+    first = None if frames[0] is None else json.loads(frames[0])
+    return [json_changes(before, after) or {} for before, after in zip([first, *figures[:-1]], figures)]
+
+
+def variants(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
+    """The SWITCHED plots at every step for every layer and head of the model, as changes to the frames at `lay`,
+    `hd` (step_changes): the browser makes the frames of another layer or head from them (FRAMES_FOR_JS).
+
+    keys[i][f"{layer}/{head}"] names plot i's drawing for that layer and head (variant); own[i] the frames' own,
+    patches[i][name] the changes that draw another. None for a plot that no layer or head changes.
+    """
+    if sess is None:
+        return None
+    trace, lay, hd = sess.trace, int(lay), str(hd)
+    steps = range(len(trace.target_ids))
+    own = {p.id: variant(p, lay, hd) for p in SWITCHED}
+    base = drawn_plots(sess, steps, SWITCHED, lay, hd, pres, lng, unt)
+    keys: dict[str, dict] = {p.id: {} for p in SWITCHED}
+    patches: dict[str, dict] = {p.id: {} for p in SWITCHED}
+    for layer in range(trace.n_layers):
+        for head in ["mean", *map(str, range(trace.n_heads))]:
+            names = {p.id: variant(p, layer, head) for p in SWITCHED}
+            for p in SWITCHED:
+                keys[p.id][f"{layer}/{head}"] = names[p.id]
+            todo = [p for p in SWITCHED if names[p.id] != own[p.id] and names[p.id] not in patches[p.id]]
+            drawn = drawn_plots(sess, steps, todo, layer, head, pres, lng, unt) if todo else {}
+            for p in todo:
+                patches[p.id][names[p.id]] = step_changes(base[p.id], drawn[p.id])
+    return dict(
+        base=variants_base([base[p.id] for p in SWITCHED]),
+        keys=[keys.get(p.id) for p in STEP_PLOTS],
+        own=[own.get(p.id) for p in STEP_PLOTS],
+        patches=[patches.get(p.id) for p in STEP_PLOTS],
+    )
+
+
+def drawn_plots(sess, steps, plots, lay, hd, pres, lng, unt) -> dict[str, list]:
+    """Each of `plots` at each of `steps` as the frames hold it."""
+    out: dict[str, list] = {p.id: [] for p in plots}
+    for t in steps:
+        figs = h.step_figures(sess.trace, t, int(lay), hd, slides(pres), lang=lng, units=unt, plots=plots)
+        for p in plots:
+            out[p.id].append(with_revision(step_plot(p, figs, pres)))
+    return out
