@@ -1,4 +1,5 @@
-"""The page in a browser: click-to-paint of a step, a scrub, a tab, a translation, a look and a language.
+"""The page in a browser: click-to-paint of a step, a scrub, a tab, a head, a layer, a translation, a look and a
+language.
 
     python benchmarks/bench_page.py [--repeat 20] [--threads 1]
 
@@ -6,13 +7,14 @@ Starts app.py on the bundled checkpoints and drives Debian's Chromium with Playw
 Each measurement runs in the page, from the visitor's action (its pointerdown, or a drag's input event)
 until the first animation frame at which the page shows its result: the main map's title names the new
 step, the opened tab's plot shows the step, the map carries the new sentence's pieces, the new look's
-fonts, the new language's title (and, reported beside as language_labels, the page's own labels in it).
-Translations, looks and languages each wait for the page to settle (every step's frames arrived) before the
-next. The wall clock around Playwright's driving is reported beside.
+fonts, the new language's title (and, reported beside as language_labels, the page's own labels in it), the
+new head's or layer's name. Translations, looks and languages each wait for the page to settle (every step's
+frames arrived) before the next; variants_arrive is how long after a translation's click the variants (every
+other layer's and head's drawings) reached the page. The wall clock around Playwright's driving is reported beside.
 
-The baseline, measured in the same run, is the round trip a step cost before it was drawn in the
-browser: the server redraws the same step plots (a head change runs that handler, draw_step) and the
-page paints what comes back. Ratios below 1 are faster than the baseline. Prints a JSON report;
+The baseline, measured in the same run, is a round trip to the server for the figures: a head change with the
+variants put aside, so that the server draws the head's frames (frames_unless_drawn) and the page paints them,
+as every head change did before the variants. Ratios below 1 are faster than the baseline. Prints a JSON report;
 BENCHMARKS.md keeps the latest numbers.
 """
 
@@ -32,6 +34,7 @@ from bench_load import free_port, start_app, wait_for_page  # noqa: E402
 from common import parser  # noqa: E402  (it puts the project root on the path)
 
 from tests.conftest import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (the browser tests' Chromium and its flags)
+from transformer_viz.app.stepping import SHOWN_KEY_JS  # noqa: E402
 
 SENTENCES = [  # ten words each
     "The children are playing in the garden with their friends.",
@@ -69,20 +72,27 @@ ARM = """([predicates, arg]) => {
   });
 }"""
 WALL: list[float] = []  # each clicked()'s wall-clock milliseconds, in order
-ALSO: list[float] = []  # each clicked()'s time until its `also` predicate held, where it had one
+ALSO: dict[str, list[float]] = {}  # by name: the times until a clicked()'s `also` predicate held
+# new variants (not those the page held before the last clicked()) for the translation on the page have arrived
+VARIANTS = (
+    "() => { const v = window.tvVariants, b = v && (window.tvBases || {})[v.base]; "
+    f"return v !== window.tvHeldVariants && !!b && b.shown === {SHOWN_KEY_JS}; }}"
+)
 
 
-def clicked(page, action, predicate: str, arg=None, also: str | None = None) -> float:
+def clicked(page, action, predicate: str, arg=None, also: tuple[str, str] | None = None) -> float:
     """Milliseconds from the action `action()` performs in the page until `predicate` holds there (see ARM); the
-    time until `also` holds too, if given, goes to ALSO."""
-    predicates = [predicate] + ([also] if also else [])
+    time until `also` = (name, predicate) holds too, if given, goes to ALSO[name]."""
+    predicates = [predicate] + ([also[1]] if also else [])
     page.evaluate(ARM, [predicates, arg])
+    page.evaluate("() => { window.tvHeldVariants = window.tvVariants; }")
     start = time.perf_counter()
     action()
     until(page, "() => window.tvPainted.every(t => t !== null)")
     WALL.append((time.perf_counter() - start) * 1000)
     times = page.evaluate("() => window.tvPainted.map(t => t - window.tvActed)")
-    ALSO.extend(times[1:])
+    if also:
+        ALSO.setdefault(also[0], []).append(times[1])
     return times[0]
 
 
@@ -134,16 +144,35 @@ def tabs(page, repeat: int) -> list[float]:
     return samples
 
 
-def head_changes(page, repeat: int) -> list[float]:
-    """The baseline: a head chosen in the menu, whose step plots the server redraws (draw_step), painted."""
+def head_changes(page, repeat: int, by_server: bool = False) -> list[float]:
+    """A head chosen in the menu (0 and 1 in turn): the main map names it. by_server: with the variants put aside,
+    so that the server draws the head's frames; the baseline."""
+    samples = []
+    kept = page.evaluate("() => window.tvVariants")
+    for i in range(repeat):
+        if by_server:
+            page.evaluate("() => { window.tvVariants = null; }")
+        page.click("#head input")
+        option = page.locator("ul[role=listbox] li", has_text=str(i % 2)).first
+        samples.append(clicked(page, option.click, f"() => {TITLE}('plot-cross').includes('Head {i % 2}<br>')"))
+        if by_server:
+            settled(page, variants=False)
+    page.evaluate("v => { window.tvVariants = v; }", kept)
+    return samples
+
+
+def layer_changes(page, repeat: int) -> list[float]:
+    """The layer slider dragged (layers 1 and 0 in turn): the main map names the layer."""
+    drag = (
+        "l => { const r = document.querySelector('#layer input[type=range]'); r.value = l; "
+        "r.dispatchEvent(new Event('input', {bubbles: true})); }"
+    )
     samples = []
     for i in range(repeat):
-        head = str(i % 2)
-        before = page.evaluate(f"() => {TITLE}('plot-alignment')")
-        page.click("#head input")
-        option = page.locator("ul[role=listbox] li", has_text=head).first
-        changed = f"b => {TITLE}('plot-alignment') !== b && {TITLE}('plot-alignment') !== ''"
-        samples.append(clicked(page, option.click, changed, before))
+        layer = 1 - i % 2
+        shows = f"() => {TITLE}('plot-cross').includes('Layer {layer} ')"
+        samples.append(clicked(page, lambda lay=layer: page.evaluate(drag, lay), shows))
+        page.wait_for_timeout(300)  # what else a layer redraws (the tabs' other plots) comes from the server
     return samples
 
 
@@ -162,7 +191,7 @@ def translations(page, repeat: int) -> list[float]:
             + TITLE
             + "('plot-cross').includes('step 0:'); }"
         )
-        samples.append(clicked(page, lambda: page.click("#translate"), shows, word))
+        samples.append(clicked(page, lambda: page.click("#translate"), shows, word, ("variants", VARIANTS)))
         settled(page)
     return samples
 
@@ -180,7 +209,7 @@ def switches(page, repeat: int, what: str) -> list[float]:
             "return !!el && !!el.layout && JSON.stringify([el.layout.font, el.layout.title]) !== b; }"
         )
         # the page's own labels, relabelled after the map (only a new language changes them)
-        relabelled = "b => document.querySelector('#translate').innerText.trim() !== b[1]"
+        relabelled = ("labels", "b => document.querySelector('#translate').innerText.trim() !== b[1]")
         if what == "look":
             label = "slides (PNG download)" if i % 2 == 0 else "screen"
             target, also = page.locator("#presentation label", has_text=label).first, None
@@ -192,10 +221,14 @@ def switches(page, repeat: int, what: str) -> list[float]:
     return samples
 
 
-def settled(page) -> None:
-    """Until every step's frames have arrived after the lesson's frame (a visitor does not switch twice a second)."""
+def settled(page, variants: bool = True) -> None:
+    """Until every step's frames have arrived after the lesson's frame, and the variants after them where asked
+    (a visitor does not switch twice a second, and the server's drawing of the variants must not slow the next
+    measurement)."""
     lesson = page.evaluate("() => window.tvFrames.only !== null ? window.tvFrames.serial : -1")
     until(page, "s => window.tvFrames.only === null && window.tvFrames.serial > s", lesson)
+    if variants:
+        until(page, VARIANTS)
 
 
 def timed(measure, *args) -> tuple[float, float]:
@@ -223,20 +256,23 @@ def main() -> None:
             page.goto(url, wait_until="load")
             page.wait_for_selector("#sentence textarea", timeout=WAIT)
             runs = {"translate": timed(translations, page, max(args.repeat // 2, 4))}
-            until(page, "() => !!document.querySelector('#plot-cross .js-plotly-plot')")
-            page.wait_for_timeout(1500)  # the frames arrive after the first paint
-            runs["baseline_round_trip"] = timed(head_changes, page, args.repeat)
+            until(page, VARIANTS)
+            runs["baseline_round_trip"] = timed(head_changes, page, args.repeat, True)
+            runs["head"] = timed(head_changes, page, args.repeat)
+            runs["layer"] = timed(layer_changes, page, args.repeat)
             runs["step"] = timed(steps, page, args.repeat)
             runs["scrub"] = timed(scrubs, page, args.repeat)
             runs["tab"] = timed(tabs, page, args.repeat)
             runs["look"] = timed(switches, page, max(args.repeat // 2, 4), "look")
             runs["language"] = timed(switches, page, max(args.repeat // 2, 4), "language")
-            runs["language_labels"] = (median(ALSO), runs["language"][1])
+            runs["language_labels"] = (median(ALSO["labels"]), runs["language"][1])
+            runs["variants_arrive"] = (median(ALSO["variants"]), runs["translate"][1])
             browser.close()
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    order = ["baseline_round_trip", "step", "scrub", "tab", "translate", "look", "language", "language_labels"]
+    order = ["baseline_round_trip", "step", "scrub", "tab", "head", "layer", "translate", "variants_arrive", "look"]
+    order += ["language", "language_labels"]
     report = {f"{name}_ms": runs[name][0] for name in order}
     base = report["baseline_round_trip_ms"]
     report["ratios_to_baseline"] = {name: round(runs[name][0] / base, 3) for name in order}
