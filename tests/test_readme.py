@@ -1,4 +1,5 @@
-"""The README's Python examples import what they say: every import line of its code blocks runs."""
+"""The README tells the truth about the code: its imports run, and its tables and lists name every preset,
+command, trace field and bundled checkpoint there is."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -32,3 +35,47 @@ def test_a_missing_name_would_fail():
         [sys.executable, "-c", "from transformer_viz import no_such_name"], capture_output=True, text=True
     )
     assert done.returncode != 0 and "no_such_name" in done.stderr
+
+
+def section(title: str) -> str:
+    """The README's text under the heading `title` (any level), up to the next heading of that level or above."""
+    text = README.read_text()
+    found = re.search(rf"^(#+) {re.escape(title)}\n", text, flags=re.M)
+    assert found, f"the README has no section {title!r}"
+    level = len(found.group(1))
+    rest = text[found.end() :]
+    end = re.search(rf"^#{{1,{level}}} ", rest, flags=re.M)
+    return rest[: end.start()] if end else rest
+
+
+def test_the_presets_table_has_a_row_per_preset():
+    from transformer_viz.model.config import PRESETS
+
+    rows = re.findall(r"^\| `(\w+)`", section("Presets: the two study notes, with their bugs fixed"), flags=re.M)
+    assert sorted(rows) == sorted(PRESETS)
+
+
+def test_the_command_line_section_shows_every_command():
+    from transformer_viz.__main__ import build_parser
+
+    commands = next(a for a in build_parser()._actions if a.dest == "command").choices
+    shown = set(re.findall(r"^python -m transformer_viz (\w+)", section("Command line"), flags=re.M))
+    assert shown == set(commands)
+
+
+def test_the_trace_schema_names_every_field_of_a_trace(trace):
+    schema = section("Trace JSON schema")
+    block = re.search(r"```\n(.*?)```", schema, flags=re.S).group(1)
+    named = set(re.findall(r"\b(\w+)[:\[]", block))  # at a line's start or after another field
+    assert set(trace.to_dict()) <= named, set(trace.to_dict()) - named
+
+
+def test_the_checkpoints_table_has_a_row_per_bundled_checkpoint():
+    folders = {p.name for p in (README.parent / "checkpoints").iterdir() if (p / "config.json").exists()}
+    rows = re.findall(r"^\| `(\w+)`", section("Checkpoints"), flags=re.M)
+    assert folders and sorted(rows) == sorted(folders)
+
+
+def test_a_missing_section_fails():
+    with pytest.raises(AssertionError, match="no section"):
+        section("No such section")
