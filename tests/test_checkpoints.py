@@ -32,6 +32,19 @@ def test_checkpoint_is_complete_and_small(name):
     assert size < 25 * 2**20, f"{name} is {size / 2**20:.1f} MiB"
 
 
+@pytest.mark.parametrize("name", SHIPPED)
+def test_snapshots_are_listed_and_within_their_budget(name):
+    """The training replay's snapshots: each file in the index exists, by step, 40 MB per model at most."""
+    from transformer_viz.training.snapshots import list_snapshots
+
+    snapshots = list_snapshots(CHECKPOINTS_DIR / name)
+    steps = [s.step for s in snapshots]
+    assert len(steps) >= 2 and steps == sorted(set(steps))
+    assert all(s.path.is_file() for s in snapshots)
+    size = sum(p.stat().st_size for p in (CHECKPOINTS_DIR / name / "snapshots").iterdir())
+    assert size <= 40 * 10**6, f"{name}'s snapshots are {size / 10**6:.1f} MB"
+
+
 def test_default_model_is_seed000():
     assert load_model().config.name == "seed000"
 
