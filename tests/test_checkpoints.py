@@ -34,15 +34,19 @@ def test_checkpoint_is_complete_and_small(name):
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_snapshots_are_listed_and_within_their_budget(name):
-    """The training replay's snapshots: each file in the index exists, by step, 40 MB per model at most."""
+    """The training replay's snapshots: each file in the index exists, by step, 40 MB per model at most (so `push`
+    uploads them too)."""
+    from transformer_viz.hub.hub import SNAPSHOTS_DIR, snapshot_patterns
     from transformer_viz.training.snapshots import list_snapshots
 
-    snapshots = list_snapshots(CHECKPOINTS_DIR / name)
+    folder = CHECKPOINTS_DIR / name
+    snapshots = list_snapshots(folder)
     steps = [s.step for s in snapshots]
     assert len(steps) >= 2 and steps == sorted(set(steps))
     assert all(s.path.is_file() for s in snapshots)
-    size = sum(p.stat().st_size for p in (CHECKPOINTS_DIR / name / "snapshots").iterdir())
+    size = sum(p.stat().st_size for p in (folder / SNAPSHOTS_DIR).iterdir())
     assert size <= 40 * 10**6, f"{name}'s snapshots are {size / 10**6:.1f} MB"
+    assert snapshot_patterns(folder)
 
 
 def test_default_model_is_seed000():
