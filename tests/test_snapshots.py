@@ -28,6 +28,7 @@ from transformer_viz.training.snapshots import (
     load_snapshot,
     load_snapshots,
     snapshot_steps,
+    thin_snapshots,
 )
 from transformer_viz.training.train import METRICS_NAME, STATE_NAME, train, weights_digest
 from transformer_viz.translator import load_model
@@ -170,14 +171,55 @@ def test_resume_continues_the_schedule(snapshotted, corpus, tmp_path, monkeypatc
     assert (out / "snapshots" / INDEX_NAME).read_bytes() == (snapshotted / "snapshots" / INDEX_NAME).read_bytes()
 
 
-def test_a_longer_resumed_run_keeps_the_snapshots_taken_and_follows_its_own_schedule(corpus, tmp_path):
+def test_a_longer_resumed_run_follows_its_own_schedule_and_keeps_n_snapshots_in_all(corpus, tmp_path):
+    """Steps 10, 11, 13, 15 taken to step 15; going on to 30 takes 21 and 30 too, then thins back to four: of
+    the pairs between 10 and 30, keeping 15 and 21 gives the evenest ratios (1.5, 1.4, 1.43)."""
     out = tmp_path / "longer"
     train(options(corpus, out, max_steps=15, snapshots=SNAPSHOTS))
     taken = snapshot_steps(SNAPSHOTS, 10, 15)
-    assert [s.step for s in list_snapshots(out)] == taken and taken[-1] == 15
+    assert [s.step for s in list_snapshots(out)] == taken == [10, 11, 13, 15]
     train(options(corpus, out, max_steps=30, snapshots=SNAPSHOTS, resume=True))
     later = [s for s in snapshot_steps(SNAPSHOTS, 10, 30) if s > 15]
-    assert later == [21, 30] and [s.step for s in list_snapshots(out)] == taken + later
+    assert later == [21, 30] and [s.step for s in list_snapshots(out)] == [10, 15, 21, 30]
+    assert sorted(p.name for p in (out / "snapshots").iterdir()) == sorted(
+        [INDEX_NAME] + [s.path.name for s in list_snapshots(out)]
+    )
+    for snapshot in list_snapshots(out):
+        load_snapshot(out, snapshot)  # what is left still loads
+
+
+def fake_snapshots(folder: Path, steps: list[int]) -> None:
+    """An index and a (contentless) file for each step, as save_snapshot leaves them."""
+    where = folder / "snapshots"
+    where.mkdir(parents=True)
+    for step in steps:
+        (where / f"step-{step:07d}.safetensors").write_bytes(b"weights")
+    entries = [dict(step=step, valid_loss=1.0, file=f"step-{step:07d}.safetensors") for step in steps]
+    (where / INDEX_NAME).write_text(json.dumps(dict(dtype="float16", snapshots=entries)))
+
+
+def test_thinning_drops_the_snapshot_that_leaves_the_evenest_log_spacing(tmp_path, caplog):
+    """A run of 8 snapshots to step 15,000 continued to 21,000: dropping step 15,000 leaves 10,000 -> 21,000 (2.1)
+    beside ratios of 1.5-2.2; dropping any other leaves a gap of 2.35 or more. Its file goes with it."""
+    steps = [500, 767, 1177, 1805, 2770, 4500, 10000, 15000, 21000]
+    fake_snapshots(tmp_path, steps)
+    with caplog.at_level(logging.INFO, logger="transformer_viz.training.train"):
+        kept = thin_snapshots(tmp_path, 8)
+    assert [s.step for s in kept] == [s.step for s in list_snapshots(tmp_path)] == [s for s in steps if s != 15000]
+    assert not (tmp_path / "snapshots" / "step-0015000.safetensors").exists()
+    assert "dropped the snapshots of step 15000 to keep 8" in caplog.text
+    assert [s.step for s in thin_snapshots(tmp_path, 8)] == [s.step for s in kept]  # nothing more to drop
+
+
+def test_thinning_keeps_the_first_and_last_and_spreads_the_rest(tmp_path):
+    fake_snapshots(tmp_path, list(range(1, 101)))
+    kept = [s.step for s in thin_snapshots(tmp_path, 5)]
+    assert kept[0] == 1 and kept[-1] == 100 and len(kept) == 5
+    ratios = [b / a for a, b in zip(kept, kept[1:])]
+    assert max(ratios) < 1.2 * min(ratios)  # each near 100^(1/4) = 3.16, not crowded at either end
+    assert [s.step for s in thin_snapshots(tmp_path, 2)] == [1, 100]
+    assert [s.step for s in thin_snapshots(tmp_path, 1)] == [100]
+    assert sorted(p.name for p in (tmp_path / "snapshots").iterdir()) == [INDEX_NAME, "step-0000100.safetensors"]
 
 
 def test_a_new_run_into_a_folder_keeps_no_stale_snapshots(snapshotted, corpus, tmp_path):

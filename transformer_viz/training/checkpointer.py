@@ -25,7 +25,7 @@ from ..hub.files import replace_file
 from ..hub.hub import WEIGHTS_NAME, save_checkpoint
 from ..model.transformer import Transformer
 from .options import TrainOptions, learning_rate
-from .snapshots import save_snapshot
+from .snapshots import save_snapshot, thin_snapshots
 
 if TYPE_CHECKING:
     from .state import TrainState
@@ -96,8 +96,9 @@ class Checkpointer:
 
     def snapshot(self, state: TrainState, model: Transformer, valid_loss: float) -> None:
         """Keep the weights at this step of the --snapshots schedule in snapshots/ (before the state of the step is
-        saved: a run resumed from that state does not take them again)."""
+        saved: a run resumed from that state does not take them again); a longer continued run keeps N in all."""
         save_snapshot(self.out, model, state.step, valid_loss)
+        thin_snapshots(self.out, self.opts.snapshots)
 
     def finish(self, model: Transformer) -> None:
         """A run that never validated still leaves a checkpoint: its last weights."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import operator
 import re
 from dataclasses import dataclass
@@ -111,6 +112,48 @@ def forget_snapshots_after(folder: str | Path, step: int) -> None:
         write_index(where, kept)
     if stale:
         log.info("dropped %d weight snapshots after step %d, which this run takes again", len(stale), step)
+
+
+def thin_snapshots(folder: str | Path, count: int) -> list[Snapshot]:
+    """Keep `count` snapshots: the first, the last, and between them those whose log gaps are the most even.
+
+    A run continued past its first --max-steps takes its new schedule's later steps beside the old ones; this
+    keeps the folder at N snapshots in all. Within one schedule it drops none (that holds N at most).
+    """
+    where = Path(folder) / SNAPSHOTS_DIR
+    listed = list_snapshots(folder)
+    kept = [listed[i] for i in most_even(listed, count)] if len(listed) > count else listed
+    dropped = [s for s in listed if s not in kept]
+    if dropped:
+        write_index(where, kept)  # the index first: a kill between the two leaves files the index lacks, not gaps
+        for snapshot in dropped:
+            snapshot.path.unlink(missing_ok=True)
+        steps = ", ".join(str(s.step) for s in dropped)
+        log.info("dropped the snapshots of step %s to keep %d, log-spaced", steps, count)
+    return kept
+
+
+def most_even(snapshots: list[Snapshot], count: int) -> list[int]:
+    """The indices of `count` snapshots, the first and last among them, least in Σ log(next step / previous step)².
+
+    The log gaps sum to log(last / first) whichever are kept, so the least sum of squares is the evenest spread
+    (dynamic programming over (how many kept, last one kept)); with one to keep, the latest.
+    """
+    n = len(snapshots)
+    if count <= 1:
+        return list(range(n - max(count, 0), n))
+    gap = [[math.log(b.step / a.step) ** 2 for b in snapshots] for a in snapshots]  # gap[i][j], i < j
+    cost = {(1, 0): (0.0, -1)}  # (kept, last index) -> (least cost, the index kept before it)
+    for kept in range(2, count + 1):
+        for j in range(kept - 1, n):
+            options = [(cost[kept - 1, i][0] + gap[i][j], i) for i in range(j) if (kept - 1, i) in cost]
+            if options:
+                cost[kept, j] = min(options)
+    chosen, j = [n - 1], n - 1
+    for kept in range(count, 1, -1):
+        j = cost[kept, j][1]
+        chosen.append(j)
+    return chosen[::-1]
 
 
 def list_snapshots(folder: str | Path) -> list[Snapshot]:
