@@ -70,6 +70,29 @@ def test_the_trace_schema_names_every_field_of_a_trace(trace):
     assert set(trace.to_dict()) <= named, set(trace.to_dict()) - named
 
 
+def nested_keys(value, inside: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+    """The path of every dict key below the top level of a trace's JSON (a list read through its first item)."""
+    if isinstance(value, list):
+        return nested_keys(value[0], inside) if value else set()
+    if not isinstance(value, dict):
+        return set()
+    found = {inside + (key,) for key in value} if inside else set()
+    for key, item in value.items():
+        found |= nested_keys(item, inside + (key,))
+    return found
+
+
+def test_the_trace_schema_names_every_nested_field_of_a_trace(trace):
+    """Down to the top-k entries and the logit lens: every key of every object, except the model's config and
+    the decoding options, which the schema names as a whole (the presets and `translate --help` list them)."""
+    block = re.search(r"```\n(.*?)```", section("Trace JSON schema"), flags=re.S).group(1)
+    named = set(re.findall(r"\w+", block))
+    as_a_whole = {("model", "config"), ("options",)}
+    paths = {p for p in nested_keys(trace.to_dict()) if not any(p[: len(w)] == w and p != w for w in as_a_whole)}
+    assert len(paths) > 30 and {("steps", "top_k", "prob"), ("logit_lens", "chosen_logits")} <= paths
+    assert not [p for p in paths if p[-1] not in named], [".".join(p) for p in paths if p[-1] not in named]
+
+
 def test_the_checkpoints_table_has_a_row_per_bundled_checkpoint(monkeypatch):
     from transformer_viz.app.models import HUB_MODEL_ENV, available_models
 
