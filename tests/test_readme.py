@@ -63,10 +63,13 @@ def test_the_command_line_section_shows_every_command():
     assert shown == set(commands)
 
 
+def schema_block() -> str:
+    """The code block of the README's trace schema."""
+    return re.search(r"```\n(.*?)```", section("Trace JSON schema"), flags=re.S).group(1)
+
+
 def test_the_trace_schema_names_every_field_of_a_trace(trace):
-    schema = section("Trace JSON schema")
-    block = re.search(r"```\n(.*?)```", schema, flags=re.S).group(1)
-    named = set(re.findall(r"\b(\w+)[:\[]", block))  # at a line's start or after another field
+    named = set(re.findall(r"\b(\w+)[:\[]", schema_block()))  # at a line's start or after another field
     assert set(trace.to_dict()) <= named, set(trace.to_dict()) - named
 
 
@@ -85,8 +88,7 @@ def nested_keys(value, inside: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
 def test_the_trace_schema_names_every_nested_field_of_a_trace(trace):
     """Down to the top-k entries and the logit lens: every key of every object, except the model's config and
     the decoding options, which the schema names as a whole (the presets and `translate --help` list them)."""
-    block = re.search(r"```\n(.*?)```", section("Trace JSON schema"), flags=re.S).group(1)
-    named = set(re.findall(r"\w+", block))
+    named = set(re.findall(r"\w+", schema_block()))
     as_a_whole = {("model", "config"), ("options",)}
     paths = {p for p in nested_keys(trace.to_dict()) if not any(p[: len(w)] == w and p != w for w in as_a_whole)}
     assert len(paths) > 30 and {("steps", "top_k", "prob"), ("logit_lens", "chosen_logits")} <= paths

@@ -24,11 +24,13 @@ from transformer_viz.hub.hub import WEIGHTS_NAME, CheckpointError, load_transfor
 from transformer_viz.training import train as train_module
 from transformer_viz.training.snapshots import (
     INDEX_NAME,
+    Snapshot,
     list_snapshots,
     load_snapshot,
     load_snapshots,
     snapshot_steps,
     thin_snapshots,
+    write_index,
 )
 from transformer_viz.training.train import METRICS_NAME, STATE_NAME, train, weights_digest
 from transformer_viz.translator import load_model
@@ -189,13 +191,13 @@ def test_a_longer_resumed_run_follows_its_own_schedule_and_keeps_n_snapshots_in_
 
 
 def fake_snapshots(folder: Path, steps: list[int]) -> None:
-    """An index and a (contentless) file for each step, as save_snapshot leaves them."""
+    """An index and a (contentless) file for each step, named as save_snapshot names them."""
     where = folder / "snapshots"
     where.mkdir(parents=True)
-    for step in steps:
-        (where / f"step-{step:07d}.safetensors").write_bytes(b"weights")
-    entries = [dict(step=step, valid_loss=1.0, file=f"step-{step:07d}.safetensors") for step in steps]
-    (where / INDEX_NAME).write_text(json.dumps(dict(dtype="float16", snapshots=entries)))
+    snapshots = [Snapshot(step, 1.0, where / f"step-{step:07d}.safetensors") for step in steps]
+    for snapshot in snapshots:
+        snapshot.path.write_bytes(b"weights")
+    write_index(where, snapshots)
 
 
 def test_thinning_drops_the_snapshot_that_leaves_the_evenest_log_spacing(tmp_path, caplog):
