@@ -322,6 +322,43 @@ def test_what_follows_a_translation_waits_for_a_new_session():
     assert gated.fn(True, 1, 2) == ["drawn", "too"] and calls == [(1, 2)]
 
 
+def chain_after(demo, root) -> list:
+    """The listeners that run one after the other once `root` has run (.then), in order."""
+    chain, last = [], root
+    while (follower := next((fn for fn in demo.fns.values() if fn.trigger_after == last._id), None)) is not None:
+        chain.append(follower)
+        last = follower
+    return chain
+
+
+def test_each_way_to_translate_gates_what_follows_by_its_own_flag(page_handlers):
+    """The button, Enter, a new model and the page's load each write a flag whether they made a new session, and
+    only their own followers read it: the load (no sentence, so nothing follows) must not run the new-session
+    events on a translation the visitor made while it was still under way."""
+    demo, _ = page_handlers
+    roots = [fn for fn in demo.fns.values() if fn.name in ("translated", "translate_if_linked")]
+    assert len(roots) == 4  # click, submit, a new model, the load
+    flags = []
+    for root in roots:
+        flag = root.outputs[2]
+        followers = [fn for fn in chain_after(demo, root) if fn.fn is not None]
+        assert followers and all(fn.inputs[0] is flag for fn in followers), root.name
+        flags.append(flag)
+    assert len({id(flag) for flag in flags}) == len(flags)
+
+
+def test_a_new_session_draws_the_qkv_view_through_its_one_redraw_path(page_handlers):
+    """The new-session events end by pressing the qkv view's redraw button in the page (where the view is on
+    screen), after its menu has the new tokens: one path, the last step chosen drawn last."""
+    demo, translated = page_handlers
+    chain = chain_after(demo, translated)
+    menu = next(i for i, fn in enumerate(chain) if fn.fn is not None and "fresh" in fn.name)
+    scripts = [i for i, fn in enumerate(chain) if fn.fn is None and fn.js and "qkv-redraw" in fn.js]
+    assert scripts and scripts[0] > menu
+    redraw = next(fn for fn in demo.fns.values() if any(t[1] == "click" for t in fn.targets) and fn.name == "draw")
+    assert redraw.trigger_mode == "always_last"
+
+
 @pytest.mark.parametrize(("elem_id", "event"), [("presentation", "input"), ("language", "change")])
 def test_a_new_look_or_language_paints_the_lesson_first(page_handlers, elem_id, event):
     """The page sends one control's events to the server one after the other, in the order they were made: the

@@ -148,16 +148,16 @@ def test_the_tab_replays_a_model_with_snapshots_and_says_when_there_are_none(run
     name = str(run)  # a folder is a model name the page can load
     models.register_translator(name, translator)
     sess = sessions.translate(TRAINED[0][0], name, sessions.decode_options("greedy", 4, 1, 0, 1, 0, 10))
-    said, button, slider, replayed, *boxes = tab.closed(sess, "ja")
-    assert "4" in said and button["interactive"] and not replayed and all(not b["visible"] for b in boxes)
+    said, button, slider, replayed, *boxes = tab.closed(sess, "ja", None)
+    assert "4" in said and button["interactive"] and replayed is None and all(not b["visible"] for b in boxes)
     said, slider, replayed, *boxes, download = tab.on_run("en", sess, 0, "screen")
-    assert replayed and slider["maximum"] == 3 and slider["value"] == 3
+    assert replayed == tab.replayed_key(sess) and slider["maximum"] == 3 and slider["value"] == 3
     assert f"training step {list_snapshots(run)[-1].step}" in said and all(b["visible"] for b in boxes)
     steps = [s.step for s in list_snapshots(run)]
     assert list(sess.trace.replay["steps"]) == steps
     offered = json.loads(Path(download["value"]).read_text(encoding="utf-8"))  # the download, offered anew, has it
     assert offered["replay"]["steps"] == steps and len(offered["replay"]["probs"]) == len(steps)
-    said, *boxes = tab.redraw("ko", sess, True, 0, 0, "screen")
+    said, *boxes = tab.redraw("ko", sess, replayed, 0, 0, "screen")
     assert "스냅숏 1 / 4" in said
     grid = json.loads(boxes[0]["value"].plot)
     assert "학습 단계 10" in grid["layout"]["title"]["text"]
@@ -167,9 +167,34 @@ def test_the_tab_replays_a_model_with_snapshots_and_says_when_there_are_none(run
     models.register_translator(str(bare), tiny_translator("seed000"))
     plain = sessions.translate("I see the house.", str(bare), sessions.decode_options("greedy", 4, 1, 0, 1, 0, 6))
     for lang, words in (("en", "no training snapshots"), ("ja", "スナップショットがありません")):
-        said, button, *_ = tab.closed(plain, lang)
+        said, button, *_ = tab.closed(plain, lang, None)
         assert words in said and not button["interactive"]
-    assert "Translate a sentence first" in tab.closed(None, "en")[0]
+    assert "Translate a sentence first" in tab.closed(None, "en", None)[0]
+
+
+def test_a_late_new_session_event_keeps_a_replay_of_its_own_translation(run, translator, monkeypatch):
+    """The new-session events can reach the page after the visitor pressed "Replay training" for that session:
+    the replay stays. A replay of another translation is closed, and the slider does not redraw it."""
+    import gradio as gr
+
+    from transformer_viz.app import models
+    from transformer_viz.app import session as sessions
+    from transformer_viz.app.tabs import beyond_replay as tab
+
+    monkeypatch.setattr(models, "_models", {})
+    name = str(run)
+    models.register_translator(name, translator)
+    options = sessions.decode_options("greedy", 4, 1, 0, 1, 0, 10)
+    sess = sessions.translate(TRAINED[0][0], name, options)
+    replayed = tab.on_run("en", sess, 0, "screen")[2]
+    again = sessions.translate(TRAINED[0][0], name, options)  # the same translation, a new session
+    assert all(value == gr.skip() for value in tab.closed(again, "en", replayed))
+    other = sessions.translate(TRAINED[1][0], name, options)
+    assert tab.replayed_key(other) != replayed  # another source sentence
+    said, button, slider, key, *boxes = tab.closed(other, "en", replayed)
+    assert key is None and button["interactive"] and not any(b["visible"] for b in boxes)
+    said, *boxes = tab.redraw("en", other, replayed, 1, 0, "screen")  # the slider, before closed arrives
+    assert said == tab.status(other, "en")[0] and all(b == gr.skip() for b in boxes)
 
 
 PAGE_WIDTHS = {"grid": 1230, "heads": 610, "probs": 610, "loss": 1230}  # each box's width on a 1280 px page

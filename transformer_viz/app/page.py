@@ -74,18 +74,21 @@ def build_demo() -> gr.Blocks:
         every_head = Event(variants, step_in, [top.variants])
         others = Event(draw_others, step_in + [attention_tabs.kind], [plots[p.id] for p in OTHER_PLOTS])
         # a new session: its frames with its trace file; the groups' views that only close, in one round trip; a
-        # view that draws itself anew (it reads its own controls too) after the other plots
+        # view that draws itself anew (it reads its own controls too) after the other plots; the page's own scripts
+        # (JavaScript only) last
         new_frames = Event.merged([frames, Event(offered, [top.session], [top.download])])
         on_new = [event for group in groups for event in group.on_new_session]
         closing = [event for event in on_new if event.inputs == [top.session]]
+        scripts = [event for event in on_new if event.fn is None]
         closed = Event.merged(closing)
-        redrawn = Event.merged([event for event in on_new if event not in closing])
+        redrawn = Event.merged([event for event in on_new if event not in closing + scripts])
         session_out = [  # in the order of what session_outputs returns
             *(top.session, top.translation, top.notices, top.tokens, top.step, top.layer, top.head),
             *(attention_tabs.pick, top.download, top.share, inside_tabs.card, top.branch_md, top.unbranch_btn),
         ]
         demo.load(None, None, None, js=CLICK_JS)
-        wire_translation(demo, top, models, session_out, lesson, [new_frames, closed, others, redrawn, every_head])
+        after_session = [new_frames, closed, others, redrawn, *scripts, every_head]
+        wire_translation(demo, top, models, session_out, lesson, after_session)
         wire_steps(top, step_out)
         for listener in lesson_first[:-1]:
             then(listener, [PAINTED, frames, others, every_head])
@@ -183,10 +186,18 @@ def wire_translation(
     (a translation sends it with its own outputs), then `after`."""
     unchanged = [gr.skip()] * len(session_out)
     skipped = unchanged + [gr.skip()]  # and the lesson
-    # A sentence's message goes under it, in place; whether it made a new session gates what follows a translation.
-    fresh = gr.State(False)
-    translate_out = [top.sentence_error, top.sentence_said, fresh] + session_out + lesson.outputs
-    fresh_only = [only_when(fresh, event) for event in after]
+
+    def gated(trigger, fn, **options) -> None:
+        """`trigger` runs `fn`, which may translate; what follows runs only if it made a new session.
+
+        Each trigger writes and reads its own flag. With one flag for all, the page's load without a sentence (after
+        which nothing should run) read the True of a translation made meanwhile and ran the new-session events a
+        second time, late: they wiped a replay the visitor had started, or drew a view at a step since left.
+        """
+        fresh = gr.State(False)  # a sentence's message goes under it, in place; whether it made a new session
+        translate_out = [top.sentence_error, top.sentence_said, fresh] + session_out + lesson.outputs
+        translating = trigger(fn, translate_in, translate_out, api_visibility="private", **options)
+        then(translating, [PAINTED, *(only_when(fresh, event) for event in after)])
 
     def translated(lng, text, model_name, lay, hd, pres, unt, *opts):
         said, values = on_translate(lng, text, model_name, lay, hd, *opts)
@@ -209,12 +220,10 @@ def wire_translation(
 
     translate_in = [top.lang, top.sentence, top.model, top.layer, top.head, top.presentation, top.units] + top.options
     for trigger in (top.translate_btn.click, top.sentence.submit):
-        translating = trigger(translated, translate_in, translate_out, api_visibility="private", **QUICK)
-        then(translating, [PAINTED, *fresh_only])
+        gated(trigger, translated, **QUICK)
     # .input, not .change: a share link that sets the model on load must not translate twice, and
     # picking a model before typing a sentence is not an error.
-    linked = top.model.input(translate_if_linked, translate_in, translate_out, api_visibility="private", **QUICK)
-    then(linked, [PAINTED, *fresh_only])
+    gated(top.model.input, translate_if_linked, **QUICK)
     branch_in = [top.lang, top.session, top.step, top.alt]
     then(top.branch_btn.click(on_branch, branch_in, session_out, api_visibility="private"), [lesson, PAINTED, *after])
     unbranch_in = [top.lang, top.session, top.step]
@@ -242,12 +251,14 @@ def wire_translation(
         return out + [chosen]
 
     loaded = demo.load(on_load, None, [top.sentence, top.model] + top.options + [top.lang], api_visibility="private")
-    linked_on_load = loaded.then(translate_if_linked, translate_in, translate_out, api_visibility="private")
-    then(linked_on_load, [PAINTED, *fresh_only])
+    gated(loaded.then, translate_if_linked)
 
 
 def only_when(flag: gr.State, event: Event) -> Event:
     """`event`, run only while `flag` holds True; otherwise its outputs stay as they are."""
+
+    if event.fn is None:  # the page's own script: it reads no session
+        return event
 
     def run(ok, *values):
         return event.fn(*values) if ok else gr.skip()  # one skip leaves every output as it is

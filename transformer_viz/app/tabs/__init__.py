@@ -78,7 +78,8 @@ class TabGroup:
     """What a tab group gives the page."""
 
     plots: dict[str, gr.Plot]  # registry plot id → its component
-    on_new_session: list[Event] = field(default_factory=list)  # a new translation, branch or model: what it empties
+    # a new translation, branch or model: what it empties or draws anew (an Event without fn: a script, run last)
+    on_new_session: list[Event] = field(default_factory=list)
     on_language: list[Event] = field(default_factory=list)  # what it redraws in a new language, after the plots
 
 

@@ -96,12 +96,11 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
     c.step.change(None, None, None, js=STEP_JS, api_visibility="private")  # in the browser: no request
     redraw.after(clicked.change(clicked_key, clicked, key, api_visibility="private"))
 
-    def fresh(lng, sess, knd, qry, *rest):
-        """A new translation (or branch, or model): its own encoder menu, the view drawn at its step, no key open."""
+    def fresh(lng, sess):
+        """A new translation (or branch, or model): its own encoder menu, on the step's strongest source token."""
         if sess is None:
-            return [gr.skip()] * 3
-        figs = draw(lng, sess, knd, AUTO, *rest[:-1], None)
-        return [figs[0], figs[1], gr.update(choices=query_choices(sess, lng), value=AUTO, visible=figs[2]["visible"])]
+            return gr.skip()
+        return gr.update(choices=query_choices(sess, lng), value=AUTO)
 
     def relabel(lng, sess, knd, qry, *rest):
         """A new language: the menu's first choice and both views in it."""
@@ -110,10 +109,13 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
         figs = draw(lng, sess, knd, qry, *rest)
         return [figs[0], figs[1], gr.update(choices=query_choices(sess, lng), value=qry)]
 
-    # A new session (a translation, a branch, a model) draws the view and empties what a click on the old one
-    # chose. Not on the session State's change: attribution writes its result into the same session, and the key
-    # a visitor clicked here must stay open through that.
-    drawn = Event(fresh, inputs, [view, product, query])
+    # A new session (a translation, a branch, a model) gives the menu its tokens, empties what a click on the old
+    # view chose and draws the view anew through the step's own path (STEP_JS: the redraw button, one pending at a
+    # time, then the last). Drawn in the new-session events themselves, a view read the step when they started and
+    # could land after a step the visitor chose meanwhile. Not on the session State's change: attribution writes
+    # its result into the same session, and the key a visitor clicked here must stay open through that.
+    menu = Event(fresh, [c.lang, c.session], [query])
     closed = emptied(c.session, {key: None, clicked: ""})
+    pressed = Event(None, [], [], js=STEP_JS)  # after the menu: the redraw reads its new value
     language = Event(relabel, inputs, [view, product, query])
-    return TabGroup(plots={}, on_new_session=[closed, drawn], on_language=[language])
+    return TabGroup(plots={}, on_new_session=[closed, menu, pressed], on_language=[language])

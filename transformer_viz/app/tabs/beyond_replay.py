@@ -59,14 +59,25 @@ def replay_info(sess: Session, result, index: int, lang: str) -> str:
     )
 
 
-def closed(sess, lng) -> list:
-    """A new session (or no replay yet): what the tab says, its button, the slider back, no figures."""
+def replayed_key(sess: Session) -> tuple:
+    """What a replay shows depends on: the model and the translation's source and target tokens."""
+    return sess.model, tuple(sess.trace.source_ids), tuple(sess.trace.target_ids)
+
+
+def closed(sess, lng, replayed) -> list:
+    """A new session (or no replay yet): what the tab says, its button, the slider back, no figures.
+
+    A replay already of this translation stays: the new-session events may come after the visitor pressed the
+    button for the new session.
+    """
+    if sess is not None and replayed == replayed_key(sess):
+        return [gr.skip()] * (4 + len(FIGURES))
     said, can_run = status(sess, lng)
     return [
         said,
         gr.update(interactive=can_run),
         gr.update(minimum=0, maximum=1, value=0, interactive=False),
-        False,
+        None,
     ] + [shown(None)] * len(FIGURES)
 
 
@@ -93,12 +104,12 @@ def on_run(lng, sess, lay, pres):
     out = drawn(lng, sess, n - 1, lay, pres)
     slider = gr.update(minimum=0, maximum=max(n - 1, 1), value=n - 1, interactive=n > 1)
     download = offered(sess)  # the trace holds its replay now
-    return [out[0], slider, True] + out[1:] + [download]
+    return [out[0], slider, replayed_key(sess)] + out[1:] + [download]
 
 
 def redraw(lng, sess, replayed, index, lay, pres) -> list:
     """The slider, layer, look or language changed: the replay shown again, or the tab's status before one."""
-    if sess is None or not replayed:
+    if sess is None or replayed != replayed_key(sess):  # none yet, or another translation's (closed comes next)
         return [status(sess, lng)[0]] + [gr.skip()] * len(FIGURES)
     try:
         return drawn(lng, sess, index, lay, pres)
@@ -121,7 +132,7 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
                 0, 1, value=0, step=1, label=T("replay-snapshot"), elem_id="replay-slider", interactive=False, scale=4
             )
             words(slider, "label", "replay-snapshot")
-        replayed = gr.State(False)
+        replayed = gr.State(None)  # replayed_key of the translation the replay shows
         boxes = {name: opened_view(BOXES[name]) for name in ("grid",)}
         with gr.Row():
             boxes.update({name: opened_view(BOXES[name]) for name in ("heads", "probs")})
@@ -136,5 +147,5 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
     # every value the slider passes (a drag, the arrow keys, a typed number); one pending at a time, then the last
     again.on(slider.input, trigger_mode="always_last")
     again.on(layer.input, look.input)
-    reset = Event(closed, [s, lang], [info, run, slider, replayed] + figs)
+    reset = Event(closed, [s, lang, replayed], [info, run, slider, replayed] + figs)
     return TabGroup(plots={}, on_new_session=[reset], on_language=[again])
