@@ -159,9 +159,22 @@ def wait_translation(page, text: str) -> None:
         raise AssertionError(f"the translation never became {text!r}; it is {translation(page)!r}") from None
 
 
+# What the page's stepping holds (stepping.py), for a failure's message: the slider, the frames it paints from
+# (their step where they are one translation's lesson alone, their controls and translation), a step asked for before
+# frames came, and the translation shown now.
+STEPPING_STATE = """() => {
+  const f = window.tvFrames, slider = document.querySelector('#step-slider input[type=number]');
+  return {slider: slider && slider.value, frames: f ? {only: f.only, steps: f.steps, key: f.key, shown: f.shown} : null,
+          wanted: window.tvWanted || null, translation: document.querySelector('#translation textarea').value};
+}"""
+
+
 def wait_step(page, step: int) -> None:
     """The step-dependent views show `step` (the slider, the label and the top-k chart agree)."""
-    wait_plot(page, "plot-topk", f"Step {step}:")
+    try:
+        wait_plot(page, "plot-topk", f"Step {step}:")
+    except AssertionError as err:
+        raise AssertionError(f"{err}; the page's stepping: {page.evaluate(STEPPING_STATE)}") from None
     page.wait_for_function(
         "s => document.querySelector('#step-label').innerText.startsWith(s)", arg=f"Step {step} (token", timeout=WAIT
     )
