@@ -190,8 +190,11 @@ def step_js(move: str, arrived: str | None = None) -> str:
   else if (wanted !== null) delete window.tvWanted;""",
         "variants": "",
     }[arrived]
-    stale = SKIP if arrived == "frames" else "to"
+    stale = SKIP if arrived == "frames" else "step"
     asked = f"window.tvWanted = [{SHOWN_KEY_JS}, to];" if arrived is None else ""
+    # The slider is set only where the step moves: Gradio applies a js event's outputs a little after it ran, and
+    # the slider's value as it was then, set again, undid a step the visitor chose meanwhile (a step typed just
+    # after a translation went back to the lesson's step 0 when the lesson's frame arrived).
     return f"""{head} => {{
   {frames}
   t = Math.round(Number(t));
@@ -200,13 +203,14 @@ def step_js(move: str, arrived: str | None = None) -> str:
   {move}
   {arrival}
   to = Math.max(0, Math.min(to, f.steps - 1));
+  const step = to === t ? {SKIP} : to;
   // frames drawn for other controls or another translation: the step moves, and the new frames' arrival draws it
   if (f.key !== ({FRAME_KEY_JS})(lay, hd, pres, lng, unt) || f.shown !== {SHOWN_KEY_JS}) {{
     {asked}
     return [{stale}, {skip}];
   }}
-  if (f.only !== null && f.only !== to) return [to, {skip}];  // the lesson's frame alone: every step's follows
-  return [to, ...({PAINT_JS})(f, to, suffix)];
+  if (f.only !== null && f.only !== to) return [step, {skip}];  // the lesson's frame alone: every step's follows
+  return [step, ...({PAINT_JS})(f, to, suffix)];
 }}"""
 
 
