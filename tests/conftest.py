@@ -110,27 +110,33 @@ def evil_trace(trace):
 
 @pytest.fixture
 def uploads(monkeypatch):
-    """What push_to_hub sends, the Hub replaced by a recorder: .folder it uploaded from and .paths, every file
-    under it that an allow pattern matches (relative, sorted). The network is allowed, so nothing stops at
-    HF_HUB_OFFLINE before the upload."""
-    import fnmatch
+    """What push_to_hub and deploy_space send, the Hub replaced by a recorder: .repos the repos created (id and
+    options), .files the files uploaded one by one ({path in repo: bytes}), .folder the folder uploaded from, and
+    .paths every file under it that upload_folder would send (relative, sorted), chosen by the Hub client's own
+    pattern filter. The network is allowed, so nothing stops at HF_HUB_OFFLINE before the upload."""
     from types import SimpleNamespace
 
     import huggingface_hub
+    from huggingface_hub.utils import filter_repo_objects
 
-    sent = SimpleNamespace(folder=None, paths=[])
+    sent = SimpleNamespace(repos=[], files={}, folder=None, paths=[])
 
     class RecordingApi:
         def __init__(self, token=None):
             pass
 
-        def create_repo(self, repo_id, private=False, exist_ok=False):
-            pass
+        def create_repo(self, repo_id, **options):
+            sent.repos.append((repo_id, options))
 
-        def upload_folder(self, folder_path, repo_id, allow_patterns):
+        def upload_file(self, path_or_fileobj, path_in_repo, repo_id, **options):
+            sent.files[path_in_repo] = path_or_fileobj
+
+        def upload_folder(self, folder_path, repo_id, allow_patterns=None, ignore_patterns=None, **options):
             sent.folder = root = Path(folder_path)
             names = (f.relative_to(root).as_posix() for f in root.rglob("*") if f.is_file())
-            sent.paths = sorted(n for n in names if any(fnmatch.fnmatch(n, p) for p in allow_patterns))
+            sent.paths = sorted(
+                filter_repo_objects(names, allow_patterns=allow_patterns, ignore_patterns=ignore_patterns)
+            )
 
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr(huggingface_hub, "HfApi", RecordingApi)

@@ -140,6 +140,13 @@ def cmd_push(args) -> int:
     return 0
 
 
+def cmd_space(args) -> int:
+    from .hub.space import deploy_space
+
+    print(deploy_space(args.repo, private=args.private))
+    return 0
+
+
 def cmd_serve(args) -> int:
     """What app.py does, from the package itself (an installed copy has no app.py beside it)."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported, as in app.py
@@ -201,6 +208,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", required=True, help="owner/name")
     p.add_argument("--private", action="store_true")
     p.set_defaults(func=cmd_push)
+
+    p = sub.add_parser("space", help="create or update a Hugging Face Space with the app and the bundled checkpoints")
+    p.add_argument("repo", help="the Space's id, owner/name")
+    p.add_argument("--private", action="store_true")
+    p.set_defaults(func=cmd_space)
 
     p = sub.add_parser("serve", help="run the web app (same as python app.py)")
     p.set_defaults(func=cmd_serve)

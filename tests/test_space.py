@@ -1,0 +1,109 @@
+"""`space`: the app and its bundled checkpoints deployed as a Gradio Space, the Hub replaced by a recorder."""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+import huggingface_hub
+import pytest
+
+from tests.tiny import tiny_tokenizer_file, tiny_translator
+from transformer_viz.__main__ import main
+from transformer_viz.hub.hub import CHECKPOINT_FILES, CheckpointError, save_checkpoint
+from transformer_viz.hub.space import LFS_PATTERNS, PROJECT_ROOT, deploy_space, gitattributes
+from transformer_viz.training.snapshots import save_snapshot, write_index
+
+HUB_GIT_LIMIT = 10 * 10**6  # the Hub refuses a larger file in a plain git push unless it goes through LFS
+
+
+def fake_checkout(root: Path) -> Path:
+    """A checkout with the app's files, one checkpoint with two snapshots, and everything a Space must not get."""
+    for name in ("app.py", "requirements.txt", "README.md", "LICENSE", "transformer_viz/app/page.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
+    (root / "transformer_viz/app/static").mkdir(parents=True)
+    (root / "transformer_viz/app/static/stepping.js").write_text("export {}")
+    for name in ("transformer_viz/__pycache__/page.cpython-311.pyc", "tests/test_app.py", ".venv/bin/python",
+                 "data/corpus/pairs.tsv", "runs/r/model.safetensors", "docs/screenshots/app.png"):  # fmt: skip
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
+    model = tiny_translator("seed000").model
+    folder = save_checkpoint(root / "checkpoints" / "seed000", model, tiny_tokenizer_file())
+    write_index(folder / "snapshots", [save_snapshot(folder, model, step, 3.0) for step in (10, 20)])
+    for name in ("README.md", "ATTRIBUTION.md", "training.json", "train_state.pt", "notes.txt", "old.bin"):
+        (folder / name).write_text("x")
+    (root / "checkpoints" / "half").mkdir()  # no weights: not a checkpoint
+    (root / "checkpoints" / "half" / "config.json").write_text("{}")
+    return root
+
+
+def test_space_is_a_gradio_space_with_the_app_and_its_checkpoints(tmp_path, uploads):
+    root = fake_checkout(tmp_path)
+    assert deploy_space("owner/demo", root) == "https://huggingface.co/spaces/owner/demo"
+    assert uploads.repos == [("owner/demo", dict(repo_type="space", space_sdk="gradio", private=False, exist_ok=True))]
+    assert uploads.folder == root
+    expected_checkpoint = [*CHECKPOINT_FILES, "README.md", "ATTRIBUTION.md", "training.json"]
+    assert uploads.paths == sorted(
+        ["app.py", "requirements.txt", "README.md", "LICENSE", "transformer_viz/app/page.py"]
+        + ["transformer_viz/app/static/stepping.js"]
+        + [f"checkpoints/seed000/{name}" for name in expected_checkpoint]
+        + [f"checkpoints/seed000/snapshots/{name}" for name in ("index.json", "step-0000010.safetensors")]
+        + ["checkpoints/seed000/snapshots/step-0000020.safetensors"]
+    )
+
+
+def test_space_marks_weights_and_tokenizers_as_lfs(tmp_path, uploads):
+    deploy_space("owner/demo", fake_checkout(tmp_path))
+    lines = uploads.files[".gitattributes"].decode().splitlines()
+    assert lines == [f"{pattern} filter=lfs diff=lfs merge=lfs -text" for pattern in ("*.safetensors", "*.model")]
+    assert gitattributes().encode() == uploads.files[".gitattributes"]
+
+
+def test_every_file_of_the_real_space_over_the_git_limit_goes_through_lfs(uploads):
+    """The checkout's own Space: the app runs (app.py, pins, the package), both bundled models come with their
+    snapshots, and every file the Hub would refuse in plain git is one .gitattributes sends through LFS."""
+    deploy_space("owner/demo", PROJECT_ROOT)
+    paths = set(uploads.paths)
+    assert {"app.py", "requirements.txt", "README.md", "transformer_viz/app/page.py"} <= paths
+    assert not any(p.startswith(("tests/", "docs/", "benchmarks/", ".venv/", "data/", "runs/")) for p in paths)
+    for name in ("seed000", "seed004"):
+        assert {f"checkpoints/{name}/{file}" for file in CHECKPOINT_FILES} <= paths
+        assert f"checkpoints/{name}/snapshots/index.json" in paths
+    large = [p for p in paths if (PROJECT_ROOT / p).stat().st_size > HUB_GIT_LIMIT]
+    assert "checkpoints/seed000/model.safetensors" in large  # the d256 weights are ~30 MB
+    assert all(any(fnmatch.fnmatch(p, pattern) for pattern in LFS_PATTERNS) for p in large), large
+
+
+def test_space_refuses_clearly_without_touching_the_network(tmp_path, monkeypatch):
+    class NoNetwork:
+        def __init__(self, *args, **kwargs):
+            raise AssertionError("deploy_space tried to reach the Hub")
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", NoNetwork)
+    root = fake_checkout(tmp_path / "checkout")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(CheckpointError, match="HF_HUB_OFFLINE"):
+        deploy_space("owner/demo", root)
+    with pytest.raises(CheckpointError, match="not a Space id"):
+        deploy_space("owner/demo/extra", root)
+    with pytest.raises(CheckpointError, match=r"not a transformer-viz checkout: it lacks \['app.py'"):
+        deploy_space("owner/demo", tmp_path / "checkout" / "transformer_viz")
+    for folder in (root / "checkpoints").iterdir():
+        (folder / "config.json").unlink()
+    with pytest.raises(CheckpointError, match="holds no checkpoint"):
+        deploy_space("owner/demo", root)
+
+
+def test_space_command_prints_the_url_and_fails_with_a_message(uploads, capsys, monkeypatch):
+    assert main(["space", "owner/demo"]) == 0
+    assert capsys.readouterr().out.strip() == "https://huggingface.co/spaces/owner/demo"
+    assert uploads.repos[0][1]["private"] is False
+    assert main(["space", "owner/private-demo", "--private"]) == 0
+    assert uploads.repos[-1] == (
+        "owner/private-demo",
+        dict(repo_type="space", space_sdk="gradio", private=True, exist_ok=True),
+    )
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert main(["space", "owner/demo"]) == 2
+    assert "HF_HUB_OFFLINE" in capsys.readouterr().err
