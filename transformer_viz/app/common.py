@@ -12,12 +12,13 @@ from .registry import CLICKABLE, VIEW_CLICKS
 from .strip import STRIP_JS
 
 EXAMPLES = [
-    "I get up early every morning.",  # separable verb: "stehe … auf"
-    "The weather is nice today.",  # inversion: "Heute ist das Wetter schön"
-    "I think that he is right.",  # subordinate clause: verb goes last
-    "My brother has bought a new car.",  # perfect tense: participle at the end
-    "The children are playing in the garden.",
-    "We need a train station.",  # compound: "Bahnhof"
+    "I switch off the light.",  # separable verb: "schalte … aus" (or "ab"), the particle at the end
+    "Today the weather is nice.",  # inversion: "Heute ist das Wetter schön", the verb second
+    "I know that she is tired.",  # subordinate clause: "…, dass sie müde ist", the verb last
+    "My father has bought a house.",  # perfect tense: the participle "gekauft" at the end
+    "The children are playing in the garden.",  # "in the" contracted: "im Garten"
+    "The kitchen table is old.",  # compound: "Küchentisch"
+    "The weather is nice today.",
     "Where is the station?",
 ]
 # gr.Plot has no click event with point data: listen to Plotly's own and write what was clicked into a
