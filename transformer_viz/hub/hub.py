@@ -248,7 +248,7 @@ def download(
                 return cached
     except (LocalEntryNotFoundError, FileNotFoundError):
         pass
-    offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+    offline = hub_offline()
     if offline or local_files_only:
         switch = "HF_HUB_OFFLINE" if offline else "local_files_only"
         if len(missing) == len(CHECKPOINT_FILES):
@@ -264,6 +264,19 @@ def download(
     if missing:
         raise CheckpointNotFound("err-repo-not-checkpoint", repo=repo_id, missing=missing)
     return folder
+
+
+def hub_offline() -> bool:
+    """Whether HF_HUB_OFFLINE switches the network off, read as the Hub client reads it."""
+    return os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+
+
+def check_upload(repo_id: str, what: str, doing: str) -> None:
+    """Refuse, before any network call, an upload to a malformed id or with the Hub switched off."""
+    if not is_repo_id(repo_id):
+        raise CheckpointError(f"{repo_id!r} is not a {what} like 'owner/name'")
+    if hub_offline():
+        raise CheckpointError(f"HF_HUB_OFFLINE is set: {doing} needs network access; unset it and try again")
 
 
 def snapshot_patterns(folder: Path) -> list[str]:
@@ -291,10 +304,7 @@ def push_to_hub(folder: str | Path, repo_id: str, private: bool = False, token: 
     missing = [f for f in CHECKPOINT_FILES if not (folder / f).is_file()]
     if missing:
         raise CheckpointError(f"{folder} is not a checkpoint folder: it lacks {missing}")
-    if not is_repo_id(repo_id):
-        raise CheckpointError(f"{repo_id!r} is not a Hub repo id like 'owner/name'")
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
-        raise CheckpointError("HF_HUB_OFFLINE is set: pushing needs network access; unset it and try again")
+    check_upload(repo_id, "Hub repo id", "pushing")
     api = HfApi(token=token)
     try:
         api.create_repo(repo_id, private=private, exist_ok=True)

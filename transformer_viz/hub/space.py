@@ -10,7 +10,6 @@ and tokenizers as LFS, so that a later `git push` to it stores them the same way
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 from .hub import (
@@ -18,7 +17,7 @@ from .hub import (
     CHECKPOINT_FILES,
     RECORD_FILES,
     CheckpointError,
-    is_repo_id,
+    check_upload,
     snapshot_patterns,
 )
 
@@ -68,10 +67,7 @@ def deploy_space(repo_id: str, root: str | Path = PROJECT_ROOT, private: bool = 
         raise CheckpointError(f"{root} is not a transformer-viz checkout: it lacks {missing} (run from a clone)")
     if not bundled_checkpoints(root):
         raise CheckpointError(f"{root / 'checkpoints'} holds no checkpoint: the Space would have no model to show")
-    if not is_repo_id(repo_id):
-        raise CheckpointError(f"{repo_id!r} is not a Space id like 'owner/name'")
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
-        raise CheckpointError("HF_HUB_OFFLINE is set: deploying needs network access; unset it and try again")
+    check_upload(repo_id, "Space id", "deploying")
     api = HfApi(token=token)
     try:
         api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
