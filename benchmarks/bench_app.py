@@ -7,7 +7,8 @@ Gradio the serialised figures (figure building + JSON), measured in-process with
 the same functions the app's page wires. The baseline is one teacher-forced forward pass
 of the same model on the same sentence and translation, measured in the same run.
 Cold start is the time from starting `python app.py` (a fresh process: imports, model
-loading, building the page) until its first page answers 200 on 127.0.0.1.
+loading, building the page) until its first page answers 200 on 127.0.0.1. Sizes: the step change's and
+every view's figures as JSON, and the trace download's JSON (trace_json_bytes).
 Prints a JSON report; BENCHMARKS.md keeps the latest numbers.
 """
 
@@ -108,6 +109,7 @@ def main() -> None:
         "fresh_translation_vs_forward": round(fresh_ms / forward_ms, 1),
         "step_payload_bytes": step_change(),
         "all_views_payload_bytes": all_views(),
+        "trace_json_bytes": len(trace.to_json().encode()),  # the trace download (every field, every step)
         "cold_start_to_first_page_s": [round(cold_start(args.threads or 1), 1) for _ in range(args.cold_starts)],
     }
     print(json.dumps(report, indent=2))
