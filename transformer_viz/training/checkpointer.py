@@ -58,6 +58,7 @@ class Checkpointer:
             lr=learning_rate(state.step, self.opts, self.d_model),
             tokens=state.tokens * self.world,
             minutes=round(elapsed / 60, 2),
+            seconds=round(elapsed, 2),  # the same, precise enough to time a few steps (retrain's calibration)
         )
         if averaged is not None:
             row.update(averaged=len(state.averaging), averaged_valid_loss=round(averaged[1], 4))

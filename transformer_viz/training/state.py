@@ -41,6 +41,16 @@ class TrainState:
     running: float = math.nan  # the training loss, smoothed over ~50 steps
     averaging: collections.deque = field(default_factory=collections.deque)  # last validations' weights, on the CPU
     data: str = ""  # digest of the training data that `position` counts batches of
+    pending: list = field(default_factory=list)  # losses of the steps since `running` was last read, on the device
+
+    def read_losses(self) -> float:
+        """`running`, with the pending losses folded in: one read from the device for them all, not one a step
+        (each read waits for the device to finish, and a GPU then idles while the next batch is made)."""
+        if self.pending:
+            for value in torch.stack(self.pending).tolist():
+                self.running = value if math.isnan(self.running) else 0.98 * self.running + 0.02 * value
+            self.pending.clear()
+        return self.running
 
     def saved(self, model: Transformer, optimizer: torch.optim.Optimizer, rng: dict, seconds: float) -> dict:
         """The contents of train_state.pt: tensors and numbers only, so that it loads with weights_only=True."""

@@ -43,6 +43,7 @@ from .distributed import all_ranks_agree, barrier, rng_states, setup_distributed
 from .options import TrainOptions, adam, learning_rate, native_bf16, noam_lr, uses_bf16
 from .snapshots import snapshot_steps
 from .state import TrainState, average_weights, can_resume, refuse_used_folder, resume, weights_digest
+from .throughput import mfu, peak_flops, train_flops_per_target_token
 
 log = logging.getLogger(__name__)
 __all__ = [  # the training API, wherever each piece lives
@@ -92,7 +93,7 @@ def train(opts: TrainOptions) -> Path:
     run = Run(opts, config, data, model, optimizer, rank, world, device, checkpointer)
     run.announce()
 
-    progress = Progress(opts, state.step, world, disable=rank != 0)
+    progress = Progress(opts, state.step, world, disable=rank != 0, run=run)
     deadline = started + opts.max_minutes * 60 if opts.max_minutes else math.inf
     while state.step < opts.end_step and not train_epoch(run, state, progress, deadline):
         state.epoch, state.position = state.epoch + 1, 0
@@ -180,26 +181,37 @@ def train_epoch(run: Run, state: TrainState, progress: Progress, deadline: float
 
 
 def train_step(run: Run, state: TrainState, batch: list[int]) -> int:
-    """One update on a batch: eq. (3)'s rate, label-smoothed loss, clipped gradients, Adam; returns its tokens."""
+    """One update on a batch: eq. (3)'s rate, label-smoothed loss, clipped gradients, Adam; returns its tokens.
+
+    Nothing here waits for the device: the batch is made on the host (PackedExamples) and copied without blocking,
+    its token count is the host's, and the loss stays on the device until it is read (TrainState.read_losses), so
+    a GPU runs this step while the host makes the next batch.
+    """
     opts, config = run.opts, run.config
     pad = config.pad_id
-    examples = [run.data.train[i] for i in batch]
-    src, tgt_in, labels = (x.to(run.device) for x in collate(examples, pad, config.bos_id))
+    src, tgt_in, labels = (to_device(x, run.device) for x in run.data.packed.batch(batch, pad, config.bos_id))
     src = source_word_dropout(src, opts.word_dropout, config.unk_id, pad)
     state.step += 1
     state.position += 1
     for group in run.optimizer.param_groups:
         group["lr"] = learning_rate(state.step, opts, config.d_model)
     with torch.autocast(run.device.type, dtype=torch.bfloat16, enabled=run.bf16):
-        loss, n_tokens = batch_loss(run.net, src, tgt_in, labels, pad, opts.label_smoothing)
+        loss, _ = batch_loss(run.net, src, tgt_in, labels, pad, opts.label_smoothing, count=False)
     run.optimizer.zero_grad(set_to_none=True)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(run.model.parameters(), opts.clip)
     run.optimizer.step()
+    n_tokens = run.data.packed.target_tokens(batch)
     state.tokens += n_tokens
-    value = float(loss.detach())
-    state.running = value if math.isnan(state.running) else 0.98 * state.running + 0.02 * value
+    state.pending.append(loss.detach())
     return n_tokens
+
+
+def to_device(batch: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """A host tensor on `device`; to a GPU from pinned memory without waiting (nanoGPT's get_batch)."""
+    if device.type == "cuda":
+        return batch.pin_memory().to(device, non_blocking=True)
+    return batch.to(device)
 
 
 def after_step(run: Run, state: TrainState, last: bool) -> None:
@@ -209,6 +221,7 @@ def after_step(run: Run, state: TrainState, last: bool) -> None:
     if not (validating or snapshot):
         return
     rng = rng_states(run.rank, run.world, run.device) if validating else {}  # every rank's, before validation
+    state.read_losses()  # the checkpoint records the smoothed training loss
     if run.rank == 0:
         valid_loss = run.validation_loss(run.model)
         if snapshot:
@@ -230,18 +243,31 @@ def averaged_model(run: Run, state: TrainState, final: bool) -> tuple[Transforme
 
 
 class Progress:
-    """The tqdm bar of rank 0: steps, the smoothed loss, tokens per second over the last 10 steps, the epoch."""
+    """The tqdm bar of rank 0: steps, the smoothed loss, target tokens per second over the last LOG_EVERY steps,
+    the model FLOPs utilization where the device's peak is known (throughput.py), the epoch."""
 
-    def __init__(self, opts: TrainOptions, step: int, world: int, disable: bool):
+    LOG_EVERY = 10  # steps between readings of the loss (each waits for the device) and of the rate
+
+    def __init__(self, opts: TrainOptions, step: int, world: int, disable: bool, run: Run | None = None):
         self.bar = tqdm(total=opts.max_steps, initial=step, disable=disable, desc=f"train {opts.preset}", unit="step")
         self.world, self.tokens, self.since = world, 0, time.time()
+        self.flops_per_token, self.peak = 0.0, None
+        if run is not None:
+            packed = run.data.packed
+            ratio = float(packed.src_len.sum()) / max(float(packed.tgt_len.sum()), 1.0)
+            self.flops_per_token = train_flops_per_target_token(run.config, ratio)
+            self.peak = peak_flops(run.device, run.bf16)
 
     def update(self, state: TrainState, n_tokens: int) -> None:
         self.tokens += n_tokens
         self.bar.update(1)
-        if state.step % 10 == 0:
+        if state.step % self.LOG_EVERY == 0:
             rate = self.tokens * self.world / max(time.time() - self.since, 1e-9)
-            self.bar.set_postfix(loss=f"{state.running:.3f}", tok_s=f"{rate:,.0f}", epoch=state.epoch)
+            shown = dict(loss=f"{state.read_losses():.3f}", tok_s=f"{rate:,.0f}", epoch=state.epoch)
+            utilization = mfu(rate, self.flops_per_token, self.peak)
+            if utilization is not None:
+                shown["mfu"] = f"{100 * utilization:.1f}%"
+            self.bar.set_postfix(**shown)
             self.tokens, self.since = 0, time.time()
 
     def close(self) -> None:
