@@ -97,6 +97,36 @@ def cmd_mixtures(args) -> int:
     return 0
 
 
+def comma_list(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def cmd_retrain(args) -> int:
+    from .training import retrain
+    from .training.train import TrainOptions
+
+    fields = {f.name for f in dataclasses.fields(TrainOptions)}
+    given = {k: v for k, v in vars(args).items() if k in fields and v is not None}
+    opts = retrain.RetrainOptions(
+        out=args.out,
+        minutes=args.minutes,
+        presets=comma_list(args.presets),
+        recipes=comma_list(args.recipes),
+        calibration=args.calibration,
+        corpus=args.debian_corpus,
+        cache=args.cache,
+        own_test=args.own_test,
+        card=not args.no_card,
+        pack_mb=args.pack_mb,
+        base=TrainOptions(**{**retrain.SHIPPED, **given}),
+    )
+    summary = retrain.retrain(opts)
+    print(retrain.summary_table(summary))
+    for preset, folder in summary["ready"].items():
+        print(f"{preset}: {folder} (copy it to checkpoints/{preset} to ship it)")
+    return 0
+
+
 def cmd_evaluate(args) -> int:
     from .training.evaluate import evaluate_checkpoint
 
@@ -192,6 +222,21 @@ def build_parser() -> argparse.ArgumentParser:
     add_train_options(p, TrainOptions, skip=("out", "debian_sources", "kinds", "pause_at", "resume"))
     p.set_defaults(func=cmd_mixtures)
 
+    p = sub.add_parser("retrain", help="train presets x recipes side by side within a time budget, score, pick")
+    p.add_argument("--out", type=Path, default=Path("runs/retrain"), help="one folder per run, ready/, summary.json")
+    p.add_argument("--minutes", type=float, required=True, help="the training's wall clock, calibration included")
+    p.add_argument("--presets", default="seed000,seed004", help="comma-separated (default seed000,seed004)")
+    p.add_argument("--recipes", default="ding+dialogue", help="comma-separated one-phase recipes of `mixtures`")
+    p.add_argument("--calibration", type=int, default=200, help="steps that measure each run's speed first")
+    p.add_argument("--debian-corpus", type=Path, default=DEFAULT_OUT, help="the built corpus the recipes draw on")
+    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="the corpus cache, holding the everyday set")
+    p.add_argument("--own-test", type=Path, default=None, help="english<TAB>german lines scored beside the rest")
+    p.add_argument("--no-card", action="store_true", help="do not evaluate the ready folders (no beam, no card)")
+    p.add_argument("--pack-mb", type=float, default=0, help="also pack each ready folder in parts of N MB")
+    skip = ("out", "preset", "debian_corpus", "debian_sources", "kinds", "pause_at", "resume", "max_steps")
+    add_train_options(p, TrainOptions, skip=(*skip, "cooldown_steps", "max_minutes"))
+    p.set_defaults(func=cmd_retrain)
+
     p = sub.add_parser("evaluate", help="BLEU and chrF on the held-out test sets; updates the model card")
     p.add_argument("--model", default=None)
     p.add_argument("--limit", type=int, default=0, help="only the first N test pairs (0 = all)")
@@ -254,7 +299,7 @@ def add_corpus_parser(sub) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
-        level=logging.INFO if args.verbose or args.command in ("train", "corpus") else logging.WARNING,
+        level=logging.INFO if args.verbose or args.command in ("train", "corpus", "retrain") else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
