@@ -197,6 +197,19 @@ def settled(page, timeout: int = 30_000) -> None:
         pass
 
 
+# Every text the visitor can read: the page's own text, the plots' SVG text (titles, ticks, labels) and the values of
+# the boxes and menus.
+READABLE_JS = """() => [
+  document.body.innerText,
+  ...[...document.querySelectorAll('.js-plotly-plot text')].map(t => t.textContent),
+  ...[...document.querySelectorAll('input, textarea')].map(e => e.value),
+].join('\\n')"""
+
+
+def readable_text(page) -> str:
+    return page.evaluate(READABLE_JS)
+
+
 def screenshot(page, selector: str, name: str, max_height: int = 2000) -> None:
     """An element's picture for the README, cut to its first max_height pixels, once the page is at rest."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

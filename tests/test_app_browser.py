@@ -25,6 +25,7 @@ from tests.pages import (
     expected_trace,
     open_tab,
     plot_info,
+    readable_text,
     screenshot,
     settled,
     translation,
@@ -37,7 +38,7 @@ from transformer_viz.app import handlers as h
 from transformer_viz.app.common import EXAMPLES
 from transformer_viz.app.share import share_query
 from transformer_viz.decoding import DecodeOptions
-from transformer_viz.figures.style import esc, piece_label
+from transformer_viz.figures.style import WORD_START, esc, piece_label
 from transformer_viz.translator import load_model
 
 # The model menu shows each checkpoint's architecture (the tiny checkpoints have their presets'), its value the name.
@@ -248,6 +249,10 @@ def test_branch_forces_a_token_and_unbranch_goes_back(page, server):
     assert tr.tokenizer.decode(trace.target_ids[:t] + [forced]).strip() in translation(page)
     page.wait_for_function("() => document.querySelector('#branch-info').innerText.includes('Branch')", timeout=WAIT)
     assert f"step {t}:" in page.inner_text("#branch-info")
+    # the step line, the branch note, the token menu, the tokenisation table, the maps' titles and ticks: every
+    # piece reads as the axes show it, never with SentencePiece's word-start mark
+    shown = readable_text(page)
+    assert "Branch" in shown and WORD_START not in shown
     page.get_by_label("한국어").check()  # the branch line follows the page's language
     page.wait_for_function(
         "s => document.querySelector('#branch-info').innerText.includes(s)", arg=f"{t}단계", timeout=WAIT

@@ -134,4 +134,4 @@ def test_user_text_is_escaped(ablated):
         assert any(EVIL_ESCAPED in s for s in found)
     bars = figs[0]
     assert bars.layout.xaxis2.ticktext[0] == esc(piece_label(EVIL))
-    assert "changed model's first choice: &lt;img" in bars.data[0].hovertext[0]
+    assert "changed model's first choice: ·&lt;img" in bars.data[0].hovertext[0]  # a piece as the axes show it

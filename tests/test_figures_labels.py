@@ -61,11 +61,12 @@ def test_every_map_labels_its_ticks_as_pieces_read(trace):
         assert texts and not any("▁" in text for text in texts)
 
 
-def test_alignment_labels_pieces_and_hovers_the_raw_piece(trace):
+def test_alignment_labels_and_hovers_show_pieces_as_the_axes_do(trace):
     fig = F.alignment(trace, 0, step=1)
     source = next(d for d in fig.data if d.name == "source tokens")
     assert list(source.text) == tick_labels(trace.source_tokens)
-    assert all(F.esc(raw) in hover for raw, hover in zip(trace.source_tokens, source.hovertext))
+    assert all(label in hover for label, hover in zip(source.text, source.hovertext))
+    assert not any("▁" in hover for hover in source.hovertext)
 
 
 def test_beam_tree_labels_each_node_with_its_piece_and_keeps_its_id(beam_trace, translator):
@@ -78,7 +79,7 @@ def test_beam_tree_labels_each_node_with_its_piece_and_keeps_its_id(beam_trace, 
         for node, text, hover in zip(d.customdata, d.text, d.hovertext):
             n = beam_trace.beam_tree[node]
             assert text == F.esc(piece_label(pieces[n["id"]])) and not text.startswith("#")
-            assert f"(id {n['id']})" in hover and F.esc(pieces[n["id"]]) in hover
+            assert f"(id {n['id']})" in hover and F.esc(piece_label(pieces[n["id"]])) in hover and "▁" not in hover
     assert sorted(i for d in nodes for i in d.customdata) == list(range(len(beam_trace.beam_tree)))
     unknown = F.beam_tree_figure(dataclasses.replace(beam_trace, steps=[], target_ids=[], target_tokens=[]))
     assert any(text.startswith("#") for d in unknown.data if d.customdata is not None for text in d.text)

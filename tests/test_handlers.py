@@ -23,7 +23,7 @@ from transformer_viz.app.model_card import model_card
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.errors import Notice
 from transformer_viz.figures import esc
-from transformer_viz.figures.style import piece_label
+from transformer_viz.figures.style import WORD_START, piece_label
 from transformer_viz.hub.hub import save_checkpoint
 from transformer_viz.model.hooks import hook_names
 from transformer_viz.translator import Translator
@@ -132,7 +132,11 @@ def test_branch_forces_the_token_and_lets_the_model_continue(session, translator
     assert new.original is trace and session.trace is trace  # the visitor's session is not mutated
     piece = translators["tiny-a"].tokenizer.id_to_piece(forced)
     assert new.branches == [(t, trace.target_tokens[t], piece)]
-    assert shown(h.branch_info(new, "en"))[1] == f"Branch: step {t}: {trace.target_tokens[t]} → {piece}"
+    # the pieces as the axes show them ("·t" continues a word), never with SentencePiece's "▁"
+    assert (
+        shown(h.branch_info(new, "en"))[1]
+        == f"Branch: step {t}: {piece_label(trace.target_tokens[t])} → {piece_label(piece)}"
+    )
     assert f"{t}단계" in h.branch_info(new, "ko") and "step" not in h.branch_info(
         new, "ko"
     )  # all in the visitor's language
@@ -210,15 +214,16 @@ def test_step_label_counts_from_zero_and_escapes_html(session):
     steps[1] = {**steps[1], "token": EVIL}
     evil = dataclasses.replace(trace, steps=steps)
     rendered, text = shown(h.step_label(evil, 1))
-    assert text.startswith(f"Step 1 (token 2 of {len(trace.steps)}): the model produced {EVIL} with p = ")
+    shown_evil = piece_label(EVIL)  # pieces read as the axes show them: "·" where a piece continues a word
+    assert text.startswith(f"Step 1 (token 2 of {len(trace.steps)}): the model produced {shown_evil} with p = ")
     assert "<img" not in rendered
     assert (
-        f"produced <strong>{html.escape(trace.steps[0]['token'], quote=False)}</strong>"
+        f"produced <strong>{html.escape(piece_label(trace.steps[0]['token']), quote=False)}</strong>"
         in shown(h.step_label(trace, 0))[0]
     )
     for lang, words in (
-        ("ja", f"ステップ 1 ({len(trace.steps)} トークン中 2 番目): モデルは {EVIL} を"),
-        ("ko", f"1단계 (전체 {len(trace.steps)}개 중 2번째 토큰): 모델이 {EVIL}을(를)"),
+        ("ja", f"ステップ 1 ({len(trace.steps)} トークン中 2 番目): モデルは {shown_evil} を"),
+        ("ko", f"1단계 (전체 {len(trace.steps)}개 중 2번째 토큰): 모델이 {shown_evil}을(를)"),
     ):
         rendered, text = shown(h.step_label(evil, 1, lang))
         assert text.startswith(words) and "<img" not in rendered
@@ -230,12 +235,12 @@ def test_tokens_and_names_in_markdown_read_as_typed(session, translators, piece)
     steps = [dict(s) for s in session.trace.steps]
     steps[0] = {**steps[0], "token": piece}
     rendered, text = shown(h.step_label(dataclasses.replace(session.trace, steps=steps), 0))
-    assert f"the model produced {piece} with" in text
+    assert f"the model produced {piece_label(piece)} with" in text
     assert (
         rendered.count("<strong>") == 1 and "<em>" not in rendered and "<a " not in rendered and "<img" not in rendered
     )
     branched = dataclasses.replace(session, branches=[(0, piece, piece)])
-    assert shown(h.branch_info(branched))[1] == f"Branch: step 0: {piece} → {piece}"
+    assert shown(h.branch_info(branched))[1] == f"Branch: step 0: {piece_label(piece)} → {piece_label(piece)}"
     card = model_card(Translator(translators["tiny-a"].model, translators["tiny-a"].tokenizer, name=piece))
     assert shown(card.split("\n", 1)[0])[1] == f"{piece} (preset seed000)"
 
@@ -245,7 +250,8 @@ def test_alternatives_are_the_top_k_of_that_step(session):
         choices = h.alternatives(session.trace, t)
         top = session.trace.steps[t]["top_k"]
         assert [ident for _, ident in choices] == [alt["id"] for alt in top]
-        assert all(label.startswith(alt["token"]) for (label, _), alt in zip(choices, top))
+        assert all(label.startswith(piece_label(alt["token"]) + "  (p = ") for (label, _), alt in zip(choices, top))
+        assert not any("▁" in label for label, _ in choices)
 
 
 def test_step_figures_label_their_axes_with_the_tokens(session):
@@ -297,11 +303,11 @@ def test_tokens_table_lists_both_sides(session):
     rows = table["data"]
     assert table["headers"] == ["side", "position", "piece", "id"]
     assert len(rows) == len(session.trace.source_ids) + len(session.trace.target_ids)
-    assert rows[0] == ["source", 0, session.trace.source_tokens[0], session.trace.source_ids[0]]
+    assert rows[0] == ["source", 0, piece_label(session.trace.source_tokens[0]), session.trace.source_ids[0]]
     assert rows[-1] == [
         "target",
         len(session.trace.target_ids) - 1,
-        session.trace.target_tokens[-1],
+        piece_label(session.trace.target_tokens[-1]),
         session.trace.target_ids[-1],
     ]
 
@@ -464,3 +470,25 @@ def test_positional_comparison_shows_the_learned_table_beside_the_sinusoidal_one
         atol=1e-6,
     )
     assert "Learned positions of seed004" in figs["plot-pe-learned"].layout.title.text
+
+
+def test_no_view_shows_sentencepieces_word_start_mark(session):
+    """Titles, ticks, texts and hovers of every view, and every text beside them, show pieces as the axes do."""
+    from tests.plots import strings
+
+    trace = session.trace
+    figs = {
+        **h.step_figures(trace, 2, 1, "mean", False),
+        **h.step_figures(trace, 3, 0, "1", True),
+        **h.static_figures(trace, 0, "cross", False),
+        **h.analysis_figures(trace, 0, False),
+    }
+    assert any(WORD_START in piece for piece in trace.target_tokens + trace.source_tokens)  # there is one to hide
+    for name, fig in figs.items():
+        if fig is None:
+            continue
+        found = [s for s in strings(fig.to_plotly_json()) if WORD_START in s]
+        assert not found, (name, found[:3])
+    texts = [h.step_label(trace, t) for t in range(len(trace.steps))] + [h.beam_node_info(trace, 0, 2)]
+    texts += [label for t in range(len(trace.steps)) for label, _ in h.alternatives(trace, t)]
+    assert not any(WORD_START in text for text in texts)

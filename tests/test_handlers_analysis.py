@@ -86,8 +86,9 @@ def test_beam_node_info_shows_the_tokens_as_written_in_bold(beam_session, lang):
     ]  # pieces that read as markup; the last ends in punctuation, which Korean's bold must survive
     trace = dataclasses.replace(trace, target_tokens=tokens + trace.target_tokens[step + 1 :])
     rendered, text = shown(h.beam_node_info(trace, node, step, lang))
-    assert f"<strong>{html.escape(' '.join(tokens), quote=False)}</strong>" in rendered
-    assert " ".join(tokens) in text and "<em>" not in rendered and "<img" not in rendered
+    written = " ".join(piece_label(token) for token in tokens)  # as the axes show pieces: "·" continues a word
+    assert f"<strong>{html.escape(written, quote=False)}</strong>" in rendered
+    assert written in text and "<em>" not in rendered and "<img" not in rendered
 
 
 def test_beam_node_rejects_nodes_outside_the_tree(beam_session):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .. import figures, i18n
 from ..decoding import DecodeOptions
 from ..errors import UserError
+from ..figures.labels import piece_label
 from ..trace import Trace
 from .markdown import md
 from .models import get_translator
@@ -44,12 +45,16 @@ def branch_info(session: Session, lang: str = "en") -> str:
     if not session.branches:
         return ""
     # Escaped: `</s>` and `<unk>` would vanish as HTML tags.
-    steps = [i18n.text("branch-step", lang, step=t, old=md(old), new=md(new)) for t, old, new in session.branches]
+    steps = [
+        i18n.text("branch-step", lang, step=t, old=md(piece_label(old)), new=md(piece_label(new)))
+        for t, old, new in session.branches
+    ]
     return i18n.text("branch-info", lang, branches="; ".join(steps))
 
 
 def tokens_table(trace: Trace | None, lang: str = "en") -> dict:
-    """The tokenisation table for gr.Dataframe: its headers and rows (side, position, piece, id), words in `lang`.
+    """The tokenisation table for gr.Dataframe: its headers and rows (side, position, piece, id), words in `lang`;
+    a piece shown as the axes show it ("Haus", "·chen", "␣"), not with SentencePiece's "▁".
 
     Without a trace it has the headers only (the empty table before the first translation, in a new language).
     """
@@ -60,7 +65,7 @@ def tokens_table(trace: Trace | None, lang: str = "en") -> dict:
             ("target", trace.target_tokens, trace.target_ids),
         ):
             label = i18n.text(f"tokens-{side}", lang)
-            rows += [[label, i, piece, ident] for i, (piece, ident) in enumerate(zip(tokens, ids))]
+            rows += [[label, i, piece_label(piece), ident] for i, (piece, ident) in enumerate(zip(tokens, ids))]
     return {"headers": [i18n.text(key, lang) for key in TOKEN_COLUMNS], "data": rows}
 
 
@@ -94,7 +99,7 @@ def step_label(trace: Trace, step: int, lang: str = "en") -> str:
         step=step,
         n=step + 1,
         total=len(trace.steps),
-        token=md(s["token"]),
+        token=md(piece_label(s["token"])),
         forced=forced,
         prob=s["prob"],
         entropy=s["entropy"],
@@ -103,7 +108,7 @@ def step_label(trace: Trace, step: int, lang: str = "en") -> str:
 
 def alternatives(trace: Trace, step: int) -> list[tuple[str, int]]:
     """The top-k candidates at `step` as (label, id) choices for forcing a different token."""
-    return [(f"{alt['token']}  (p = {alt['prob']:.2f})", alt["id"]) for alt in trace.steps[step]["top_k"]]
+    return [(f"{piece_label(alt['token'])}  (p = {alt['prob']:.2f})", alt["id"]) for alt in trace.steps[step]["top_k"]]
 
 
 def view_figures(
@@ -163,7 +168,11 @@ def parse_click(value: str, fields: int) -> list[str]:
 def beam_node_info(trace: Trace, node: int, step: int, lang: str = "en") -> str:
     """Markdown: the clicked node of the beam tree and the tokens the beam had written up to it, in `lang`."""
     return i18n.text(
-        "beam-node", lang, node=node, step=step, tokens=" ".join(md(x) for x in trace.target_tokens[: step + 1])
+        "beam-node",
+        lang,
+        node=node,
+        step=step,
+        tokens=" ".join(md(piece_label(x)) for x in trace.target_tokens[: step + 1]),
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 
 from .. import i18n
-from ..figures.style import LONE_SPACE, WORD_START
+from ..figures.style import LONE_SPACE, WORD_START, piece_label
 from ..trace import Trace
 
 # Delegated, so it survives every redraw of the strip's HTML: [data-step] → "step (time)" in the hidden box.
@@ -37,7 +37,7 @@ def _pieces(pieces: list[str], step: int | None) -> str:
     for i, piece in enumerate(pieces):
         text, starts = readable(piece)
         gap = " tv-word" if starts and i else ""
-        title = html.escape(piece)
+        title = html.escape(piece_label(piece))  # the piece as the axes show it
         if step is None:
             out.append(f'<span class="tv-piece{gap}" title="{title}">{html.escape(text)}</span>')
         else:

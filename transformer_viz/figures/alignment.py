@@ -120,7 +120,7 @@ def token_columns(ax: MapAxes, y_src: list[float], y_tgt: list[float], row: int 
                 textposition=position,
                 textfont=dict(size=st.font_size, color=colours),
                 marker=dict(size=st.font_size * 0.5, color=colours),
-                hovertext=[t("side-" + side, i=i, token=esc(token)) for i, token in enumerate(tokens)],
+                hovertext=[t("side-" + side, i=i, token=esc(label)) for i, label in enumerate(labels)],
                 hoverinfo="text",
                 showlegend=False,
                 name=t(side + "-tokens"),

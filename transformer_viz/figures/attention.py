@@ -27,6 +27,7 @@ from .style import (
     esc,
     finish,
     pair_hover,
+    piece_label,
     style,
     subplot_grid,
     tick_font,
@@ -110,7 +111,7 @@ def shown_step(kind: str, step: int | None) -> int | None:
 def step_suffix(trace: Trace, kind: str, step: int | None) -> str:
     if step is None or kind == "encoder_self":
         return ""
-    return "<br>" + t("producing", step=step, token=esc(trace.target_tokens[step]))
+    return "<br>" + t("producing", step=step, token=esc(piece_label(trace.target_tokens[step])))
 
 
 def shown(z: np.ndarray, kind: str, step: int | None, hide_future: bool | None) -> np.ndarray:

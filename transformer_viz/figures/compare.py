@@ -83,12 +83,12 @@ def probability_hovers(
     tokens: Sequence[str], p_orig: np.ndarray, p_new: np.ndarray, changed: Trace, labels: tuple[str, str]
 ) -> list[str]:
     """Each step's hover: its token, both probabilities, the change and the changed model's first choice."""
-    top_choice = [esc(s["top_k"][0]["token"]) if s["top_k"] else "" for s in changed.steps]
+    top_choice = [esc(piece_label(s["top_k"][0]["token"])) if s["top_k"] else "" for s in changed.steps]
     return [
         t(
             "prob-hover",
             step=step,
-            token=esc(tok),
+            token=esc(piece_label(tok)),
             original=esc(labels[0]),
             a=a,
             changed=esc(labels[1]),

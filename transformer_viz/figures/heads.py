@@ -29,6 +29,7 @@ from .style import (
     colorscale,
     esc,
     finish,
+    piece_label,
     style,
     subplot_grid,
     title_text,
@@ -117,7 +118,7 @@ def cell_text(head: dict) -> str:
 def hover_text(head: dict, keys: list[str]) -> str:
     """One head's hover: label, confidence, entropy and each detector's score, naming the sink key."""
     scores = " · ".join(f"{label_name(name)} {score:.2f}" for name, score in head["scores"].items())
-    scores += "<br>" + t("sink-key", token=esc(keys[head["sink_key"]]), k=head["sink_key"])
+    scores += "<br>" + t("sink-key", token=esc(piece_label(keys[head["sink_key"]])), k=head["sink_key"])
     return t(
         "head-hover",
         layer=head["layer"],

@@ -117,7 +117,12 @@ def node_hover(trace: Trace, node: int, lookup: dict[int, str]) -> str:
     before = trace.beam_tree[n["parent"]]["log_prob"] if n["parent"] >= 0 else 0.0
     own = n["log_prob"] - before
     lines = [
-        t("node-hover", node=node, step=n["step"], token=f"{esc(lookup.get(n['id'], '?'))} (id {n['id']})"),
+        t(
+            "node-hover",
+            node=node,
+            step=n["step"],
+            token=f"{esc(piece_label(lookup.get(n['id'], '?')))} (id {n['id']})",
+        ),
         t("node-log-p", log_p=n["log_prob"]),
         t("node-own", own=own, p=math.exp(own)),
     ]

@@ -12,11 +12,13 @@ from pathlib import Path
 import gradio as gr
 
 from ... import figures, i18n
+from ...figures.labels import piece_label
 from ...hub.hub import CheckpointError, resolve_checkpoint
 from ...lab.replay import has_snapshots, replay_of_trace
 from ...training.snapshots import list_snapshots
 from ..common import Words, localised_errors, plot, slides
 from ..downloads import offered
+from ..markdown import md
 from ..models import get_translator
 from ..session import Session
 from . import Controls, Event, Plots, T, TabGroup, explain, opened_view, shown, tab
@@ -54,7 +56,7 @@ def replay_info(sess: Session, result, index: int, lang: str) -> str:
         total=len(result),
         step=result.steps[index],
         loss=result.valid_loss[index],
-        token=sess.trace.target_tokens[worst],
+        token=md(piece_label(sess.trace.target_tokens[worst])),
         p=float(probs[worst]),
     )
 
