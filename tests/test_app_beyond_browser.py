@@ -44,10 +44,12 @@ def replay_runs(page, lang: str, n: int) -> None:
         wait_plot(page, plot_id)
     starts = "t => document.querySelector('#replay-status').innerText.startsWith(t)"
     page.wait_for_function(starts, arg=snapshot_said(lang, n, n), timeout=WAIT)
+    assert page.input_value("#replay-slider input[type=number]") == str(n)  # the slider counts as its line does
     if lang == "en":  # the README's
         screenshot(page, "#tab-replay", "replay-en.png")
     page.press("#replay-slider input[type=range]", "Home")  # the keyboard (no pointer release): the first snapshot
     page.wait_for_function(starts, arg=snapshot_said(lang, 1, n), timeout=WAIT)
+    assert page.input_value("#replay-slider input[type=number]") == "1"
     assert not toasts(page), toasts(page)
 
 

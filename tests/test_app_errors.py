@@ -80,7 +80,7 @@ def test_empty_and_unreadable_sentences_leave_the_translation_as_it_was(open_pag
     assert page.evaluate(SHOWN) == before
     # emoji only: every piece is <unk>; the model's "translation" of that would teach nothing, so the page
     # says so in place and keeps the translation a teacher was showing
-    unreadable = library.trace("🙂🙂🙂🙂").notices[-1]
+    unreadable = next(n for n in library.trace("🙂🙂🙂🙂").notices if n.key == "notice-unknown-pieces")
     assert unreadable.key == "notice-unknown-pieces" and unreadable.params["unknown"] == unreadable.params["total"]
     translate(page, "🙂🙂🙂🙂")
     wait_message(page, i18n.message(unreadable, "en")[1:])

@@ -282,12 +282,13 @@ def test_keyed_errors_and_notices_survive_pickling_and_copying(translator):
     for copied in (pickle.loads(pickle.dumps(err)), copy.deepcopy(err)):
         assert type(copied) is UserError and (copied.key, copied.params, str(copied)) == (err.key, err.params, str(err))
     trace = translator.trace("one two three four five six seven eight nine ten")
-    assert [n.key for n in copy.deepcopy(trace).notices] == ["notice-cut-tokens"]  # gr.State deep-copies a trace
-    assert Trace.from_dict(json.loads(trace.to_json())).notices == [
-        "input cut to the model's limit of 8 tokens"
-    ]  # JSON: English
+    keys = [n.key for n in trace.notices]
+    assert keys[0] == "notice-cut-tokens" and set(keys[1:]) <= {"notice-output-limit"}
+    assert [n.key for n in copy.deepcopy(trace).notices] == keys  # gr.State deep-copies a trace
+    assert Trace.from_dict(json.loads(trace.to_json())).notices[0] == "input cut to the model's limit of 8 tokens"
     long_trace = translator.trace("word " * (MAX_CHARS // 4))  # 2500 characters
-    assert [n.key for n in long_trace.notices] == ["notice-cut-tokens", "notice-cut-chars"]
+    # in the order the cuts are made: the characters first, then the tokens (then the output limit, if reached)
+    assert [n.key for n in long_trace.notices][:2] == ["notice-cut-chars", "notice-cut-tokens"]
     notice = pickle.loads(pickle.dumps(Notice("notice-cut-chars", n=5)))
     assert (notice, notice.key, notice.params) == ("input cut to its first 5 characters", "notice-cut-chars", {"n": 5})
 

@@ -27,6 +27,10 @@ def test_head_summary_figure_shows_labels_and_clicks_map_to_heads(trace):
     np.testing.assert_allclose(cells.z, summary.confidence, atol=1e-6)
     # short names over the best score, two lines so no label runs into the next cell; the hover names it in full
     assert [list(row) for row in cells.text][1] == ["previous<br>1.00", "self<br>1.00", "sink<br>1.00", "mixed<br>0.00"]
+    for lang, words in (("ja", ["直前", "対角線", "シンク", "混合"]), ("ko", ["앞 토큰", "대각선", "싱크", "혼합"])):
+        with F.language(lang):  # the cells speak the visitor's language too
+            (translated,) = F.head_summary_figure(known, "encoder_self").data
+        assert [text.split("<br>")[0] for text in translated.text[1]] == words
     for layer in range(known.n_layers):
         for head in range(known.n_heads):
             assert list(cells.customdata[layer][head]) == [layer, head]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.tiny import bundle_learned_model, shown, tiny_translator
-from transformer_viz import figures
+from transformer_viz import figures, i18n
 from transformer_viz.app import handlers as h
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
@@ -286,6 +286,9 @@ def test_a_good_sentence_clears_the_message_and_a_long_paste_says_where_it_was_c
 
     said, values = on_translate("en", SENTENCE, "tiny-a", 0, "mean", *OPTIONS)
     assert said == [] and values[0].trace.source_text == SENTENCE
+    # a translation the output limit stopped says so beside the translation, not under the sentence
+    (limited,) = [n for n in values[0].trace.notices if n.key == "notice-output-limit"]  # the tiny model rambles
+    assert i18n.message(limited, "en") in h.notices_info(values[0].trace, "en")
     _, translated = page_handlers
     out = translated.fn("en", SENTENCE, "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
     assert out[0]["visible"] is False and out[0]["value"] == "" and out[1:3] == [[], True]

@@ -124,6 +124,7 @@ def test_library_errors_arrive_in_the_visitors_language(lang):
 def test_truncation_notices_are_translated_with_their_numbers():
     translator = tiny_translator("seed000", max_len=8)
     notices = translator.trace("one two three four five six seven eight nine ten eleven twelve").notices
+    notices = [n for n in notices if n.key.startswith("notice-cut")]  # not the output limit's, if it was reached
     assert notices, "a sentence longer than the model's limit must say it was cut"
     for notice in notices:
         shown = i18n.message(notice, "ja")

@@ -151,13 +151,15 @@ def test_the_tab_replays_a_model_with_snapshots_and_says_when_there_are_none(run
     said, button, slider, replayed, *boxes = tab.closed(sess, "ja", None)
     assert "4" in said and button["interactive"] and replayed is None and all(not b["visible"] for b in boxes)
     said, slider, replayed, *boxes, download = tab.on_run("en", sess, 0, "screen")
-    assert replayed == tab.replayed_key(sess) and slider["maximum"] == 3 and slider["value"] == 3
+    # the slider counts snapshots as its line does: 1 to 4, at the last
+    assert replayed == tab.replayed_key(sess) and (slider["minimum"], slider["maximum"], slider["value"]) == (1, 4, 4)
+    assert said.startswith("Snapshot 4 of 4:")
     assert f"training step {list_snapshots(run)[-1].step}" in said and all(b["visible"] for b in boxes)
     steps = [s.step for s in list_snapshots(run)]
     assert list(sess.trace.replay["steps"]) == steps
     offered = json.loads(Path(download["value"]).read_text(encoding="utf-8"))  # the download, offered anew, has it
     assert offered["replay"]["steps"] == steps and len(offered["replay"]["probs"]) == len(steps)
-    said, *boxes = tab.redraw("ko", sess, replayed, 0, 0, "screen")
+    said, *boxes = tab.redraw("ko", sess, replayed, 1, 0, "screen")  # the slider at its first value
     assert "스냅숏 1 / 4" in said
     grid = json.loads(boxes[0]["value"].plot)
     assert "학습 단계 10" in grid["layout"]["title"]["text"]

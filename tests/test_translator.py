@@ -105,7 +105,25 @@ def test_overlong_input_is_cut_to_max_len_with_a_notice(translator):
     assert any(str(max_len) in n and "token" in n for n in t.notices)
     assert t.attention["encoder_self"].shape[-1] == max_len
     assert isinstance(translator.translate([long, TEXT], max_new_tokens=4), list)  # no crash in a batch either
-    assert translator.trace(TEXT, max_new_tokens=4).notices == []
+    assert input_notices(translator.trace(TEXT, max_new_tokens=4)) == []
+
+
+def input_notices(trace) -> list:
+    """What the trace says of its input (cut, unknown pieces): its notices less the output limit's."""
+    return [n for n in trace.notices if n.key != "notice-output-limit"]
+
+
+def test_reaching_the_output_limit_says_so_and_a_finished_translation_does_not(translator):
+    for limit in (1, 2, 64):
+        for sentence in ("the dog sees the house", "the house", TEXT):
+            trace = translator.trace(sentence, max_new_tokens=limit)
+            ended = trace.target_ids[-1:] == [translator.config.eos_id]
+            said = [n for n in trace.notices if n.key == "notice-output-limit"]
+            assert len(said) == (not ended and len(trace.target_ids) == limit), (sentence, limit, trace.target_tokens)
+            assert all(n.params == {"n": limit} for n in said)
+    cut = translator.trace(TEXT, max_new_tokens=1)
+    if cut.target_ids != [translator.config.eos_id]:  # one token that is not the end: the limit stopped it
+        assert [n.key for n in cut.notices][-1] == "notice-output-limit"
 
 
 def test_overlong_text_is_cut_to_max_chars_with_a_notice(translator):
@@ -423,8 +441,8 @@ def test_unreadable_input_is_translated_with_a_notice(translator, text):
 
 
 def test_readable_input_and_a_stray_emoji_give_no_unknown_notice(translator):
-    assert translator.trace("the 🙂 dog sees the house", max_new_tokens=4).notices == []
-    assert translator.trace(TEXT, max_new_tokens=4).notices == []
+    assert input_notices(translator.trace("the 🙂 dog sees the house", max_new_tokens=4)) == []
+    assert input_notices(translator.trace(TEXT, max_new_tokens=4)) == []
 
 
 def test_the_unknown_share_counts_words_not_markers():

@@ -112,12 +112,12 @@ class Translator:
             cleaned = clean_text(text[:MAX_CHARS])
             if not cleaned:
                 raise UserError("err-empty")
+            if len(text) > MAX_CHARS:  # in the order the cuts are made: the characters first, then the tokens
+                notes.append(Notice("notice-cut-chars", n=MAX_CHARS))
             ids = self.tokenizer.encode(cleaned)
             if len(ids) > max_len:
                 ids = ids[: max_len - 1] + [self.config.eos_id]
                 notes.append(Notice("notice-cut-tokens", n=max_len))
-            if len(text) > MAX_CHARS:
-                notes.append(Notice("notice-cut-chars", n=MAX_CHARS))
             rows.append(ids)
             notices.append(notes)
         S = max(len(r) for r in rows)
@@ -192,6 +192,8 @@ class Translator:
             with torch.inference_mode(), Tracer(self.model, SOURCE_HOOKS) as source:
                 memory = self.model.encode(src)  # (1, S, D), encoded once: decoding and the recording share it
             hyp = generate(self.model, src, opts, forced_prefix, memory=memory)[0]
+        if len(hyp.ids) >= opts.max_new_tokens and hyp.ids[-1:] != [self.config.eos_id]:  # cut, not finished
+            notices[0].append(Notice("notice-output-limit", n=opts.max_new_tokens))
         replay = [] if intervention is None else recording_hooks(intervention)  # row t: what y_t's query could see
         with intervene(self.model, extra + replay):  # the replay hooks are the decoder's: the memory stands
             n_forced = min(len(forced_prefix or []), len(hyp.ids))  # generate() cuts a prefix longer than the limit

@@ -25,6 +25,14 @@ def notices_info(trace: Trace, lang: str = "en") -> str:
     return "\n".join(f"- {i18n.message(n, lang)}" for n in trace.notices)
 
 
+OUTPUT_NOTICES = ("notice-output-limit",)  # of the translation, said beside it; the others are of the sentence
+
+
+def input_notices(trace: Trace) -> list:
+    """The trace's notices about its sentence (cut, unknown pieces, …), for under the sentence box."""
+    return [n for n in trace.notices if getattr(n, "key", None) not in OUTPUT_NOTICES]
+
+
 def unreadable(trace: Trace):
     """The trace's notice that the model knows none of the sentence's pieces (emoji only, Japanese, …), or None."""
     for notice in trace.notices:

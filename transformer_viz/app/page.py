@@ -164,7 +164,7 @@ def on_translate(lng, text, model_name, lay, hd, *opts) -> tuple[list, list | No
     refused = h.unreadable(sess.trace)  # its translation of nothing but <unk> would teach nothing
     if refused is not None:
         return [refused], None
-    return list(sess.trace.notices), session_outputs(sess, text, model_name, options, lng, lay, hd)
+    return h.input_notices(sess.trace), session_outputs(sess, text, model_name, options, lng, lay, hd)
 
 
 @localised_errors

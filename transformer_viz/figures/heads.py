@@ -111,8 +111,9 @@ def cell_font(texts: list[list[str]], n_heads: int, font_size: int) -> int:
 
 
 def cell_text(head: dict) -> str:
-    """A cell's two lines: the label's short name and the best detector's score, e.g. "self<br>0.83"."""
-    return f"{head['label']}<br>{max(head['scores'].values(), default=0.0):.2f}"
+    """A cell's two lines: the label's short name in the figures' language and the best detector's score, e.g.
+    "self<br>0.83" ("直前<br>0.83" in Japanese)."""
+    return f"{t('label-short-' + head['label'])}<br>{max(head['scores'].values(), default=0.0):.2f}"
 
 
 def hover_text(head: dict, keys: list[str]) -> str:

@@ -50,6 +50,12 @@ MESSAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "入力は先頭の {n} 文字で切り詰めました",
         "ko": "입력을 앞의 {n}자에서 잘랐습니다",
     },
+    "notice-output-limit": {
+        "en": "the translation stopped at the limit of {n} tokens before the model ended it: raise the maximum "
+        "length to see the rest",
+        "ja": "モデルが終える前に、翻訳は上限の {n} トークンで止まりました。続きを見るには最大長を上げてください",
+        "ko": "모델이 끝내기 전에 번역이 한도인 {n}토큰에서 멈췄습니다. 나머지를 보려면 최대 길이를 늘리세요",
+    },
     "notice-unknown-pieces": {
         "en": "the model reads English; {unknown} of {total} pieces are unknown to it",
         "ja": "このモデルが読めるのは英語です。{total} 個のピースのうち {unknown} 個はモデルの知らないものです",

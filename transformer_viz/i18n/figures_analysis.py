@@ -92,6 +92,13 @@ ANALYSIS_FIGURE_TEXTS: dict[str, dict[str, str]] = {
     },
     "fig-label-alignment": {"en": "alignment", "ja": "alignment (単語の対応)", "ko": "alignment (단어 정렬)"},
     "fig-label-mixed": {"en": "mixed", "ja": "mixed (混合)", "ko": "mixed (혼합)"},
+    # The same labels in a word, for the cells of the summary map: in the visitor's language.
+    "fig-label-short-self": {"en": "self", "ja": "対角線", "ko": "대각선"},
+    "fig-label-short-previous": {"en": "previous", "ja": "直前", "ko": "앞 토큰"},
+    "fig-label-short-next": {"en": "next", "ja": "直後", "ko": "뒤 토큰"},
+    "fig-label-short-sink": {"en": "sink", "ja": "シンク", "ko": "싱크"},
+    "fig-label-short-alignment": {"en": "alignment", "ja": "対応", "ko": "정렬"},
+    "fig-label-short-mixed": {"en": "mixed", "ja": "混合", "ko": "혼합"},
     "fig-summary-title": {
         "en": "{kind}<br>what each layer × head does (click one to open it)"
         "<br><sup>label: {detectors}<br>when ≥ {threshold:.2f} of queries put > ½ their weight there, else mixed</sup>",

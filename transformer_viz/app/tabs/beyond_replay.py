@@ -78,16 +78,17 @@ def closed(sess, lng, replayed) -> list:
     return [
         said,
         gr.update(interactive=can_run),
-        gr.update(minimum=0, maximum=1, value=0, interactive=False),
+        gr.update(minimum=1, maximum=2, value=1, interactive=False),
         None,
     ] + [shown(None)] * len(FIGURES)
 
 
-def drawn(lng, sess, index, lay, pres) -> list:
-    """The replay of the session's translation at snapshot `index`: its line and its four figures."""
+def drawn(lng, sess, number, lay, pres) -> list:
+    """The replay of the session's translation at snapshot `number` (1 to N, as the slider and the line count):
+    its line and its four figures."""
     translator = get_translator(sess.model)
     result = replay_of_trace(translator, checkpoint_folder(sess.model), sess.trace)  # computed once, then cached
-    index = max(0, min(int(index), len(result) - 1))
+    index = max(0, min(int(number) - 1, len(result) - 1))
     layer = max(0, min(int(lay), translator.config.n_layers - 1))
     with figures.language(lng):
         figs = figures.replay_figures(sess.trace, result, index, layer, presentation=slides(pres))
@@ -103,18 +104,18 @@ def on_run(lng, sess, lay, pres):
     if not status(sess, lng)[1]:
         raise gr.Error(status(sess, lng)[0], print_exception=False)
     n = len(list_snapshots(checkpoint_folder(sess.model)))
-    out = drawn(lng, sess, n - 1, lay, pres)
-    slider = gr.update(minimum=0, maximum=max(n - 1, 1), value=n - 1, interactive=n > 1)
+    out = drawn(lng, sess, n, lay, pres)
+    slider = gr.update(minimum=1, maximum=max(n, 2), value=n, interactive=n > 1)  # snapshot 1 to N, as its line says
     download = offered(sess)  # the trace holds its replay now
     return [out[0], slider, replayed_key(sess)] + out[1:] + [download]
 
 
-def redraw(lng, sess, replayed, index, lay, pres) -> list:
+def redraw(lng, sess, replayed, number, lay, pres) -> list:
     """The slider, layer, look or language changed: the replay shown again, or the tab's status before one."""
     if sess is None or replayed != replayed_key(sess):  # none yet, or another translation's (closed comes next)
         return [status(sess, lng)[0]] + [gr.skip()] * len(FIGURES)
     try:
-        return drawn(lng, sess, index, lay, pres)
+        return drawn(lng, sess, number, lay, pres)
     except (CheckpointError, ValueError):  # the snapshots went, or belong to another translation now
         return [status(sess, lng)[0]] + [shown(None)] * len(FIGURES)
 
@@ -131,7 +132,7 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
                 "replay-run",
             )
             slider = gr.Slider(
-                0, 1, value=0, step=1, label=T("replay-snapshot"), elem_id="replay-slider", interactive=False, scale=4
+                1, 2, value=1, step=1, label=T("replay-snapshot"), elem_id="replay-slider", interactive=False, scale=4
             )
             words(slider, "label", "replay-snapshot")
         replayed = gr.State(None)  # replayed_key of the translation the replay shows
