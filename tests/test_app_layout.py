@@ -243,3 +243,28 @@ def test_strip_pieces_read_as_words_and_stay_text(evil_trace):
     assert "<img" not in strip and "&lt;img" in strip  # tokens come from user text
     assert strip.count("tv-current") == 1 and 'data-step="0" aria-pressed="true"' in strip  # step 0's token
     assert strip.count("data-step=") == len(evil_trace.target_tokens)
+
+
+def test_a_long_strip_folds_to_a_window_around_the_step(evil_trace):
+    """A side longer than STRIP_PIECES shows that many pieces: the source's first, the target's around the step,
+    "…" where pieces are left out, so that a long paste keeps the lesson on the first screen."""
+    import dataclasses
+    import re
+
+    from transformer_viz.app.strip import FOLD, STRIP_PIECES
+
+    n = 3 * STRIP_PIECES
+    long = dataclasses.replace(
+        evil_trace,
+        source_tokens=[f"\u2581s{i}" for i in range(n)],
+        target_tokens=[f"\u2581t{i}" for i in range(n)],
+        target_ids=list(range(n)),
+    )
+    for step in (0, n // 2, n - 1):
+        source, target = token_strip(long, step).split('<div class="tv-strip-row">')[1:]
+        steps = [int(s) for s in re.findall(r'data-step="(\d+)"', target)]
+        assert len(steps) == STRIP_PIECES and step in steps and steps == list(range(steps[0], steps[0] + len(steps)))
+        assert (FOLD in target.split("<button")[0]) == (steps[0] > 0)  # "…" before: pieces left out before
+        assert (FOLD in target.split("</button>")[-1]) == (steps[-1] < n - 1)
+        assert source.count("tv-piece") == STRIP_PIECES and ">s0<" in source and source.count(FOLD) == 1
+    assert FOLD not in token_strip(evil_trace, 0)  # a short sentence shows every piece

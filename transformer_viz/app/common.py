@@ -87,7 +87,7 @@ CSS = (
     " .tv-side {min-width: 5em; font-size: .85em; opacity: .7}"
     " .tv-piece {padding: 0 .3em; border: 1px solid transparent; border-radius: 4px; font: inherit;"
     " background: none; color: inherit}"
-    " .tv-word {margin-left: .5em}"
+    " .tv-word {margin-left: .5em} .tv-fold {padding: 0 .3em; opacity: .6}"
     " button.tv-piece {cursor: pointer; border-color: var(--border-color-primary)}"
     " button.tv-piece.tv-current {background: var(--color-accent); color: white; font-weight: bold}"
 )

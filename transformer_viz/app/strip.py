@@ -31,10 +31,27 @@ def readable(piece: str) -> tuple[str, bool]:
     return (text or LONE_SPACE), starts
 
 
+# A side with more pieces than this folds to a window of them ("…" where pieces are left out): the source's first,
+# the target's around the step shown. Two lines of the lesson's width hold about this many, so a long paste keeps
+# the step controls and the map on the first screen.
+STRIP_PIECES = 28
+FOLD = '<span class="tv-fold" aria-hidden="true">…</span>'
+
+
+def window(n: int, centre: int, size: int = STRIP_PIECES) -> range:
+    """The indices a side of n pieces shows: all of them, or `size` of them around `centre`, within 0..n-1."""
+    if n <= size:
+        return range(n)
+    start = max(0, min(centre - size // 2, n - size))
+    return range(start, start + size)
+
+
 def _pieces(pieces: list[str], step: int | None) -> str:
     """The pieces as spans (source) or buttons (target: `step` is the current one); a word start leaves a gap."""
-    out = []
-    for i, piece in enumerate(pieces):
+    shown = window(len(pieces), 0 if step is None else step)
+    out = [FOLD] if shown.start > 0 else []
+    for i in shown:
+        piece = pieces[i]
         text, starts = readable(piece)
         gap = " tv-word" if starts and i else ""
         title = html.escape(piece_label(piece))  # the piece as the axes show it
@@ -47,7 +64,7 @@ def _pieces(pieces: list[str], step: int | None) -> str:
                 f'<button type="button" class="tv-piece{gap}{current}" data-step="{i}" aria-pressed="{pressed}" '
                 f'title="{i}: {title}">{html.escape(text)}</button>'
             )
-    return "".join(out)
+    return "".join(out + ([FOLD] if shown.stop < len(pieces) else []))
 
 
 def token_strip(trace: Trace, step: int, lang: str = "en") -> str:
