@@ -354,3 +354,15 @@ def test_no_request_leaves_the_machine(page, visit, server):
     ]
     assert outside == [], f"the page asked the outside world for {outside[:5]}"
     assert visit.dialogs == []
+
+
+def test_an_example_translates_at_a_click(visit, server):
+    """One click on a curated example fills the box and translates it (a second click on Translate was needed)."""
+    _, models = server
+    page = visit()
+    sentence = EXAMPLES[2]
+    page.get_by_text(sentence, exact=True).first.click()
+    wait_translation(page, models["seed000"].translate(sentence))
+    assert page.input_value("#sentence textarea") == sentence
+    wait_step(page, 0)
+    page.close()

@@ -175,6 +175,11 @@ def lay_out_options(words: Words, top: Header) -> None:
             top.seed = words(gr.Number(0, precision=0, label=T("seed"), elem_id="seed"), "label", "seed")
     examples = gr.Examples(EXAMPLES, inputs=top.sentence, label=T("examples"))
     words(examples.dataset, "label", "examples")
+    # A click on an example translates it, as a click on Translate would (the same events), once it is in the box.
+    examples.load_input_event.then(None, js=TRANSLATE_CLICK_JS, api_visibility="private")
+
+
+TRANSLATE_CLICK_JS = "() => document.querySelector('#translate').click()"
 
 
 def slider(words: Words, option: str, key: str, value, step) -> gr.Slider:
