@@ -128,3 +128,24 @@ def test_errors_arrive_in_the_chosen_language(open_app):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     settled(page)
     page.screenshot(path=str(SCREENSHOTS / "ui-ja.png"), full_page=False)
+
+
+# Where the model menu's text ends and where its arrow begins, in the page: the text measured in the input's font.
+MENU_TEXT_AND_ARROW_JS = """() => {
+  const input = document.querySelector('#model input'), style = getComputedStyle(input);
+  const pen = document.createElement('canvas').getContext('2d');
+  pen.font = style.font;
+  const end = input.getBoundingClientRect().left + parseFloat(style.paddingLeft) + pen.measureText(input.value).width;
+  const arrows = [...document.querySelectorAll('#model svg')].map(svg => svg.getBoundingClientRect().left);
+  return [end, Math.min(...arrows.filter(x => x > 0))];
+}"""
+
+
+@pytest.mark.parametrize("locale, lang", [("ja-JP", "ja"), ("ko-KR", "ko"), ("en-US", "en")])
+def test_the_model_menus_text_ends_before_its_arrow_at_1280(open_app, locale, lang):
+    page = open_app(locale)
+    expect_language(page, lang)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.wait_for_timeout(300)  # the layout follows the new width
+    end, arrow = page.evaluate(MENU_TEXT_AND_ARROW_JS)
+    assert end <= arrow, f"the label ends at {end:.0f} px, under the arrow at {arrow:.0f} px"

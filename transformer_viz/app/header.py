@@ -150,6 +150,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
                 elem_id="model",
                 allow_custom_value=False,
                 scale=2,
+                min_width=360,  # the longest label ("pre-LN (前置) · 正弦波の位置 (seed000)") beside its arrow
             ),
             "label",
             "model",
