@@ -35,6 +35,8 @@ LESSON = [
     "#step-prev",
     "#step-next",
     "#step-slider",
+    "#layer",
+    "#head",  # beside the layer: the main map's head is chosen without scrolling
     "#plot-cross",
     "#plot-topk",
 ]

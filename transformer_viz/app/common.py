@@ -82,7 +82,7 @@ CSS = (
     "#step-label {min-height: 1.5em} #step-label p {margin: 0} .tv-hidden {display: none !important}"
     f" #plot-cross, #plot-topk {{height: {LESSON_HEIGHT}; overflow-y: auto}}"
     f" {', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)} {{min-height: calc({LESSON_HEIGHT} - 24px)}}"
-    " #title h3 {margin: 0 0 .2em} #model input {padding-right: 1.5em; text-overflow: ellipsis}"
+    " #title h3 {margin: 0 0 .2em} #model input, #head input {padding-right: 1.5em; text-overflow: ellipsis}"
     " .tv-strip-row {display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px; line-height: 1.6}"
     " .tv-side {min-width: 5em; font-size: .85em; opacity: .7}"
     " .tv-piece {padding: 0 .3em; border: 1px solid transparent; border-radius: 4px; font: inherit;"

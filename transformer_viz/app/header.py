@@ -224,7 +224,7 @@ def lay_out_translation(words: Words, top: Header) -> None:
 
 
 def lay_out_steps(words: Words, top: Header) -> None:
-    """The lesson: the token strip, the step controls and the layer, the step's cross-attention and top-k."""
+    """The lesson: the token strip, the step controls, the layer and the head, the step's cross-attention and top-k."""
     # Before the first translation the strip says what to do; the language switch puts that back before the
     # redraw that follows it fills the strip again.
     top.strip = words(gr.HTML(T("intro"), elem_id="token-strip"), "value", "intro")
@@ -232,12 +232,18 @@ def lay_out_steps(words: Words, top: Header) -> None:
     with gr.Row(equal_height=True):
         top.prev_btn = words(gr.Button(T("prev"), elem_id="step-prev", scale=1, min_width=100), "value", "prev")
         top.step = words(
-            gr.Slider(0, 1, value=0, step=1, label=T("step"), elem_id="step-slider", scale=5), "label", "step"
+            gr.Slider(0, 1, value=0, step=1, label=T("step"), elem_id="step-slider", scale=4), "label", "step"
         )
         top.next_btn = words(gr.Button(T("next"), elem_id="step-next", scale=1, min_width=100), "value", "next")
         top.play_btn = words(gr.Button(T("play"), elem_id="step-play", scale=1, min_width=100), "value", "play")
         top.layer = words(
             gr.Slider(0, 1, value=0, step=1, label=T("layer"), elem_id="layer", scale=2), "label", "layer"
+        )
+        # beside the layer, on the first screen: the head of the main map (and of every view that shows one)
+        top.head = words(
+            gr.Dropdown(["mean"], value="mean", label=T("head"), elem_id="head", scale=1, min_width=120),
+            "label",
+            "head",
         )
     top.frames = gr.JSON(visible=False, elem_id="step-frames")
     top.variants = gr.JSON(visible=False, elem_id="step-variants")
@@ -254,9 +260,8 @@ def lay_out_steps(words: Words, top: Header) -> None:
 
 
 def lay_out_branch(words: Words, top: Header) -> None:
-    """The head of the views that show one, another token to force at this step, its branch and the way back."""
+    """Another token to force at this step, its branch and the way back."""
     with gr.Row(equal_height=True):
-        top.head = words(gr.Dropdown(["mean"], value="mean", label=T("head"), elem_id="head", scale=1), "label", "head")
         # its choices are drawn in the page at each step, never told to the server: on_branch checks the value
         top.alt = words(
             gr.Dropdown([], label=T("alternative"), elem_id="alternative", scale=3, allow_custom_value=True),

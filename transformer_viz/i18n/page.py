@@ -92,11 +92,7 @@ PAGE_TEXTS: dict[str, dict[str, str]] = {
     },
     "unbranch": {"en": "Back to the original translation", "ja": "元の翻訳に戻る", "ko": "원래 번역으로 돌아가기"},
     "layer": {"en": "Layer", "ja": "層", "ko": "층"},
-    "head": {
-        "en": "Head (the main map, alignment and pipeline)",
-        "ja": "ヘッド (メインの図・対応表示・計算過程)",
-        "ko": "헤드 (메인 그림·정렬·계산 과정)",
-    },
+    "head": {"en": "Head", "ja": "ヘッド", "ko": "헤드"},  # beside Layer: a word, so the step controls stay one row
     "group-attention": {"en": "Attention maps", "ja": "アテンションマップ", "ko": "어텐션 맵"},
     "group-analysis": {"en": "Analysis", "ja": "分析", "ko": "분석"},
     "group-experiments": {"en": "Experiments", "ja": "実験", "ko": "실험"},
