@@ -14,6 +14,7 @@ import pytest
 from tests.pages import SCREENSHOTS, SENTENCE, WAIT, open_tab, settled
 from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
+from transformer_viz.figures.labels import piece_label
 from transformer_viz.translator import load_model
 
 pytestmark = pytest.mark.browser
@@ -88,7 +89,7 @@ def test_switching_language_relabels_everything_and_the_step(open_app, app_serve
     # The token is bold in Korean too, where a particle follows it directly ("**.**을" would show its asterisks).
     page.wait_for_function(
         "t => { const b = document.querySelector('#step-label strong'); return !!b && b.innerText === t; }",
-        arg=trace.steps[first]["token"],
+        arg=piece_label(trace.steps[first]["token"]),  # as the axes show it
         timeout=WAIT,
     )
     # The figures follow: the top-k chart's title is Korean too.
