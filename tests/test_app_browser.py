@@ -241,6 +241,10 @@ def test_branch_forces_a_token_and_unbranch_goes_back(page, server):
     trace, t = expected_trace(tr), 2
     label, forced = next((label, i) for label, i in h.alternatives(trace, t) if i != trace.target_ids[t])
     assert page.locator("#unbranch").is_disabled()  # nothing to go back to yet
+    # its own step, whatever the tests before it left: the branch forces the token at the step the page is on
+    page.fill("#step-slider input[type=number]", str(t))
+    page.press("#step-slider input[type=number]", "Enter")
+    wait_step(page, t)
     choose(page, "alternative", label)
     page.click("#branch")
     branched = tr.trace(SENTENCE, options=DecodeOptions(), forced_prefix=trace.target_ids[:t] + [forced])
