@@ -64,12 +64,24 @@ def cmd_trace(args) -> int:
     return 0
 
 
-def cmd_train(args) -> int:
-    from .training.train import TrainOptions, train
+def train_options(args, **defaults):
+    """TrainOptions from the train flags given on the command line, over `defaults` (else the dataclass's own)."""
+    from .training.options import TrainOptions
 
     fields = {f.name for f in dataclasses.fields(TrainOptions)}
-    opts = TrainOptions(**{k: v for k, v in vars(args).items() if k in fields and v is not None})
-    out = train(opts)
+    given = {k: v for k, v in vars(args).items() if k in fields and v is not None}
+    return TrainOptions(**{**defaults, **given})
+
+
+def comma_list(text: str) -> tuple[str, ...]:
+    """ "a, b,c" → ("a", "b", "c")."""
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def cmd_train(args) -> int:
+    from .training.train import train
+
+    out = train(train_options(args))
     print(f"checkpoint written to {out}")
     return 0
 
@@ -77,11 +89,9 @@ def cmd_train(args) -> int:
 def cmd_mixtures(args) -> int:
     from .training import mixtures
     from .training.corpus import DEFAULT_OUT
-    from .training.train import TrainOptions
 
-    fields = {f.name for f in dataclasses.fields(TrainOptions)}
-    base = TrainOptions(**{k: v for k, v in vars(args).items() if k in fields and v is not None})
-    wanted = [name.strip() for name in args.recipes.split(",") if name.strip()]
+    base = train_options(args)
+    wanted = comma_list(args.recipes)
     recipes = [r for r in mixtures.RECIPES if not wanted or r.name in wanted]
     if wanted and len(recipes) < len(wanted):
         raise ValueError(f"recipes are {', '.join(r.name for r in mixtures.RECIPES)}; got {args.recipes!r}")
@@ -97,16 +107,9 @@ def cmd_mixtures(args) -> int:
     return 0
 
 
-def comma_list(text: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in text.split(",") if name.strip())
-
-
 def cmd_retrain(args) -> int:
     from .training import retrain
-    from .training.train import TrainOptions
 
-    fields = {f.name for f in dataclasses.fields(TrainOptions)}
-    given = {k: v for k, v in vars(args).items() if k in fields and v is not None}
     opts = retrain.RetrainOptions(
         out=args.out,
         minutes=args.minutes,
@@ -118,7 +121,7 @@ def cmd_retrain(args) -> int:
         own_test=args.own_test,
         card=not args.no_card,
         pack_mb=args.pack_mb,
-        base=TrainOptions(**{**retrain.SHIPPED, **given}),
+        base=train_options(args, **retrain.SHIPPED),
     )
     summary = retrain.retrain(opts)
     print(retrain.summary_table(summary))
