@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from .card import ATTRIBUTION_NAME
 from .hub import (
     CARD_NAME,
     CHECKPOINT_FILES,
@@ -31,7 +32,6 @@ PACKAGE_PATTERNS = ("transformer_viz/*.py", "transformer_viz/*.js", "transformer
 IGNORE_PATTERNS = ("*/__pycache__/*", "*.pyc")
 # Files stored through LFS on the Hub, as Hugging Face's own Spaces mark them.
 LFS_PATTERNS = ("*.safetensors", "*.model")
-ATTRIBUTION_NAME = "ATTRIBUTION.md"
 
 
 def gitattributes() -> str:
@@ -47,7 +47,8 @@ def bundled_checkpoints(root: Path) -> list[Path]:
 
 
 def space_patterns(root: Path) -> list[str]:
-    """upload_folder's allow patterns: the app's files and, for each bundled checkpoint, what `push` would send."""
+    """upload_folder's allow patterns: the app's files and, for each bundled checkpoint, its weights, config,
+    tokenizer, card, corpus credits, records and (within MAX_SNAPSHOTS_BYTES) snapshots."""
     patterns = [*APP_FILES, *PACKAGE_PATTERNS]
     for folder in bundled_checkpoints(root):
         where = f"checkpoints/{folder.name}"

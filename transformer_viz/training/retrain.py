@@ -26,7 +26,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..hub.card import ATTRIBUTION_NAME
 from ..hub.hub import CARD_NAME, CHECKPOINT_FILES, CHECKPOINTS_DIR, RECORD_FILES, SNAPSHOTS_DIR, TOKENIZER_NAME
+from .checkpointer import METRICS_NAME, TRAINING_NAME
 from .corpus import DEFAULT_CACHE, DEFAULT_OUT
 from .ding import Pair
 from .mixtures import EVERYTHING, RECIPES, Recipe, reached
@@ -134,8 +136,8 @@ def run_train(options: TrainOptions, log_file: Path) -> None:
 
 
 def steps_per_second(out: Path) -> float:
-    """The run's speed from its calibration's metrics: steps between its two validations over their minutes."""
-    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    """The run's speed from its calibration's metrics: steps between its two validations over their seconds."""
+    rows = [json.loads(line) for line in (out / METRICS_NAME).read_text().splitlines()]
     a, b = rows[-2], rows[-1]
     return (b["step"] - a["step"]) / max(b["seconds"] - a["seconds"], 1e-3)
 
@@ -163,7 +165,7 @@ def train_run(opts: RetrainOptions, options: TrainOptions, started: float) -> No
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     shipped = CHECKPOINTS_DIR / options.preset / TOKENIZER_NAME
-    if shipped.is_file() and not (out / TOKENIZER_NAME).is_file() and options.vocab_size == 8000:
+    if shipped.is_file() and not (out / TOKENIZER_NAME).is_file() and options.vocab_size == SHIPPED["vocab_size"]:
         shutil.copyfile(shipped, out / TOKENIZER_NAME)  # the shipped vocabulary: models stay comparable
     if not (out / PLAN_NAME).is_file():
         calibrate = max(opts.calibration, 2)
@@ -240,8 +242,8 @@ def score_run(out: Path, opts: RetrainOptions, everyday: list[Pair], own: list[P
     from ..translator import load_model
     from .evaluate import score_pairs, test_split
 
-    record = json.loads((out / "training.json").read_text())
-    translator = load_model(out, device=opts.base.device if opts.base.device != "auto" else "auto")
+    record = json.loads((out / TRAINING_NAME).read_text())
+    translator = load_model(out, device=opts.base.device)
     sets = {"everyday": everyday, "ding_test": test_split(out), "own": own}
     scores = {name: score_pairs(translator, pairs) for name, pairs in sets.items() if pairs}
     last = record["last"]
@@ -267,7 +269,7 @@ def make_ready(run: Path, into: Path) -> Path:
     if into.exists():
         shutil.rmtree(into)
     into.mkdir(parents=True)
-    for name in (*CHECKPOINT_FILES, *RECORD_FILES, CARD_NAME, "ATTRIBUTION.md"):
+    for name in (*CHECKPOINT_FILES, *RECORD_FILES, CARD_NAME, ATTRIBUTION_NAME):
         if (run / name).is_file():
             shutil.copyfile(run / name, into / name)
     if (run / SNAPSHOTS_DIR).is_dir():

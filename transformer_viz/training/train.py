@@ -93,7 +93,7 @@ def train(opts: TrainOptions) -> Path:
     run = Run(opts, config, data, model, optimizer, rank, world, device, checkpointer)
     run.announce()
 
-    progress = Progress(opts, state.step, world, disable=rank != 0, run=run)
+    progress = Progress(run, state.step)
     deadline = started + opts.max_minutes * 60 if opts.max_minutes else math.inf
     while state.step < opts.end_step and not train_epoch(run, state, progress, deadline):
         state.epoch, state.position = state.epoch + 1, 0
@@ -248,15 +248,16 @@ class Progress:
 
     LOG_EVERY = 10  # steps between readings of the loss (each waits for the device) and of the rate
 
-    def __init__(self, opts: TrainOptions, step: int, world: int, disable: bool, run: Run | None = None):
-        self.bar = tqdm(total=opts.max_steps, initial=step, disable=disable, desc=f"train {opts.preset}", unit="step")
-        self.world, self.tokens, self.since = world, 0, time.time()
-        self.flops_per_token, self.peak = 0.0, None
-        if run is not None:
-            packed = run.data.packed
-            ratio = float(packed.src_len.sum()) / max(float(packed.tgt_len.sum()), 1.0)
-            self.flops_per_token = train_flops_per_target_token(run.config, ratio)
-            self.peak = peak_flops(run.device, run.bf16)
+    def __init__(self, run: Run, step: int):
+        opts = run.opts
+        self.bar = tqdm(
+            total=opts.max_steps, initial=step, disable=run.rank != 0, desc=f"train {opts.preset}", unit="step"
+        )
+        self.world, self.tokens, self.since = run.world, 0, time.time()
+        packed = run.data.packed
+        ratio = float(packed.src_len.sum()) / max(float(packed.tgt_len.sum()), 1.0)  # source tokens per target
+        self.flops_per_token = train_flops_per_target_token(run.config, ratio)
+        self.peak = peak_flops(run.device, run.bf16)
 
     def update(self, state: TrainState, n_tokens: int) -> None:
         self.tokens += n_tokens
