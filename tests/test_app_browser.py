@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import parse_qsl, urlparse
 
 import pytest
 
@@ -74,7 +74,8 @@ def visit(browser, server):
     def open_page(query: str = ""):
         page = context.new_page()
         page.on("dialog", on_dialog)
-        page.goto(url + query, wait_until="load")  # Gradio keeps a connection open: networkidle never comes
+        address = query if query.startswith("http") else url + query  # a share link is a whole address
+        page.goto(address, wait_until="load")  # Gradio keeps a connection open: networkidle never comes
         page.wait_for_selector("#sentence textarea", timeout=WAIT)
         return page
 
@@ -100,8 +101,12 @@ def test_translate_shows_the_library_translation(page, server):
     wait_step(page, 0)  # the views open on the first step
     topk = plot_info(page, "plot-topk")
     assert escaped(a["token"] for a in trace.steps[0]["top_k"]) in topk["ticks"]
-    share = page.input_value("#share-link textarea")
-    assert share == share_query(SENTENCE, "seed000", DecodeOptions())
+    # the share box holds the page's whole address: the server's query and what the page shows
+    page.wait_for_function("() => document.querySelector('#share-link textarea').value.startsWith('http')")
+    share = urlparse(page.input_value("#share-link textarea"))
+    assert f"{share.scheme}://{share.netloc}/" == server[0]
+    expected = dict(parse_qsl(share_query(SENTENCE, "seed000", DecodeOptions())[1:]))
+    assert dict(parse_qsl(share.query)) == expected | dict(step="0", layer="0", head="mean", lang="en", tab="tab-cross")
     screenshot(page, "#plot-topk", "topk.png")
 
 
@@ -333,9 +338,9 @@ def test_html_in_the_sentence_is_shown_as_text(page, visit, server):
 def test_share_link_reopens_the_same_translation(visit, page, server):
     """The link of the page above (model seed004, the HTML sentence) opens a second page on the same translation."""
     _, models = server
-    query = page.input_value("#share-link textarea")
-    assert query.startswith("?") and "model=seed004" in query and "%3Cimg" in query
-    other = visit(query)
+    link = page.input_value("#share-link textarea")
+    assert link.startswith(server[0]) and "model=seed004" in link and "%3Cimg" in link
+    other = visit(link)
     try:
         other.wait_for_function("t => document.querySelector('#sentence textarea').value === t", arg=EVIL, timeout=WAIT)
         wait_translation(other, models["seed004"].translate(EVIL))
@@ -345,6 +350,70 @@ def test_share_link_reopens_the_same_translation(visit, page, server):
     finally:
         other.close()
     assert visit.dialogs == []
+
+
+def test_a_shared_link_brings_back_the_whole_lesson(visit, server):
+    """A link made after a branch, at step 3, the model's last layer, head 1, in Japanese, on the positional
+    encodings' tab, reopens all of it in another page; Copy link puts it on the clipboard and says so in Japanese."""
+    url, models = server
+    tr = models["seed000"]
+    trace, t, step, layer = expected_trace(tr), 2, 3, tr.config.n_layers - 1
+    label, forced = next((label, i) for label, i in h.alternatives(trace, t) if i != trace.target_ids[t])
+    branched = tr.trace(SENTENCE, options=DecodeOptions(), forced_prefix=trace.target_ids[:t] + [forced])
+    assert len(branched.target_ids) > step
+    page = visit()
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+    page.fill("#sentence textarea", SENTENCE)
+    page.click("#translate")
+    wait_translation(page, trace.target_text)
+    for at in (t, step):
+        page.fill("#step-slider input[type=number]", str(at))
+        page.press("#step-slider input[type=number]", "Enter")
+        wait_step(page, at)
+        if at == t:
+            choose(page, "alternative", label)
+            page.click("#branch")
+            wait_translation(page, branched.target_text)
+    page.fill("#layer input[type=number]", str(layer))
+    page.press("#layer input[type=number]", "Enter")
+    choose(page, "head", "1")
+    wait_plot(page, "plot-cross", f"Layer {layer}", "Head 1", f"step {step}:")
+    page.get_by_label("日本語").check()
+    open_tab(page, "pe")
+    wanted = dict(step=str(step), layer=str(layer), head="1", lang="ja", tab="tab-pe", branch=f"{t}:{forced}")
+    page.wait_for_function(
+        "w => { const q = new URL(document.querySelector('#share-link textarea').value).searchParams;"
+        " return Object.entries(w).every(([k, v]) => q.get(k) === v); }",
+        arg=wanted,
+        timeout=WAIT,
+    )
+    link = page.input_value("#share-link textarea")
+    assert link.startswith(url + "?")
+    page.click("#copy-link")
+    page.wait_for_function(
+        "s => [...document.querySelectorAll('.toast-body')].some(e => e.innerText.includes(s))",
+        arg="リンクをコピーしました",
+        timeout=WAIT,
+    )
+    assert page.evaluate("() => navigator.clipboard.readText()") == link
+    page.close()
+    other = visit(link)
+    try:
+        wait_translation(other, branched.target_text)
+        assert other.input_value("#sentence textarea") == SENTENCE
+        other.wait_for_function(
+            "() => document.querySelector('#tab-pe-button').getAttribute('aria-selected') === 'true'"
+        )
+        assert other.get_by_label("日本語").is_checked()
+        other.wait_for_function(
+            "s => document.querySelector('#step-slider input[type=number]').value === s", arg=str(step), timeout=WAIT
+        )
+        assert other.input_value("#layer input[type=number]") == str(layer) and other.input_value("#head input") == "1"
+        assert other.locator("#unbranch").is_enabled()  # the branch is made again: the way back is there too
+        other.wait_for_function("s => document.querySelector('#branch-info').innerText.includes(s)", arg=f"{t}")
+        assert other.input_value("#share-link textarea") == link  # the reopened page shares the same lesson
+    finally:
+        other.close()
 
 
 def test_no_request_leaves_the_machine(page, visit, server):

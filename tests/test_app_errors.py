@@ -6,6 +6,8 @@ Same server as test_app_browser.py (two tiny random checkpoints); the tests run 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.pages import SENTENCE, WAIT, expected_trace, open_app_page, toasts, wait_plot, wait_translation
@@ -25,6 +27,12 @@ SHOWN = """() => { const el = document.querySelector('#plot-cross .js-plotly-plo
             strip: document.querySelector('#token-strip').innerHTML,
             share: document.querySelector('#share-link textarea').value,
             map: el && el.data ? JSON.stringify({data: el.data, layout: el.layout}) : null}; }"""
+# Whether each part of the answer on the page is drawn greyed out (faded), as after a refused sentence.
+ANSWER = ("translation", "token-strip", "lesson-maps")
+GREYED = (
+    f"() => Object.fromEntries({json.dumps(ANSWER)}"
+    ".map(id => [id, Number(getComputedStyle(document.getElementById(id)).opacity) < 0.5]))"
+)
 MESSAGE = "() => { const el = document.querySelector('#sentence-error'); return el ? el.innerText.trim() : ''; }"
 
 
@@ -83,13 +91,18 @@ def test_empty_and_unreadable_sentences_leave_the_translation_as_it_was(open_pag
     unreadable = next(n for n in library.trace("🙂🙂🙂🙂").notices if n.key == "notice-unknown-pieces")
     assert unreadable.key == "notice-unknown-pieces" and unreadable.params["unknown"] == unreadable.params["total"]
     translate(page, "🙂🙂🙂🙂")
-    wait_message(page, i18n.message(unreadable, "en")[1:])
+    said = wait_message(page, i18n.message(unreadable, "en")[1:])
     assert page.evaluate(SHOWN) == before
     assert toasts(page) == []  # no toast, and so no error badges over the outputs
-    # the next good sentence clears the message
+    # ... and that the answer still on screen is the sentence before's, greyed out so that it does not look like
+    # the answer to this one
+    assert i18n.text("notice-previous-kept", "en")[1:] in said
+    assert page.evaluate(GREYED) == dict.fromkeys(ANSWER, True)
+    # the next good sentence clears the message and the grey
     translate(page, "I see the dog.")
     wait_translation(page, expected_trace(library, "I see the dog.").target_text)
     page.wait_for_function(f"() => ({MESSAGE})() === ''", timeout=WAIT)
+    page.wait_for_function(f"() => Object.values(({GREYED})()).every(g => !g)", timeout=WAIT)
 
 
 def test_a_long_paste_is_translated_and_its_cut_announced_in_place(open_page, library):

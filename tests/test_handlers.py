@@ -374,6 +374,25 @@ def test_share_query_round_trips():
     )
 
 
+def test_share_query_carries_the_branches_and_the_view_comes_back_checked():
+    """The server's query holds the forced tokens; the page's step, layer, head and tab come back as the controls
+    take them, and anything malformed is left out rather than refused."""
+    query = share.share_query("Hi.", "seed000", DecodeOptions(), [(2, 40), (5, 7)])
+    assert dict(parse_qsl(query[1:]))["branch"] == "2:40,5:7"
+    values = share.parse_query(
+        dict(parse_qsl(query[1:])) | dict(step="3", layer="2", head="1", tab="tab-pe", lang="ja")
+    )
+    assert values["branch"] == [(2, 40), (5, 7)]
+    assert {k: values[k] for k in ("step", "layer", "head", "tab", "lang")} == dict(
+        step=3, layer=2, head="1", tab="tab-pe", lang="ja"
+    )
+    bad = share.parse_query(dict(step="-1", layer="x", head="all", tab="<script>", branch="2:40,oops"))
+    assert bad == {}
+    assert (
+        share.parse_query(dict(head="mean", branch=",".join(["1:2"] * 40)))["branch"] == [(1, 2)] * share.MAX_BRANCHES
+    )
+
+
 def test_parse_query_ignores_malformed_and_unknown_values():
     values = share.parse_query(
         {

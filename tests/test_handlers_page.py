@@ -263,8 +263,11 @@ def test_an_empty_sentence_is_refused_in_place_and_leaves_the_page_as_it_was(pag
     _, translated = page_handlers
     out = translated.fn(lang, "   ", "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
     assert [c.elem_id for c in translated.outputs[:1]] == ["sentence-error"]
-    assert out[0]["visible"] is True and out[0]["value"] == h.sentence_message(said, lang)
-    assert [err.key for err in out[1]] == ["err-empty"]  # kept, to be said again in another language
+    # why, and that what the page still shows is the sentence before's, greyed out by the box's class
+    assert [err.key for err in out[1]] == ["err-empty", "notice-previous-kept"]  # kept, to be said again
+    assert out[0]["visible"] is True and out[0]["value"] == h.sentence_message(out[1], lang)
+    assert i18n.text("notice-previous-kept", lang)[1:] in out[0]["value"] and out[0]["elem_classes"] == ["tv-refused"]
+    assert out[0]["value"].startswith(h.sentence_message(said, lang))
     assert out[2] is False  # no new session: the redraws after it leave the maps alone
     assert all(value == {"__type__": "update"} for value in out[3:])  # gr.skip(): translation, strip, link kept
     assert len(out) == len(translated.outputs)
@@ -292,6 +295,7 @@ def test_a_good_sentence_clears_the_message_and_a_long_paste_says_where_it_was_c
     _, translated = page_handlers
     out = translated.fn("en", SENTENCE, "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
     assert out[0]["visible"] is False and out[0]["value"] == "" and out[1:3] == [[], True]
+    assert out[0]["elem_classes"] == []  # a translation takes the grey off again
     # the lesson's map and top-k at step 0 come with the translation, before every step's frames
     assert [c.elem_id for c in translated.outputs[-1:]] == ["step-frames"] and out[-1]["only"] == 0
     assert out[-1]["shown"] == json.dumps([out[3].trace.target_text, "tiny-a"], separators=(",", ":"))
@@ -339,7 +343,7 @@ def test_each_way_to_translate_gates_what_follows_by_its_own_flag(page_handlers)
     only their own followers read it: the load (no sentence, so nothing follows) must not run the new-session
     events on a translation the visitor made while it was still under way."""
     demo, _ = page_handlers
-    roots = [fn for fn in demo.fns.values() if fn.name in ("translated", "translate_if_linked")]
+    roots = [fn for fn in demo.fns.values() if fn.name in ("translated", "translate_if_linked", "open_link")]
     assert len(roots) == 4  # click, submit, a new model, the load
     flags = []
     for root in roots:
@@ -443,3 +447,40 @@ def test_the_slide_looks_differ_only_in_their_download(session):
         for drawn in (a, b):  # the camera's format and scale (a PNG is drawn at 3x)
             del drawn["config"]["toImageButtonOptions"]["format"], drawn["config"]["toImageButtonOptions"]["scale"]
         assert a == b, plot_id
+
+
+def test_a_share_links_branches_and_step_are_made_again(page_handlers):
+    """The link of a branched lesson reopens on the same branched translation, its way back and its step; a
+    hand-edited branch that does not fit the translation is dropped with those after it."""
+    from urllib.parse import parse_qsl
+
+    from transformer_viz.app import share
+    from transformer_viz.app.page import on_translate
+
+    greedy = ["greedy", *OPTIONS[1:]]  # forced tokens are decoded afresh: greedy makes the run repeatable
+    _, values = on_translate("en", SENTENCE, "tiny-a", 1, "2", *greedy)
+    first = values[0]
+    forced = next(i for i in range(5, 50) if i != first.trace.target_ids[2])
+    branched = sessions.branch(sessions.branch(first, 2, forced), 4, 7)
+    query = values[9]
+    assert "branch" not in dict(parse_qsl(query[1:]))  # no branch yet
+    link = dict(
+        parse_qsl(
+            share.share_query(
+                SENTENCE, "tiny-a", sessions.DecodeOptions(**first.options), share.forced_tokens(branched)
+            )[1:]
+        )
+    )
+    assert link["branch"] == f"2:{forced},4:7"
+    restored = share.parse_query(link | {"step": "3"})
+    said, values = on_translate("en", SENTENCE, "tiny-a", 1, "2", *greedy, branches=restored["branch"], step=3)
+    again = values[0]
+    assert again.trace.target_ids == branched.trace.target_ids and again.branches == branched.branches
+    assert again.original.target_ids == first.trace.target_ids  # "back to the original" leads where it did
+    assert values[4]["value"] == 3 and values[5]["value"] == 1 and values[6]["value"] == "2"
+    assert dict(parse_qsl(values[9][1:]))["branch"] == link["branch"]  # the reopened page shares the same lesson
+    too_far = len(first.trace.target_ids) + 5
+    _, values = on_translate("en", SENTENCE, "tiny-a", 0, "mean", *greedy, branches=[(2, forced), (too_far, 7), (3, 9)])
+    assert [b[0] for b in values[0].branches] == [2]
+    _, values = on_translate("en", SENTENCE, "tiny-a", 0, "mean", *greedy, branches=[(1, 10**9)])
+    assert values[0].original is None and values[0].trace.target_ids == first.trace.target_ids

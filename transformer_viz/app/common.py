@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import gradio as gr
 from gradio.components.plot import PlotData
@@ -80,6 +81,9 @@ FITTED_PLOTS = ("plot-topk",)
 LESSON_HEIGHT = "clamp(300px, calc(100vh - 380px), 820px)"
 CSS = (
     "#step-label {min-height: 1.5em} #step-label p {margin: 0} .tv-hidden {display: none !important}"
+    # a refused sentence: the answer still on the page is the sentence before's, greyed out
+    " .gradio-container:has(#sentence-error.tv-refused) :is(#translation, #token-strip, #lesson-maps, #step-label)"
+    " {opacity: .35; filter: grayscale(1)}"
     f" #plot-cross, #plot-topk {{height: {LESSON_HEIGHT}; overflow-y: auto}}"
     f" {', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)} {{min-height: calc({LESSON_HEIGHT} - 24px)}}"
     " #title h3 {margin: 0 0 .2em} #model input, #head input {padding-right: 1.5em; text-overflow: ellipsis}"
@@ -92,6 +96,17 @@ CSS = (
     " button.tv-piece.tv-current {background: var(--color-accent); color: white; font-weight: bold}"
 )
 # System fonts only: the page must load nothing from outside the machine.
+# The page's browser code that lives in files of its own (js/): each defines its functions and, in the browser,
+# puts them on window.transformerViz; the events call them in one line.
+JS_FILES = ("share.js",)
+
+
+def page_head() -> str:
+    """The <script> elements of JS_FILES, for the page's <head>."""
+    folder = Path(__file__).parent / "js"
+    return "".join(f"<script>\n{(folder / name).read_text(encoding='utf-8')}</script>\n" for name in JS_FILES)
+
+
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 
 

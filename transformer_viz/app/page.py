@@ -11,9 +11,9 @@ import gradio as gr
 
 from .. import __version__, i18n
 from ..decoding import DecodeOptions
-from ..errors import UserError
+from ..errors import Notice, UserError
 from . import handlers as h
-from .common import CLICK_JS, CSS, THEME, Words, localised_errors, plot, slides, user_error
+from .common import CLICK_JS, CSS, THEME, Words, localised_errors, page_head, plot, slides, user_error
 from .downloads import TRACE_FILE_AGE_S, offered
 from .frames import lesson_frame, step_frames, variants
 from .header import Header
@@ -21,8 +21,8 @@ from .header import lay_out as lay_out_header
 from .model_card import model_card
 from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
-from .session import branch, decode_options, translate, unbranch
-from .share import parse_query, share_query
+from .session import Session, branch, decode_options, translate, unbranch
+from .share import forced_tokens, parse_query, share_query
 from .stepping import PAINTED, wire_steps, wire_switch
 from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside
 
@@ -55,7 +55,7 @@ def build_demo() -> gr.Blocks:
         ]
         # a new layer or head is drawn in the browser from the frames and the variants
         new_layer = wire_switch(top, step_in)
-        with gr.Tabs(elem_id="views"):
+        with gr.Tabs(elem_id="views") as views:
             attention_tabs = attention.build(words, top.controls)
             groups = [
                 attention_tabs,
@@ -88,7 +88,7 @@ def build_demo() -> gr.Blocks:
         ]
         demo.load(None, None, None, js=CLICK_JS)
         after_session = [new_frames, closed, others, redrawn, *scripts, every_head]
-        wire_translation(demo, top, models, session_out, lesson, after_session)
+        wire_translation(demo, top, models, session_out, lesson, after_session, views)
         wire_steps(top, step_out)
         for listener in lesson_first[:-1]:
             then(listener, [PAINTED, frames, others, every_head])
@@ -140,19 +140,20 @@ def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=Non
         gr.update(**head),
         gr.update(choices=picks, value=None),
         gr.update(interactive=False),  # until its file is written, with the frames (offered)
-        share_query(text, model_name, options),
+        share_query(text, model_name, options, forced_tokens(sess)),
         model_card(translator),
         h.branch_info(sess, lng),
         gr.update(interactive=sess.original is not None),  # "back to the original" only after a branch
     ]
 
 
-def on_translate(lng, text, model_name, lay, hd, *opts) -> tuple[list, list | None]:
+def on_translate(lng, text, model_name, lay, hd, *opts, branches=(), step=0) -> tuple[list, list | None]:
     """(what to say under the sentence box, the new session's outputs): its notices say what was cut, if anything.
 
     A sentence that cannot be translated (empty, bad options, not one piece the model knows) gives only why, and
     None: the page keeps the translation, maps and link it shows. What is said are keyed errors and notices, put
-    into the visitor's language by h.sentence_message (again on a language switch).
+    into the visitor's language by h.sentence_message (again on a language switch). A share link adds the
+    `branches` it was made after, made again in order, and the `step` it showed.
     """
     if not model_name:
         return [UserError("err-no-model")], None
@@ -164,7 +165,26 @@ def on_translate(lng, text, model_name, lay, hd, *opts) -> tuple[list, list | No
     refused = h.unreadable(sess.trace)  # its translation of nothing but <unk> would teach nothing
     if refused is not None:
         return [refused], None
-    return h.input_notices(sess.trace), session_outputs(sess, text, model_name, options, lng, lay, hd)
+    said = h.input_notices(sess.trace)
+    sess = rebranched(sess, branches)
+    return said, session_outputs(sess, text, model_name, options, lng, lay, hd, step)
+
+
+def refused_box(said: list, lng: str) -> dict:
+    """The box under the sentence when nothing was translated: why, and the class that greys out the answer the
+    page still shows (the sentence before's)."""
+    return gr.update(value=h.sentence_message(said, lng), visible=True, elem_classes=["tv-refused"])
+
+
+def rebranched(sess: Session, branches) -> Session:
+    """`sess` with each (step, token id) of a share link forced in turn; a link that does not fit this model or
+    translation (a hand-edited one) keeps the branches that fit, up to the first that does not."""
+    vocabulary = get_translator(sess.model).config.tgt_vocab_size
+    for step, token in branches:
+        if not (0 <= step < len(sess.trace.target_ids) and 0 <= token < vocabulary):
+            break
+        sess = branch(sess, step, token)
+    return sess
 
 
 @localised_errors
@@ -180,14 +200,20 @@ def on_branch(lng, sess, t, token_id):
 
 
 def wire_translation(
-    demo: gr.Blocks, top: Header, models: list[str], session_out: list, lesson: Event, after: list[Event]
+    demo: gr.Blocks,
+    top: Header,
+    models: list[str],
+    session_out: list,
+    lesson: Event,
+    after: list[Event],
+    views: gr.Tabs,
 ) -> None:
     """Translate, a new model, a branch and its undoing, a share link on load: each a new session, its `lesson`
-    (a translation sends it with its own outputs), then `after`."""
+    (a translation sends it with its own outputs), then `after`. The share box follows what the page shows."""
     unchanged = [gr.skip()] * len(session_out)
     skipped = unchanged + [gr.skip()]  # and the lesson
 
-    def gated(trigger, fn, **options) -> None:
+    def gated(trigger, fn, inputs=(), **options) -> None:
         """`trigger` runs `fn`, which may translate; what follows runs only if it made a new session.
 
         Each trigger writes and reads its own flag. With one flag for all, the page's load without a sentence (after
@@ -196,21 +222,31 @@ def wire_translation(
         """
         fresh = gr.State(False)  # a sentence's message goes under it, in place; whether it made a new session
         translate_out = [top.sentence_error, top.sentence_said, fresh] + session_out + lesson.outputs
-        translating = trigger(fn, translate_in, translate_out, api_visibility="private", **options)
+        translating = trigger(fn, [*inputs, *translate_in], translate_out, api_visibility="private", **options)
         then(translating, [PAINTED, *(only_when(fresh, event) for event in after)])
 
-    def translated(lng, text, model_name, lay, hd, pres, unt, *opts):
-        said, values = on_translate(lng, text, model_name, lay, hd, *opts)
-        box = gr.update(value=h.sentence_message(said, lng), visible=bool(said))
-        if values is None:
-            return [box, said, False] + skipped
+    def translated(lng, text, model_name, lay, hd, pres, unt, *opts, link=None):
+        link = link or {}
+        lay, hd = link.get("layer", lay), link.get("head", hd)
+        branches, step = link.get("branch", ()), link.get("step", 0)
+        said, values = on_translate(lng, text, model_name, lay, hd, *opts, branches=branches, step=step)
+        if values is None:  # what the page shows is the sentence before's: said, and greyed out (CSS: tv-refused)
+            said = [*said, Notice("notice-previous-kept")]
+            return [refused_box(said, lng), said, False] + skipped
+        box = gr.update(value=h.sentence_message(said, lng), visible=bool(said), elem_classes=[])
         sess = values[0]
         lay, hd = h.layer_and_head(get_translator(sess.model).config, lay, hd)  # as session_outputs sets them
-        return [box, said, True] + values + [lesson.fn(sess, 0, lay, hd, pres, lng, unt)]
+        return [box, said, True] + values + [lesson.fn(sess, h.clamp_step(sess.trace, step), lay, hd, pres, lng, unt)]
 
     def translate_if_linked(lng, text, model_name, *values):
-        """On page load or a new model: translate straight away when there is a sentence."""
+        """On a new model: translate straight away when there is a sentence."""
         return [gr.skip(), gr.skip(), False] + skipped if not text else translated(lng, text, model_name, *values)
+
+    def open_link(link, lng, text, model_name, *values):
+        """On page load: a link's sentence translated straight away, at its branches, step, layer and head."""
+        if not text:
+            return [gr.skip(), gr.skip(), False] + skipped
+        return translated(lng, text, model_name, *values, link=link)
 
     def on_unbranch(lng, sess, t):
         if sess is None:
@@ -229,13 +265,19 @@ def wire_translation(
     unbranch_in = [top.lang, top.session, top.step]
     unbranched = top.unbranch_btn.click(on_unbranch, unbranch_in, session_out, api_visibility="private")
     then(unbranched, [lesson, PAINTED, *after])
-    top.copy.click(
-        None,
-        top.share,
-        None,
-        js="(q) => { const url = location.origin + location.pathname + q; "
-        "navigator.clipboard && navigator.clipboard.writeText(url); return q; }",
-    )
+    wire_share(top, views)
+    containers, tab_paths = page_tabs(views)
+    link = gr.State(None)  # what a share link restores once its sentence is translated: branches, step, layer, head
+
+    on_load = link_reader(models, containers, tab_paths)
+    loaded_out = [top.sentence, top.model] + top.options + [top.lang, link] + containers
+    loaded = demo.load(on_load, None, loaded_out, api_visibility="private")
+    gated(loaded.then, open_link, inputs=[link])
+
+
+def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
+    """The page load's reader of its link: the sentence, model, options and language for the controls, what to
+    restore once the sentence is translated, and the tab sets' selections that open the link's tab."""
 
     def on_load(request: gr.Request):
         values = parse_query(dict(request.query_params)) if request is not None else {}
@@ -248,10 +290,54 @@ def wire_translation(
             if values.get("lang")
             else i18n.from_accept_language(headers.get("accept-language"))
         )
-        return out + [chosen]
+        restored = {key: values[key] for key in ("branch", "step", "layer", "head") if key in values}
+        opened = tab_paths.get(values.get("tab"), {})  # the link's tab, and the group holding it
+        selected = [gr.update(selected=opened[c]) if c in opened else gr.skip() for c in containers]
+        return out + [chosen, restored] + selected
 
-    loaded = demo.load(on_load, None, [top.sentence, top.model] + top.options + [top.lang], api_visibility="private")
-    gated(loaded.then, translate_if_linked)
+    return on_load
+
+
+# The share box shows the whole address of what the page shows (js/share.js); Copy link says whether it copied.
+SHARE_JS = "(link, step, layer, head, lang) => transformerViz.pageShareLink(link, step, layer, head, lang)"
+COPY_JS = "async (link, lang) => [await transformerViz.copyLink(link), lang]"
+
+
+def wire_share(top: Header, views: gr.Tabs) -> None:
+    """The share box rewritten in the browser whenever the link, step, layer, head, language or tab changes."""
+    share_in = [top.share, top.step, top.layer, top.head, top.lang]
+    tabs, _ = page_tabs(views)
+    for trigger in [top.share.change, top.step.change, top.layer.change, top.head.change, top.lang.change] + [
+        t.select for t in tabs
+    ]:
+        trigger(None, share_in, [top.share], js=SHARE_JS, queue=False, api_visibility="private")
+
+    def copied(ok, lng):
+        """Says, in the visitor's language, whether the link is on the clipboard."""
+        if ok:
+            gr.Info(i18n.text("share-copied", lng))
+        else:
+            gr.Warning(i18n.text("share-not-copied", lng))
+
+    # queued: a toast reaches the page through the queue's stream
+    top.copy.click(copied, [top.share, top.lang], None, js=COPY_JS, api_visibility="private")
+
+
+def page_tabs(views: gr.Tabs) -> tuple[list[gr.Tabs], dict[str, dict[gr.Tabs, str]]]:
+    """The page's tab sets (`views` first, then each group's) and, for each tab's id, what each set must select to
+    open it (a view: its group in `views` and itself in the group's set)."""
+    containers, paths = [views], {}
+    for group in views.children:
+        if not isinstance(group, gr.Tab):
+            continue
+        paths[group.id] = {views: group.id}
+        for inner in group.children:
+            if isinstance(inner, gr.Tabs):
+                containers.append(inner)
+                for view in inner.children:
+                    if isinstance(view, gr.Tab):
+                        paths[view.id] = {views: group.id, inner: view.id}
+    return containers, paths
 
 
 def only_when(flag: gr.State, event: Event) -> Event:
@@ -307,4 +393,4 @@ def translate_api(models: list[str]):
 def launch(**kwargs) -> None:
     demo = build_demo()
     demo.queue(default_concurrency_limit=4, max_size=64)
-    demo.launch(theme=THEME, css=CSS, **kwargs)
+    demo.launch(theme=THEME, css=CSS, head=page_head(), **kwargs)

@@ -1,33 +1,59 @@
-"""Share links: the query string that reopens the page on a sentence and its options, and reading it back."""
+"""Share links: the query string that reopens the page on a lesson, and reading it back.
+
+The server writes what it knows (the sentence, the model, the decoding options and the forced tokens of a branch);
+the page adds what the browser holds (the step, layer, head, open tab and language: js/share.js) and shows the
+whole address. Reading a link back holds every value to what the page's controls accept.
+"""
 
 from __future__ import annotations
 
 import math
+import re
 from urllib.parse import urlencode
 
 from ..decoding import STRATEGIES, DecodeOptions
-from .session import SLIDER_RANGES
+from .session import SLIDER_RANGES, Session
+
+MAX_BRANCHES = 16  # forced tokens a link may carry (each one is a decoding run on opening it)
+TAB = re.compile(r"[a-z0-9-]{1,64}")  # a tab's id (tabs.tab: its i18n key)
 
 
-def share_query(sentence: str, model: str, options: DecodeOptions) -> str:
-    """The query string that reopens the app on this sentence with these options."""
-    return "?" + urlencode(
-        dict(
-            sentence=sentence,
-            model=model,
-            strategy=options.strategy,
-            beam=options.beam_size,
-            temperature=options.temperature,
-            top_k=options.top_k,
-            top_p=options.top_p,
-            seed=options.seed,
-            max_len=options.max_new_tokens,
-        )
+def forced_tokens(session: Session) -> list[tuple[int, int]]:
+    """(step, token id) of each branch on the way to the session's trace, in the order they were made."""
+    return [(step, session.trace.target_ids[step]) for step, _, _ in session.branches]
+
+
+def share_query(sentence: str, model: str, options: DecodeOptions, branches: list[tuple[int, int]] = ()) -> str:
+    """The query string that reopens the app on this sentence with these options (and these forced tokens)."""
+    params = dict(
+        sentence=sentence,
+        model=model,
+        strategy=options.strategy,
+        beam=options.beam_size,
+        temperature=options.temperature,
+        top_k=options.top_k,
+        top_p=options.top_p,
+        seed=options.seed,
+        max_len=options.max_new_tokens,
     )
+    if branches:
+        params["branch"] = ",".join(f"{step}:{token}" for step, token in branches)
+    return "?" + urlencode(params)
+
+
+def parse_branches(value: str) -> list[tuple[int, int]]:
+    """ "3:1234,5:87" → [(3, 1234), (5, 87)]; a malformed link's branches are all dropped, not half kept."""
+    pairs = []
+    for item in value.split(",")[:MAX_BRANCHES]:
+        step, _, token = item.partition(":")
+        if not (step.isdigit() and token.isdigit()):
+            return []
+        pairs.append((int(step), int(token)))
+    return pairs
 
 
 def parse_query(params: dict) -> dict:
-    """Query parameters → UI values, ignoring anything unknown or malformed; numbers held to the sliders' ranges."""
+    """Query parameters → UI values, ignoring anything unknown or malformed; numbers held to the controls' ranges."""
     out: dict = {}
     casts = dict(
         lang=str,
@@ -40,6 +66,11 @@ def parse_query(params: dict) -> dict:
         top_p=float,
         seed=int,
         max_len=int,
+        step=int,
+        layer=int,
+        head=str,
+        tab=str,
+        branch=parse_branches,
     )
     for key, cast in casts.items():
         if key in params:
@@ -59,4 +90,13 @@ def parse_query(params: dict) -> dict:
         strategy = out.pop("strategy").strip().lower()
         if strategy in STRATEGIES:
             out["strategy"] = strategy
+    for key in ("step", "layer"):  # the page holds them to the translation and the model; here, only the sign
+        if key in out and out[key] < 0:
+            del out[key]
+    if "head" in out and not (out["head"] == "mean" or out["head"].isdigit()):
+        del out["head"]
+    if "tab" in out and not TAB.fullmatch(out["tab"]):
+        del out["tab"]
+    if not out.get("branch"):
+        out.pop("branch", None)
     return out

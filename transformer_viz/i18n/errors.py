@@ -61,6 +61,12 @@ MESSAGE_TEXTS: dict[str, dict[str, str]] = {
         "ja": "このモデルが読めるのは英語です。{total} 個のピースのうち {unknown} 個はモデルの知らないものです",
         "ko": "이 모델은 영어를 읽습니다. 조각 {total}개 중 {unknown}개는 모델이 모르는 것입니다",
     },
+    "notice-previous-kept": {
+        "en": "nothing was translated: the translation, strip and maps below, greyed out, still belong to the "
+        "sentence before",
+        "ja": "何も翻訳していません。下の灰色の翻訳・ストリップ・マップは前の文のものです",
+        "ko": "아무것도 번역하지 않았습니다. 아래에 회색으로 보이는 번역, 스트립, 맵은 이전 문장의 것입니다",
+    },
     "notice-no-pad-room": {
         "en": "no room to left-pad the target within max_len: pads cannot show",
         "ja": "max_len の範囲でターゲットの前にパディングを置く余地がないため、パディングは表示できません",

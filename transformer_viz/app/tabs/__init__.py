@@ -122,8 +122,8 @@ def explain(words: Words, key: str) -> gr.Markdown:
 
 
 def tab(words: Words, key: str) -> gr.Tab:
-    """A tab whose elem_id and i18n key are both `key`."""
-    return words(gr.Tab(T(key), elem_id=key), "label", key)
+    """A tab whose id (what a share link names), elem_id and i18n key are all `key`."""
+    return words(gr.Tab(T(key), id=key, elem_id=key), "label", key)
 
 
 def hidden_box(elem_id: str) -> gr.Textbox:
