@@ -155,7 +155,7 @@ def wait_value(page, selector: str, value: str) -> None:
 
 def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library):
     from transformer_viz.lab.compare import compare
-    from transformer_viz.lab.interventions import Intervention
+    from transformer_viz.probes.interventions import Intervention
 
     cfg = library.config
     intervention = Intervention(ablate=(("cross", 0, 0),), no_positions=True)
@@ -205,7 +205,7 @@ def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library
 
 def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     from transformer_viz.lab.compare import compare
-    from transformer_viz.lab.interventions import LABELS, Intervention
+    from transformer_viz.probes.interventions import LABELS, Intervention
 
     # A short translation leaves room within the tiny models' max_len for the pads in front.
     expected = compare(

@@ -25,8 +25,8 @@ from transformer_viz.errors import Notice, UserError
 from transformer_viz.hub import hub
 from transformer_viz.hub.hub import CheckpointError, resolve_checkpoint
 from transformer_viz.i18n.errors import MESSAGE_TEXTS
-from transformer_viz.lab.interventions import Intervention, bug_hooks
 from transformer_viz.model.config import TransformerConfig
+from transformer_viz.probes.interventions import Intervention, bug_hooks
 from transformer_viz.trace import Trace
 from transformer_viz.training.options import TrainOptions
 from transformer_viz.translator import MAX_CHARS

@@ -14,7 +14,7 @@ from tests.tiny import EVIL, EVIL_ESCAPED, with_evil_tokens
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.style import esc, piece_label
 from transformer_viz.lab.compare import compare
-from transformer_viz.lab.interventions import Intervention
+from transformer_viz.probes.interventions import Intervention
 
 SENTENCE = "the dog sees the dog."
 

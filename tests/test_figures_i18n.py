@@ -23,7 +23,7 @@ from transformer_viz.figures.style import esc
 from transformer_viz.hub.hub import save_checkpoint
 from transformer_viz.lab import analysis
 from transformer_viz.lab.compare import compare
-from transformer_viz.lab.interventions import Intervention
+from transformer_viz.probes.interventions import Intervention
 
 SENTENCE = "the dog sees the dog."
 SCRIPTS = {"ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]"), "ko": re.compile(r"[\uac00-\ud7af]")}

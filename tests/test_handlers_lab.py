@@ -11,7 +11,7 @@ from transformer_viz.app import handlers_lab as lab
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
 from transformer_viz.lab.compare import compare
-from transformer_viz.lab.interventions import SEED_BUGS, Intervention
+from transformer_viz.probes.interventions import SEED_BUGS, Intervention
 from transformer_viz.training.train import weights_digest
 
 SENTENCE = "I see the house."

@@ -163,7 +163,7 @@ def test_the_pages_model_menu_keeps_the_folder_name_as_its_value(empty_registry)
 
 def test_the_bug_lab_names_each_bug_by_what_it_does_and_says_what_the_notes_are():
     from transformer_viz import i18n
-    from transformer_viz.lab.interventions import SEED_BUGS
+    from transformer_viz.probes.interventions import SEED_BUGS
 
     for lang in i18n.LANGUAGES:
         labels = [i18n.text(f"iv-label-{bug}", lang) for bug in SEED_BUGS]

@@ -22,11 +22,11 @@ from transformer_viz.hub.hub import (
     WEIGHTS_NAME,
     CheckpointError,
     is_repo_id,
-    load_transformer,
     push_to_hub,
     resolve_checkpoint,
     save_checkpoint,
 )
+from transformer_viz.hub.model import load_transformer
 from transformer_viz.model.config import PRESETS
 from transformer_viz.translator import load_model
 

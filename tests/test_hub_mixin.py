@@ -29,9 +29,9 @@ from transformer_viz.hub.hub import (
     TOKENIZER_NAME,
     WEIGHTS_NAME,
     CheckpointError,
-    load_transformer,
     save_checkpoint,
 )
+from transformer_viz.hub.model import load_transformer
 from transformer_viz.model import transformer as plain
 from transformer_viz.translator import load_model
 

@@ -21,7 +21,7 @@ from transformer_viz.i18n.lab import LAB_TEXTS
 from transformer_viz.i18n.page import PAGE_TEXTS
 from transformer_viz.i18n.qkv import QKV_TEXTS
 from transformer_viz.i18n.replay import REPLAY_TEXTS
-from transformer_viz.lab.interventions import EXPLANATIONS, LABELS, SEED_BUGS
+from transformer_viz.probes.interventions import EXPLANATIONS, LABELS, SEED_BUGS
 
 
 def fields(template: str) -> set[str]:

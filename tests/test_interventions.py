@@ -12,7 +12,8 @@ from tests.tiny import tiny_translator
 from transformer_viz import Tracer, intervene
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.lab.compare import compare, teacher_forced, teacher_forced_trace
-from transformer_viz.lab.interventions import (
+from transformer_viz.model.hooks import active_hooks
+from transformer_viz.probes.interventions import (
     EXPLANATIONS,
     LABELS,
     SEED_BUGS,
@@ -21,7 +22,6 @@ from transformer_viz.lab.interventions import (
     hooks,
     input_hooks,
 )
-from transformer_viz.model.hooks import active_hooks
 from transformer_viz.training.train import weights_digest
 
 SENTENCE = "the dog sees a cat."

@@ -132,11 +132,126 @@ def test_imports_run_one_way(rule):
 
 def test_a_forbidden_import_is_caught_and_named(tmp_path):
     (tmp_path / "probe_direct.py").write_text("import json\nfrom transformer_viz.model import config\n")
-    (tmp_path / "probe_indirect.py").write_text("from transformer_viz.lab import interventions\n")
+    (tmp_path / "probe_indirect.py").write_text("from transformer_viz.probes import interventions\n")
     rule = dict(
         name="probe", modules=["probe_direct", "probe_indirect"], forbidden=["torch", f"{PACKAGE}.model"], allowed=[]
     )
     found = violations(rule, tmp_path)
     assert "probe_direct imports transformer_viz.model" in found
-    assert "transformer_viz.lab.interventions imports torch" in found  # the module that made it, not the probe
+    assert "transformer_viz.probes.interventions imports torch" in found  # the module that made it, not the probe
     assert violations(dict(rule, forbidden=["gradio"]), tmp_path) == []
+
+
+# ---------------------------------------------------------------- the import graph, read from the source
+# Every import statement counts, at the top of a module or inside a function: a lazy import that closes a loop
+# is still a loop a reader has to untangle. Layers from the bottom up; a module imports only its own layer or
+# those below it.
+LAYERS = [
+    ["errors", "i18n"],  # the words and the errors that carry their keys
+    ["model"],  # ordinary PyTorch
+    ["hub"],  # checkpoints on disk and on the Hub
+    ["tokenizer", "decoding", "trace"],  # what a translation is made of
+    ["probes"],  # hooks that record and change a run
+    ["translator"],  # the public API: load, translate, trace
+    ["training"],  # the corpus, training and scoring
+    ["lab"],  # experiments on a trained model
+    ["figures"],  # Plotly figures of traces and arrays
+    ["app", "__main__", "__init__"],  # the page and the command line; the package's lazy names
+]
+
+
+def layer_of(module: str) -> int:
+    """The layer of a module of the package: its subpackage's, or its own name's at the top level."""
+    parts = module.split(".")
+    name = parts[1] if len(parts) > 1 else "__init__"
+    return next(rank for rank, names in enumerate(LAYERS) if name in names)
+
+
+def import_graph(root: Path, package: str = PACKAGE) -> dict[str, set[str]]:
+    """{module: the package's modules it imports}, from every import statement of every module under root."""
+    import ast
+
+    paths = {}
+    for path in sorted((root / package).rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        paths[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {}
+    for module, path in paths.items():
+        here = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    base = ".".join(up + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in paths else base for a in node.names]
+            else:
+                continue
+            found |= {t for t in targets if t in paths and t != module}
+        graph[module] = found
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import loops: each strongly connected group of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while not group or group[-1] != v:
+                group.append(stack.pop())
+                on_stack.discard(group[-1])
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(
+        f"{a} (layer {layer_of(a)}) imports {b} (layer {layer_of(b)})"
+        for a, targets in graph.items()
+        for b in targets
+        if layer_of(b) > layer_of(a)
+    )
+
+
+def test_no_import_circles_and_none_running_back_up():
+    graph = import_graph(ROOT)
+    assert f"{PACKAGE}.probes.lens" in graph[f"{PACKAGE}.translator"]  # the reader sees the package's imports
+    assert cycles(graph) == []
+    assert upward_imports(graph) == []
+
+
+def test_a_circle_and_an_upward_import_are_found(tmp_path):
+    pkg = tmp_path / PACKAGE
+    for folder in ("lab", "hub"):
+        (pkg / folder).mkdir(parents=True)
+        (pkg / folder / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "translator.py").write_text("def run():\n    from .lab import replay\n")  # lazy, still counted
+    (pkg / "lab" / "replay.py").write_text("from ..translator import run\n")
+    (pkg / "hub" / "hub.py").write_text("from transformer_viz.hub import model\n")
+    (pkg / "hub" / "model.py").write_text("import transformer_viz.hub.hub\n")
+    graph = import_graph(tmp_path)
+    assert sorted(cycles(graph)) == [
+        [f"{PACKAGE}.hub.hub", f"{PACKAGE}.hub.model"],
+        [f"{PACKAGE}.lab.replay", f"{PACKAGE}.translator"],
+    ]
+    assert upward_imports(graph) == [f"{PACKAGE}.translator (layer 5) imports {PACKAGE}.lab.replay (layer 7)"]

@@ -46,13 +46,18 @@ def load(request):
 @pytest.fixture
 def no_model_built(monkeypatch):
     """Fail if a real (non-meta) Transformer is built: a bad checkpoint must be refused from its header."""
-    real = hub.Transformer
+    from transformer_viz.hub import model as hub_model
 
-    def guarded(config):
-        assert torch.empty(0).device.type == "meta", "a model was allocated before the checkpoint was checked"
-        return real(config)
+    def guarded_class(real):
+        def guarded(config):
+            assert torch.empty(0).device.type == "meta", "a model was allocated before the checkpoint was checked"
+            return real(config)
 
-    monkeypatch.setattr(hub, "Transformer", guarded)
+        return guarded
+
+    # the plain class that hub.py builds on the meta device to read the shapes, and the class every loader builds
+    monkeypatch.setattr(hub.plain, "Transformer", guarded_class(hub.plain.Transformer))
+    monkeypatch.setattr(hub_model, "Transformer", guarded_class(hub_model.Transformer))
 
 
 def test_pickles_beside_the_safetensors_are_never_opened(folder, tmp_path):

@@ -20,7 +20,8 @@ from safetensors import safe_open
 from tests.test_train import final_state, options, write_fake_ding
 from transformer_viz.__main__ import main
 from transformer_viz.hub import hub
-from transformer_viz.hub.hub import WEIGHTS_NAME, CheckpointError, load_transformer, push_to_hub
+from transformer_viz.hub.hub import WEIGHTS_NAME, CheckpointError, push_to_hub
+from transformer_viz.hub.model import load_transformer
 from transformer_viz.training import train as train_module
 from transformer_viz.training.snapshots import (
     INDEX_NAME,

@@ -23,7 +23,8 @@ import pytest
 import torch
 
 from transformer_viz.hub.card import write_model_card
-from transformer_viz.hub.hub import WEIGHTS_NAME, load_transformer
+from transformer_viz.hub.hub import WEIGHTS_NAME
+from transformer_viz.hub.model import load_transformer
 from transformer_viz.model.config import PRESETS, TransformerConfig
 from transformer_viz.training.data import Pair, load_corpus, token_batches
 from transformer_viz.training.options import MODEL_FIELDS

@@ -303,7 +303,7 @@ def test_a_bfloat16_model_is_traced_in_float32(translator):
     """A model cast to bfloat16 (a common way to halve its memory) traces and compares; its maps are those of float32
     within bfloat16's precision, and every array is float32, which numpy and JSON can hold."""
     from transformer_viz.lab.compare import compare
-    from transformer_viz.lab.interventions import Intervention
+    from transformer_viz.probes.interventions import Intervention
     from transformer_viz.translator import Translator
 
     half = Translator(copy.deepcopy(translator.model).to(torch.bfloat16), translator.tokenizer)

@@ -18,7 +18,7 @@ _PUBLIC = {  # name -> the module that defines it
     "Translator": "translator",
     "load_model": "translator",
     "Trace": "trace",
-    "Intervention": "lab.interventions",
+    "Intervention": "probes.interventions",
     "compare": "lab.compare",
     "show": "figures.views",  # a view of a trace as the app draws it, for a notebook
 }

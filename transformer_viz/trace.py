@@ -77,7 +77,7 @@ class Trace:
     # kind → {"q", "k", "v", "z"} → (L, H, queries or keys, Dh): the hooked vectors of every head (None: a v1 trace)
     vectors: dict[str, dict[str, np.ndarray]] | None = None
     residual: np.ndarray | None = None  # (1 + 3L, T, D) the decoder's residual stream at residual_points(L)
-    # lab.lens.logit_lens: every residual point read through the final norm and the output projection
+    # probes.lens.logit_lens: every residual point read through the final norm and the output projection
     logit_lens: dict[str, Any] | None = None
     # lab.attribution.attribute, computed on demand: log p(y_t)'s attribution to each source piece's embedding
     attribution: dict[str, Any] | None = None

@@ -15,10 +15,10 @@ from .decoding import DecodeOptions, Hypothesis, generate
 from .errors import Notice, UserError
 from .hub.hub import TOKENIZER_NAME, CheckpointError, resolve_checkpoint
 from .hub.model import Transformer as HubTransformer
-from .lab.interventions import Intervention, input_hooks, recording_hooks
-from .lab.lens import logit_lens
 from .model.hooks import Tracer, intervene
 from .model.transformer import Transformer, resolve_device
+from .probes.interventions import Intervention, input_hooks, recording_hooks
+from .probes.lens import logit_lens
 from .tokenizer import Tokenizer
 from .trace import ATTENTION_KINDS, Trace
 

@@ -28,7 +28,7 @@ def intervention_from_ui(
     bug: str | None = None,
 ):
     """Checkbox values ('kind layer head') and switches → an Intervention (validated against nothing yet)."""
-    from ..lab.interventions import Intervention
+    from ..probes.interventions import Intervention
 
     ablate = []
     for value in heads or []:

@@ -1,6 +1,6 @@
 """The logit lens of a translation: what the decoder would say at each residual point, step by step.
 
-Drawn from trace.logit_lens (lab.lens says what is computed). Two panels share their columns, the steps:
+Drawn from trace.logit_lens (probes.lens says what is computed). Two panels share their columns, the steps:
 above, each residual point (rows: embed, L0 self, L0 cross, L0 FFN, …) read through the final norm and W_U,
 its cell the most probable piece there, coloured by the probability of the token finally chosen; below, each
 point's direct contribution to that token's logit. Layers and steps count from 0.

@@ -67,7 +67,7 @@ def write_model_card(folder: str | Path) -> Path:
     if metrics:
         curve = learning_curve_svg(metrics)
         replace_file(folder / CURVE_NAME, lambda tmp: tmp.write_text(curve))
-    from .hub import load_transformer
+    from .model import load_transformer
 
     n_params = load_transformer(folder).num_parameters()
     lines = [

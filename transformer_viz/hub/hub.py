@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import TypeVar
 
 import torch
 from safetensors import SafetensorError, safe_open
@@ -24,7 +25,8 @@ from ..errors import UserError
 from ..model import transformer as plain
 from ..model.config import TransformerConfig
 from .files import replace_file
-from .model import Transformer  # what loading builds: the model class with from_pretrained and push_to_hub
+
+M = TypeVar("M", bound=plain.Transformer)  # the model class a checkpoint is loaded into
 
 log = logging.getLogger(__name__)
 
@@ -114,8 +116,10 @@ def load_config(folder: str | Path) -> TransformerConfig:
     return config
 
 
-def load_transformer(folder: str | Path, device: str | torch.device = "cpu") -> Transformer:
-    """Build the model from config.json and fill it from model.safetensors (strict: every tensor, right shapes)."""
+def load_checked(folder: str | Path, model_class: type[M], device: str | torch.device = "cpu") -> M:
+    """Build `model_class` from config.json and fill it from model.safetensors (strict: every tensor, right shapes).
+
+    hub/model.py's load_transformer builds the Hub-ready class with it; this module never imports that class."""
     folder = Path(folder)
     weights = folder / WEIGHTS_NAME
     # Pickles first: a folder of .bin weights (e.g. a transformers model) is refused for that, whatever its config.
@@ -130,7 +134,7 @@ def load_transformer(folder: str | Path, device: str | torch.device = "cpu") -> 
     if not weights.is_file():
         raise CheckpointError(f"{folder} has no {WEIGHTS_NAME}")
     check_weights_fit(config, weights)  # from the file's header, before any memory is allocated
-    model = Transformer(config)
+    model = model_class(config)
     try:
         missing, unexpected = load_safetensors_into(model, str(weights), strict=False, device=str(device))
     except (SafetensorError, RuntimeError, OSError) as err:  # truncated file, shape mismatch
@@ -148,7 +152,7 @@ def expected_shapes(config: TransformerConfig) -> list[tuple[list[str], tuple[in
     Built on the meta device: shapes only, no memory, whatever sizes the config claims.
     """
     with torch.device("meta"):
-        model = Transformer(config)
+        model = plain.Transformer(config)
     groups: dict[int, tuple[list[str], tuple[int, ...]]] = {}
     for name, tensor in model.state_dict(keep_vars=True).items():
         groups.setdefault(id(tensor), ([], tuple(tensor.shape)))[0].append(name)

@@ -14,6 +14,7 @@ import torch
 from huggingface_hub import ModelCard, PyTorchModelHubMixin
 
 from ..model import transformer as plain
+from .hub import load_checked, resolve_checkpoint, save_checkpoint
 
 # The card save_pretrained and push_to_hub write when the folder has none (train and evaluate write a fuller one).
 CARD_TEMPLATE = """---
@@ -51,8 +52,6 @@ class Transformer(
 
     def _save_pretrained(self, save_directory: Path) -> None:
         """config.json and model.safetensors, as hub.save_checkpoint writes them (so the mixin adds no config)."""
-        from .hub import save_checkpoint
-
         save_checkpoint(save_directory, self)
 
     @classmethod
@@ -72,8 +71,6 @@ class Transformer(
         This replaces the mixin's loader, which reads config.json unchecked, drops unknown fields, loads
         non-strictly and falls back to pickled weights; hub.py refuses all of that.
         """
-        from .hub import load_transformer, resolve_checkpoint
-
         folder = resolve_checkpoint(
             pretrained_model_name_or_path,
             revision=revision,
@@ -87,3 +84,9 @@ class Transformer(
     def generate_model_card(self, *args, **kwargs) -> ModelCard:
         """The mixin's card from CARD_TEMPLATE, told the model's config and size."""
         return super().generate_model_card(*args, config=self.config, n_parameters=self.num_parameters(), **kwargs)
+
+
+def load_transformer(folder: str | Path, device: str | torch.device = "cpu") -> Transformer:
+    """The checkpoint in `folder` as this module's Transformer (from_pretrained, push_to_hub), checked as
+    hub.load_checked checks it: what every loader of the project returns."""
+    return load_checked(folder, Transformer, device)

@@ -6,7 +6,7 @@ transformer_viz/i18n/errors.py merges these into MESSAGE_TEXTS; the conventions 
 from __future__ import annotations
 
 LAB_MESSAGE_TEXTS: dict[str, dict[str, str]] = {
-    # ---------------------------------------------------------------- interventions (lab/interventions.py)
+    # ---------------------------------------------------------------- interventions (probes/interventions.py)
     "err-lab-ablation": {
         "en": "ablation must be one of {choices}, got {value!r}",
         "ja": "ablation は {choices} のどれかでなければなりません (入力値: {value!r})",

@@ -1,4 +1,4 @@
-"""The interventions' menu labels and teaching texts (lab/interventions.py) in English, Japanese and Korean.
+"""The interventions' menu labels and teaching texts (probes/interventions.py) in English, Japanese and Korean.
 
 "iv-label-<name>" is the short name for menus and checkboxes; "iv-explain-<name>" says what the intervention
 reveals, or why the study notes' bug breaks the model, in 1–3 sentences a learner reads beside the result.

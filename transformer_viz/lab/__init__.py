@@ -1,1 +1,2 @@
-"""Experiments on a trained model: interventions, comparisons, and analyses of its attention."""
+"""Experiments on a trained model, above the translator: comparisons, replays and analyses of its attention
+(the hooks they use are in probes/)."""

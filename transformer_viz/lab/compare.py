@@ -22,9 +22,9 @@ import torch
 from ..decoding import DecodeOptions, Hypothesis, ban_never_generated, describe, read_steps
 from ..errors import Notice
 from ..model.hooks import HookPoint, Tracer, intervene
+from ..probes.interventions import EXPLANATIONS, Intervention, input_hooks
 from ..trace import Trace
 from ..translator import SOURCE_HOOKS, TARGET_HOOKS, Translator, raw_scores, stack_patterns
-from .interventions import EXPLANATIONS, Intervention, input_hooks
 
 DEFAULT_LEFT_PAD = 3  # pad tokens placed before <s> in the target-padding lab
 

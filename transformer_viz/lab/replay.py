@@ -25,7 +25,7 @@ from ..decoding import ban_never_generated
 from ..hub.hub import CheckpointError
 from ..model.hooks import Tracer
 from ..trace import Trace
-from ..training.checkpointer import METRICS_NAME
+from ..training.records import METRICS_NAME
 from ..training.snapshots import list_snapshots, load_snapshot
 from ..translator import Translator, stack_patterns
 from .analysis import EOS, argmax_alignment, summarize_heads

@@ -17,7 +17,6 @@ import platform
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import torch
 
@@ -25,15 +24,11 @@ from ..hub.files import replace_file
 from ..hub.hub import WEIGHTS_NAME, save_checkpoint
 from ..model.transformer import Transformer
 from .options import TrainOptions, learning_rate
+from .records import METRICS_NAME, STATE_NAME, TRAINING_NAME
 from .snapshots import save_snapshot, thin_snapshots
-
-if TYPE_CHECKING:
-    from .state import TrainState
+from .state import TrainState
 
 log = logging.getLogger(__package__ + ".train")  # every training module logs as the loop does
-STATE_NAME = "train_state.pt"  # optimizer + progress, for --resume (not shipped)
-METRICS_NAME = "metrics.jsonl"  # one line per validation: the learning curve
-TRAINING_NAME = "training.json"  # how the checkpoint was made
 
 
 class Checkpointer:
@@ -105,18 +100,6 @@ class Checkpointer:
         """A run that never validated still leaves a checkpoint: its last weights."""
         if not (self.out / WEIGHTS_NAME).is_file():
             save_checkpoint(self.out, model)
-
-
-def forget_metrics_after(path: Path, step: int) -> None:
-    """Drop the learning-curve rows after `step`: a run killed between writing its row and its state repeats
-    those steps when resumed, and would log them twice."""
-    if not path.is_file():
-        return
-    lines = path.read_text().splitlines()
-    kept = [line for line in lines if json.loads(line)["step"] <= step]
-    if len(kept) < len(lines):
-        replace_file(path, lambda tmp: tmp.write_text("".join(line + "\n" for line in kept)))
-        log.info("dropped %d learning-curve rows after step %d, which this run repeats", len(lines) - len(kept), step)
 
 
 def write_training_record(

@@ -28,11 +28,11 @@ from pathlib import Path
 
 from ..hub.card import ATTRIBUTION_NAME
 from ..hub.hub import CARD_NAME, CHECKPOINT_FILES, CHECKPOINTS_DIR, RECORD_FILES, SNAPSHOTS_DIR, TOKENIZER_NAME
-from .checkpointer import METRICS_NAME, TRAINING_NAME
 from .corpus import DEFAULT_CACHE, DEFAULT_OUT
 from .ding import Pair
 from .mixtures import EVERYTHING, RECIPES, Recipe, reached
 from .options import TrainOptions
+from .records import METRICS_NAME, TRAINING_NAME
 
 log = logging.getLogger(__name__)
 SUMMARY_NAME, PLAN_NAME, LOG_NAME = "summary.json", "plan.json", "train.log"

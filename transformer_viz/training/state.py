@@ -17,12 +17,13 @@ from pathlib import Path
 
 import torch
 
-from ..hub.hub import CONFIG_NAME, WEIGHTS_NAME, load_transformer
+from ..hub.hub import CONFIG_NAME, WEIGHTS_NAME
+from ..hub.model import load_transformer
 from ..model.config import TransformerConfig
 from ..model.transformer import Transformer
-from .checkpointer import METRICS_NAME, STATE_NAME, TRAINING_NAME, forget_metrics_after
 from .distributed import restore_rng
 from .options import TrainOptions, adam
+from .records import METRICS_NAME, STATE_NAME, TRAINING_NAME, forget_metrics_after
 from .snapshots import forget_snapshots_after
 
 log = logging.getLogger(__package__ + ".train")

@@ -36,11 +36,12 @@ from .batches import (
     source_word_dropout,
     validation_loss,
 )
-from .checkpointer import METRICS_NAME, STATE_NAME, TRAINING_NAME, Checkpointer
+from .checkpointer import Checkpointer
 from .corpus import load_corpus_pairs
 from .data import Pair, Splits, load_corpus, token_batches
 from .distributed import all_ranks_agree, barrier, rng_states, setup_distributed
 from .options import TrainOptions, adam, learning_rate, native_bf16, noam_lr, uses_bf16
+from .records import METRICS_NAME, STATE_NAME, TRAINING_NAME
 from .snapshots import snapshot_steps
 from .state import TrainState, average_weights, can_resume, refuse_used_folder, resume, weights_digest
 from .throughput import mfu, peak_flops, train_flops_per_target_token

@@ -8,7 +8,7 @@ from __future__ import annotations
 import gradio as gr
 
 from ... import i18n
-from ...lab.interventions import SEED_BUGS
+from ...probes.interventions import SEED_BUGS
 from .. import handlers as h
 from .. import handlers_lab as lab
 from ..common import Words, localised_errors, plot, slides
