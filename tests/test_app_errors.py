@@ -21,12 +21,15 @@ pytestmark = pytest.mark.browser
 
 VIEWPORT = {"width": 1280, "height": 720}
 LONG = "the dog sees the house. " * 125  # 3,000 characters, pasted
-# What a visitor sees of the translation: its text, the token strip and the main map's figure, as Plotly holds it.
+# What a visitor sees of the translation: its text, the token strip and the main map's figure, as Plotly holds it
+# (its data, title and labels; not the sizes Plotly computes, which follow the box a notice above may shrink).
 SHOWN = """() => { const el = document.querySelector('#plot-cross .js-plotly-plot');
     return {translation: document.querySelector('#translation textarea').value,
             strip: document.querySelector('#token-strip').innerHTML,
             share: document.querySelector('#share-link textarea').value,
-            map: el && el.data ? JSON.stringify({data: el.data, layout: el.layout}) : null}; }"""
+            map: el && el.data ? JSON.stringify({data: el.data, title: el.layout.title.text,
+                                                 rows: el.layout.yaxis.ticktext, columns: el.layout.xaxis.ticktext})
+                               : null}; }"""
 # Whether each part of the answer on the page is drawn greyed out (faded), as after a refused sentence.
 ANSWER = ("translation", "token-strip", "lesson-maps")
 GREYED = (

@@ -75,6 +75,60 @@ def test_after_translating_the_lesson_fits_the_screen_at_step_0(page, library):
         assert inside and box["y"] + box["height"] <= VIEWPORT["height"], f"{selector} is off screen: {box}"
 
 
+# The main map and the top-k chart as the page draws them: each plot against its box and the screen, whether the
+# box scrolls, and how far the main map's query labels (one per target token) run into each other.
+LESSON_FIT = """() => {
+  const out = {};
+  for (const id of ['plot-cross', 'plot-topk']) {
+    const box = document.getElementById(id), plot = box.querySelector('.js-plotly-plot .main-svg');
+    const b = box.getBoundingClientRect(), p = plot.getBoundingClientRect();
+    out[id] = {boxTop: b.top, boxBottom: b.bottom, plotTop: p.top, plotBottom: p.bottom,
+               scrolls: box.scrollHeight > box.clientHeight + 1};
+  }
+  const labels = [...document.querySelectorAll('#plot-cross .ytick text')].map(t => t.getBoundingClientRect())
+    .filter(r => r.height > 0).sort((a, b) => a.top - b.top);
+  out.rows = labels.length;
+  out.overlap = Math.max(0, ...labels.slice(1).map((r, i) => labels[i].bottom - r.top));
+  return out;
+}"""
+LONG_SENTENCE = "My brother and my sister are going to the cinema with their friends tonight."
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "ko"])
+def test_the_whole_lesson_map_and_top_k_fit_a_projectors_first_screen(browser, app_server, library, lang):
+    """At 1280×720, after a short and a long translation, in each language: the whole main map and top-k chart
+    are inside the first screen, neither is cut off or scrolled in its box, and no two query labels overlap."""
+    url, _ = app_server
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    try:
+        page.goto(f"{url}?lang={lang}", wait_until="load")
+        page.wait_for_selector("#sentence textarea", timeout=WAIT)
+        for sentence in (SENTENCE, LONG_SENTENCE):
+            trace = expected_trace(library, sentence)
+            page.fill("#sentence textarea", sentence)
+            page.click("#translate")
+            wait_translation(page, trace.target_text)
+            page.wait_for_function(
+                "n => document.querySelectorAll('#plot-cross .ytick text').length === n",
+                arg=len(trace.target_ids),
+                timeout=WAIT,
+            )
+            page.wait_for_timeout(500)  # the frames that follow the lesson's first paint have drawn it again
+            fit = page.evaluate(LESSON_FIT)
+            assert page.evaluate("() => window.scrollY") == 0
+            for plot_id in ("plot-cross", "plot-topk"):
+                shown = fit[plot_id]
+                assert shown["boxBottom"] <= VIEWPORT["height"], f"{plot_id} ends below the screen: {shown}"
+                assert shown["plotTop"] >= shown["boxTop"] - 1 and shown["plotBottom"] <= shown["boxBottom"] + 1, (
+                    f"{plot_id} is cut off by its box: {shown}"
+                )
+                assert not shown["scrolls"], f"{plot_id} scrolls inside its box: {shown}"
+            assert fit["rows"] == len(trace.target_ids) and fit["overlap"] < 1, (sentence, fit)  # at most touching
+    finally:
+        context.close()
+
+
 def test_the_strip_shows_readable_pieces_and_marks_the_step(page, library):
     trace = expected_trace(library)
     source = page.locator("#token-strip span.tv-piece").all_inner_texts()

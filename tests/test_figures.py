@@ -96,6 +96,25 @@ def test_attention_head_mean_and_title(trace):
     assert "Layer 0" in single.layout.title.text and "Head 2" in single.layout.title.text
 
 
+@pytest.mark.parametrize("rows", [6, 12, 20])
+def test_a_fitted_head_map_is_its_boxs_height_with_a_label_per_row_that_fits_it(translator, rows):
+    """The lesson's map drawn for a box (fit_px): that tall, tight margins, and a query-label font no taller than
+    a row's share of what the margins leave (at least the smallest readable font); without fit_px, as before."""
+    from transformer_viz.figures.labels import MIN_TICK_PX
+
+    trace = translator.trace("the dog sees the dog.", max_new_tokens=rows)
+    rows = len(trace.target_ids)
+    fig = F.attention_head(trace, "cross", 0, "mean", step=1, fit_px=316)
+    layout = fig.layout
+    assert layout.height == 316 and layout.margin.t < 70  # not the free-standing figure's 100-px title band
+    pitch = (316 - layout.margin.t - layout.margin.b) / rows
+    font = layout.yaxis.tickfont.size
+    assert font == MIN_TICK_PX or 1.25 * font <= pitch
+    assert len(layout.yaxis.ticktext) == rows  # every row keeps its label
+    free = F.attention_head(trace, "cross", 0, "mean", step=1)
+    assert free.layout.height > 316 and list(free.layout.yaxis.ticktext) == list(layout.yaxis.ticktext)
+
+
 @pytest.mark.parametrize(
     "call",
     [

@@ -37,7 +37,9 @@ REFIT_JS = """
     for (const {target} of entries) {
       const full = target._fullLayout;
       if (!full || !full.autosize || !window.Plotly || target.clientWidth === 0) continue;
-      if (Math.abs(full.width - target.clientWidth) > 1) window.Plotly.Plots.resize(target);
+      const wider = Math.abs(full.width - target.clientWidth) > 1;
+      const taller = !target.layout.height && Math.abs(full.height - target.clientHeight) > 1;  // a fitted plot
+      if (wider || taller) window.Plotly.Plots.resize(target);
     }
   });
   const refit = () => document.querySelectorAll('.js-plotly-plot').forEach((el) => {
@@ -73,12 +75,16 @@ CLICK_JS = (
     + STRIP_JS
     + """}"""
 )
-# The lesson's maps fill the screen under the step controls, from a 1280×720 projector (340 px) up to their full
-# size on a tall screen. On screen the top-k bars stretch to it (FITTED_PLOTS are drawn without a height of their
-# own, and at least the box's); for slides they keep their height, as the grid of heads always does, so that no
-# label runs into the next, and scroll inside the box.
-FITTED_PLOTS = ("plot-topk",)
-LESSON_HEIGHT = "clamp(300px, calc(100vh - 380px), 820px)"
+# The lesson's maps fill the screen from where they start down to its bottom edge (js/lesson.js sets the height,
+# from 300 px up to their full size on a tall screen; before it runs, an estimate). On screen the main map and the
+# top-k bars stretch to it (FITTED_PLOTS are drawn without a height of their own: the main map for the box a
+# 1280×720 projector gives it, registry.LESSON_FIT_PX); for slides they keep their height, so that no label runs
+# into the next, and scroll inside the box.
+# The figures' look: on screen, or for slides (large fonts, white) with a 3× PNG or an SVG download.
+LOOKS = ["screen", "slides (PNG download)", "slides (SVG download)"]
+LOOK_KEYS = ["look-screen", "look-png", "look-svg"]
+FITTED_PLOTS = ("plot-topk", "plot-cross")
+LESSON_HEIGHT = "var(--tv-lesson-height, clamp(300px, calc(100vh - 380px), 820px))"
 CSS = (
     "#step-label {min-height: 1.5em} #step-label p {margin: 0} .tv-hidden {display: none !important}"
     # a refused sentence: the answer still on the page is the sentence before's, greyed out
@@ -86,6 +92,13 @@ CSS = (
     " {opacity: .35; filter: grayscale(1)}"
     f" #plot-cross, #plot-topk {{height: {LESSON_HEIGHT}; overflow-y: auto}}"
     f" {', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)} {{min-height: calc({LESSON_HEIGHT} - 24px)}}"
+    # on screen (the look's radio on its first choice) they are exactly the box's height, so a smaller box (a
+    # notice above) redraws them smaller; a slide keeps its own height and scrolls
+    f" .gradio-container:has(#presentation input[value='{LOOKS[0]}']:checked)"
+    f" :is({', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)}) {{height: calc({LESSON_HEIGHT} - 24px)}}"
+    # the step controls in one low row, so that the lesson's map starts higher on a projector's screen
+    " #step-prev, #step-next, #step-play {min-height: 0; padding: 2px 8px}"
+    " #step-slider, #layer, #head {padding: 4px 10px}"
     " #title h3 {margin: 0 0 .2em} #model input, #head input {padding-right: 1.5em; text-overflow: ellipsis}"
     " .tv-strip-row {display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px; line-height: 1.6}"
     " .tv-side {min-width: 5em; font-size: .85em; opacity: .7}"
@@ -98,7 +111,7 @@ CSS = (
 # System fonts only: the page must load nothing from outside the machine.
 # The page's browser code that lives in files of its own (js/): each defines its functions and, in the browser,
 # puts them on window.transformerViz; the events call them in one line.
-JS_FILES = ("share.js",)
+JS_FILES = ("share.js", "lesson.js")
 
 
 def page_head() -> str:
@@ -108,11 +121,6 @@ def page_head() -> str:
 
 
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
-
-
-# The figures' look: on screen, or for slides (large fonts, white) with a 3× PNG or an SVG download.
-LOOKS = ["screen", "slides (PNG download)", "slides (SVG download)"]
-LOOK_KEYS = ["look-screen", "look-png", "look-svg"]
 
 
 def slides(look) -> bool:

@@ -87,6 +87,7 @@ def build_demo() -> gr.Blocks:
             *(attention_tabs.pick, top.download, top.share, inside_tabs.card, top.branch_md, top.unbranch_btn),
         ]
         demo.load(None, None, None, js=CLICK_JS)
+        demo.load(None, None, None, js=WATCH_LESSON_JS)
         after_session = [new_frames, closed, others, redrawn, *scripts, every_head]
         wire_translation(demo, top, models, session_out, lesson, after_session, views)
         wire_steps(top, step_out)
@@ -298,6 +299,7 @@ def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
     return on_load
 
 
+WATCH_LESSON_JS = "() => transformerViz.watchLesson()"  # js/lesson.js: the maps fill the first screen
 # The share box shows the whole address of what the page shows (js/share.js); Copy link says whether it copied.
 SHARE_JS = "(link, step, layer, head, lang) => transformerViz.pageShareLink(link, step, layer, head, lang)"
 COPY_JS = "async (link, lang) => [await transformerViz.copyLink(link), lang]"

@@ -112,13 +112,17 @@ def _step_head(head: int | str) -> int | str:
 
 
 STEP, HEAD, LAYER, KIND = (frozenset({name}) for name in FOLLOWS)
+# The lesson's map on screen is drawn for the height of its box at 1280×720 (common.LESSON_HEIGHT there), a
+# projector's screen, and stretched to a taller box: every row's label fits at 720 px, and so on any taller screen.
+LESSON_FIT_PX = 316
 # fmt: off
 PLOTS = [
     Plot("plot-topk", "page", None, follows=STEP,
          draw=lambda v: figures.topk_bar(v.trace, v.step, presentation=v.presentation)),
     Plot("plot-cross", "page", None, follows=STEP | LAYER | HEAD,
          draw=lambda v: figures.attention_head(
-             v.trace, "cross", v.layer, v.head, step=v.step, presentation=v.presentation, units=v.units)),
+             v.trace, "cross", v.layer, v.head, step=v.step, presentation=v.presentation, units=v.units,
+             fit_px=None if v.presentation else LESSON_FIT_PX)),
     Plot("plot-alignment", "attention", "tab-cross", follows=STEP | LAYER | HEAD,
          draw=lambda v: figures.alignment(
              v.trace, v.layer, head=v.head, step=v.step, presentation=v.presentation, units=v.units)),

@@ -32,9 +32,9 @@ def readable(piece: str) -> tuple[str, bool]:
 
 
 # A side with more pieces than this folds to a window of them ("…" where pieces are left out): the source's first,
-# the target's around the step shown. Two lines of the lesson's width hold about this many, so a long paste keeps
-# the step controls and the map on the first screen.
-STRIP_PIECES = 28
+# the target's around the step shown. One line of the lesson's width at 1280 px holds about this many, so a long
+# paste keeps the step controls and the whole map on the first screen.
+STRIP_PIECES = 16
 FOLD = '<span class="tv-fold" aria-hidden="true">…</span>'
 
 

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from ..trace import ATTENTION_KINDS, Trace
 from .style import (
+    FIGURE_PX,
     FUTURE_SHADE,
     HIGHLIGHT,
     KIND_NAMES,
@@ -34,10 +35,13 @@ from .style import (
     tick_label_px,
     title_text,
     token_ticks,
+    wrap_title,
     x_token_ticks,
 )
 from .units import map_axes
 from .words import t
+
+FIT_WIDTH_PX = 700  # about how wide the page draws the lesson's map at 1280 px: three fifths of the lesson row
 
 # Axis titles are plain text (escaped when used); "\n" becomes a line break so long titles fit under a panel.
 # Each is said in the language of figures.language(): keys of i18n.TEXTS without their "fig-" prefix.
@@ -267,33 +271,51 @@ def attention_head(
     hide_future: bool | None = None,
     show_values: bool = False,
     units: str = "pieces",
+    fit_px: float | None = None,
 ) -> go.Figure:
     """One head (or head="mean") as a large heatmap; show_values writes each weight in its cell; units as
-    attention_grid's."""
+    attention_grid's.
+
+    fit_px: drawn for a box that tall (the lesson's map on a projector, which the page stretches to its box):
+    tight margins, and the query labels' font as large as lets every row's label fit beside its row (with room
+    to spare for a box up to a seventh smaller, as a notice above the maps makes it).
+    """
     ax = map_axes(*attention_axes(trace, kind), units)
     check_step(trace, step)
     st, n_rows = style(presentation), len(ax.queries)
     z = ax.weights(shown(head_matrix(trace, kind, layer, head), kind, step, hide_future))
     label = f"L{layer} {head_label(head, trace.n_heads)}"
+    width = FIGURE_PX if fit_px is None else FIT_WIDTH_PX
+    key_ticks = x_token_ticks(ax.key_labels, 900 if fit_px is None else width - 160, st.font_size, pieces=False)
+    title = t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, trace.n_heads)) + ax.suffix()
+    title += step_suffix(trace, kind, step)
+    if fit_px is None:
+        height = max(1.6 * st.panel_px, 1.3 * st.row_px * n_rows) + 200 + 4 * st.font_size
+        query_font, margin = tick_font(n_rows, 1.3 * st.row_px * n_rows, st.font_size), {}
+    else:  # the title's lines on top; under the map the key labels and the key axis title's (two) lines
+        lines = wrap_title(title, width, st.title_size)[0].count("<br>") + 1
+        top = (LINE_EM * lines + 0.6) * st.title_size
+        key_font = key_ticks.get("tickfont", {}).get("size", st.font_size)
+        bottom = tick_label_px(ax.key_labels, key_ticks["tickangle"], key_font) + 2 * LINE_EM * st.font_size + 8
+        height, margin = fit_px, dict(t=top, b=bottom)
+        pitch = (fit_px - top - bottom) / max(n_rows, 1)  # one row's height
+        query_font = dict(tickfont=dict(size=int(max(MIN_TICK_PX, min(st.font_size, pitch / 1.3)))))
     layout = dict(
-        xaxis=dict(
-            **x_token_ticks(ax.key_labels, 900, st.font_size, pieces=False),
-            title=dict(text=axis_title(key_axis_title(kind, ax.words))),
-        ),
+        xaxis=dict(**key_ticks, title=dict(text=axis_title(key_axis_title(kind, ax.words)))),
         yaxis=dict(
             **token_ticks(ax.query_labels, pieces=False),
             autorange="reversed",
             title=dict(text=axis_title(query_axis_title(kind, ax.words))),
-            **tick_font(n_rows, 1.3 * st.row_px * n_rows, st.font_size),
+            **query_font,
         ),
         shapes=mark_step(z, kind, ax.row(step), st.line_width),
         coloraxis=weights_axis(presentation),
     )
-    title = t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, trace.n_heads)) + ax.suffix()
-    title += step_suffix(trace, kind, step)
-    height = max(1.6 * st.panel_px, 1.3 * st.row_px * n_rows) + 200 + 4 * st.font_size
+    if margin:
+        layout["margin"] = margin
     name = download_name(ax.named(KIND_NAMES[kind]), layer, head, shown_step(kind, step))
-    return finish([weight_heatmap(z, label, show_values)], layout, st, title, height, name)
+    data = [weight_heatmap(z, label, show_values)]
+    return finish(data, layout, st, title, height, name, width=width, tight=fit_px is not None)
 
 
 def overview(trace: Trace, kind: str, presentation: bool = False, units: str = "pieces") -> go.Figure:

@@ -254,6 +254,7 @@ def finish(
     height: float,
     download: str = DEFAULT_NAME,
     width: float = FIGURE_PX,
+    tight: bool = False,
 ) -> go.Figure:
     """The figure from plain Plotly JSON, with the shared look: fonts, backgrounds, title, margins.
 
@@ -261,14 +262,15 @@ def finish(
     title_text); `title` must already be escaped. Plotly's per-property validation is skipped: it cost
     100–1000 ms a figure. test_figures.py validates every builder's output, so the dicts stay valid Plotly.
     `download` names the modebar's download (download_name()). The title is wrapped to about `width` pixels, how
-    wide the page draws the figure, and the figure grows by the room its lines need.
+    wide the page draws the figure, and the figure grows by the room its lines need; a `tight` figure keeps its
+    height and the margins `layout` gives it (a map fitted to a box that holds its title and labels).
     """
     title, _ = wrap_title(title, width, st.title_size)
     margin = {**dict(l=40, r=40, t=70 + 2 * st.title_size, b=40), **layout.get("margin", {})}
     # Plotly sets the title's first baseline in the middle of the top margin and its other lines below: the margin
     # must hold them and, under them, a line of panel titles (annotations at the panels' top)
     below = (title.count("<br>") * LINE_EM + 0.3) * st.title_size + 1.5 * st.font_size + 8
-    extra_px = max(0.0, 2 * below - margin["t"])
+    extra_px = 0.0 if tight else max(0.0, 2 * below - margin["t"])
     margin["t"] += extra_px
     full = {
         "template": TEMPLATE,

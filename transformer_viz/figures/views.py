@@ -1,4 +1,5 @@
-"""The app's views by name, for a notebook: `show(trace, "cross", layer=0, head="mean")` is the page's figure.
+"""The app's views by name, for a notebook: `show(trace, "cross", layer=0, head="mean")` is the page's figure
+(the lesson's map at its own size: the page draws that one for its box, fit_px).
 
 VIEWS is the one table from a view's name to how the page draws it: `draw(trace, layer, head, step, **kw)` →
 a Plotly figure, where kw are the builder's own options (presentation=True for the slides look, units="words",
