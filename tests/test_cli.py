@@ -197,3 +197,19 @@ def test_serve_launches_the_app_from_the_package_with_analytics_off(tmp_path, mo
     monkeypatch.chdir(tmp_path)
     assert main(["serve"]) == 0
     assert launched == ["False"]
+
+
+def test_the_decoding_flags_are_the_chosen_options_with_their_defaults():
+    """decoding.CHOSEN is the one definition: each option is a flag named after its field, defaulting to
+    DecodeOptions', read as its type, and comes back as that field."""
+    from transformer_viz.__main__ import decode_overrides
+    from transformer_viz.decoding import CHOSEN, DecodeOptions
+
+    defaults = decode_overrides(build_parser().parse_args(["translate", "Hi."]))
+    assert defaults == {option.field: getattr(DecodeOptions(), option.field) for option in CHOSEN}
+    given = dict(strategy="sample", beam_size="3", temperature="0.5", top_k="7", top_p="0.8", seed="9")
+    given["max_new_tokens"] = "12"
+    argv = [f"--{field.replace('_', '-')}={value}" for field, value in given.items()]
+    got = decode_overrides(build_parser().parse_args(["trace", "Hi.", *argv]))
+    assert got == {option.field: option.kind(given[option.field]) for option in CHOSEN}
+    assert DecodeOptions(**got).validate().beam_size == 3

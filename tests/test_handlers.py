@@ -83,8 +83,10 @@ def test_decode_options_casts_slider_floats():
 
 def test_a_cleared_seed_box_means_the_default_seed():
     """Gradio sends None for an emptied number box: that is seed 0, not a TypeError."""
-    assert sessions.decode_options(**{**UI_DEFAULTS, "seed": None}) == sessions.decode_options(**UI_DEFAULTS)
-    sampled = sessions.decode_options(**{**UI_DEFAULTS, "strategy": "sample", "seed": None})
+    assert sessions.decode_options(*{**UI_DEFAULTS, "seed": None}.values()) == sessions.decode_options(
+        *UI_DEFAULTS.values()
+    )
+    sampled = sessions.decode_options(*{**UI_DEFAULTS, "strategy": "sample", "seed": None}.values())
     assert sampled.seed == 0
 
 
@@ -113,7 +115,7 @@ def test_trace_files_are_swept_after_an_hour(trace, monkeypatch, tmp_path):
 )
 def test_decode_options_rejects_bad_values(field, value, message):
     with pytest.raises(ValueError, match=message):
-        sessions.decode_options(**{**UI_DEFAULTS, field: value})
+        sessions.decode_options(*{**UI_DEFAULTS, field: value}.values())
 
 
 def test_translate_refuses_an_empty_sentence(session):

@@ -15,26 +15,21 @@ from . import __version__
 
 def add_decoding_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None, help="checkpoint folder, bundled name (seed000, seed004) or Hub repo id")
-    p.add_argument("--strategy", choices=("greedy", "beam", "sample"), default="greedy")
-    p.add_argument("--beam-size", type=int, default=4)
-    p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--top-k", type=int, default=0)
-    p.add_argument("--top-p", type=float, default=1.0)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-new-tokens", type=int, default=64)
+    from .decoding import CHOSEN, STRATEGIES, DecodeOptions
+
+    defaults = DecodeOptions()
+    for option in CHOSEN:  # --strategy, --beam-size, …: each DecodeOptions field the page offers too
+        flag = "--" + option.field.replace("_", "-")
+        choices = dict(choices=STRATEGIES) if option.field == "strategy" else {}
+        p.add_argument(flag, type=option.kind, default=getattr(defaults, option.field), **choices)
     p.add_argument("--device", default="auto")
 
 
 def decode_overrides(args: argparse.Namespace) -> dict:
-    return dict(
-        strategy=args.strategy,
-        beam_size=args.beam_size,
-        temperature=args.temperature,
-        top_k=args.top_k,
-        top_p=args.top_p,
-        seed=args.seed,
-        max_new_tokens=args.max_new_tokens,
-    )
+    """The decoding flags as DecodeOptions fields."""
+    from .decoding import CHOSEN
+
+    return {option.field: getattr(args, option.field) for option in CHOSEN}
 
 
 def cmd_translate(args) -> int:

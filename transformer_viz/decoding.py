@@ -76,6 +76,40 @@ class DecodeOptions:
         return self
 
 
+@dataclass(frozen=True)
+class Chosen:
+    """A decoding option a visitor chooses: its DecodeOptions field (the command line's flag: --beam-size), its
+    short name (the page's control and a share link's parameter: beam) and the type its text is read as."""
+
+    field: str
+    name: str
+    kind: type
+
+
+# The options the page, a share link and the command line offer, in the page's order; one definition for all.
+CHOSEN = (
+    Chosen("strategy", "strategy", str),
+    Chosen("beam_size", "beam", int),
+    Chosen("temperature", "temperature", float),
+    Chosen("top_k", "top_k", int),
+    Chosen("top_p", "top_p", float),
+    Chosen("seed", "seed", int),
+    Chosen("max_new_tokens", "max_len", int),
+)
+
+
+def chosen_options(values: dict) -> DecodeOptions:
+    """{short name: value} (CHOSEN's, every one) → validated DecodeOptions; numbers may arrive as floats from a
+    slider, and a cleared seed box as None (seed 0)."""
+    fields = {}
+    for option in CHOSEN:
+        value = values[option.name]
+        if option.name == "seed" and value is None:
+            value = 0
+        fields[option.field] = option.kind(value)
+    return DecodeOptions(**fields).validate()
+
+
 def is_int(value) -> bool:
     """A whole number that is not a bool (True is an int in Python, never a beam size)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from .. import i18n
-from ..decoding import STRATEGIES
+from ..decoding import CHOSEN, STRATEGIES
 from ..figures import UNITS
 from ..translator import MAX_CHARS
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
@@ -69,8 +69,8 @@ class Header:
 
     @property
     def options(self) -> list:
-        """The decoding options, in the order session.decode_options takes them."""
-        return [self.strategy, self.beam, self.temperature, self.top_k, self.top_p, self.seed, self.max_len]
+        """The decoding options' controls, named and ordered as decoding.CHOSEN (session.decode_options' order)."""
+        return [getattr(self, option.name) for option in CHOSEN]
 
     @property
     def controls(self) -> Controls:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gradio as gr
 
 from .. import __version__, i18n
-from ..decoding import DecodeOptions
+from ..decoding import CHOSEN, DecodeOptions
 from ..errors import Notice, UserError
 from . import handlers as h
 from .common import CLICK_JS, CSS, THEME, Words, localised_errors, page_head, plot, slides, user_error
@@ -30,7 +30,7 @@ from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, 
 # and then reading its stream (measured on one core: a translation painted in 0.38-0.40 s, not 0.73 s). They are
 # short (a translation's decoding and the lesson's two figures); the frames and the other plots stay queued.
 QUICK = dict(queue=False)
-SHARED_OPTIONS = ("strategy", "beam", "temperature", "top_k", "top_p", "seed", "max_len")  # header.options' order
+SHARED_OPTIONS = tuple(option.name for option in CHOSEN)  # header.options' order
 
 
 def build_demo() -> gr.Blocks:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..decoding import DecodeOptions
+from ..decoding import CHOSEN, DecodeOptions, chosen_options
 from ..errors import UserError
 from ..trace import Trace
 from .models import get_translator
@@ -28,17 +28,9 @@ class Session:
 SLIDER_RANGES = dict(beam=(1, 8), max_len=(1, 128), temperature=(0.05, 2.0), top_k=(0, 50), top_p=(0.05, 1.0))
 
 
-def decode_options(strategy: str, beam_size, temperature, top_k, top_p, seed, max_new_tokens) -> DecodeOptions:
-    """UI values → validated DecodeOptions (numbers from sliders may arrive as floats; a cleared seed box as None)."""
-    return DecodeOptions(
-        strategy=str(strategy),
-        beam_size=int(beam_size),
-        temperature=float(temperature),
-        top_k=int(top_k),
-        top_p=float(top_p),
-        seed=0 if seed is None else int(seed),
-        max_new_tokens=int(max_new_tokens),
-    ).validate()
+def decode_options(*values) -> DecodeOptions:
+    """The page's option controls' values, in CHOSEN's order → validated DecodeOptions."""
+    return chosen_options({option.name: value for option, value in zip(CHOSEN, values, strict=True)})
 
 
 def translate(sentence: str, model: str, options: DecodeOptions) -> Session:

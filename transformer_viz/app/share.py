@@ -11,7 +11,7 @@ import math
 import re
 from urllib.parse import urlencode
 
-from ..decoding import STRATEGIES, DecodeOptions
+from ..decoding import CHOSEN, STRATEGIES, DecodeOptions
 from .session import SLIDER_RANGES, Session
 
 MAX_BRANCHES = 16  # forced tokens a link may carry (each one is a decoding run on opening it)
@@ -25,17 +25,7 @@ def forced_tokens(session: Session) -> list[tuple[int, int]]:
 
 def share_query(sentence: str, model: str, options: DecodeOptions, branches: list[tuple[int, int]] = ()) -> str:
     """The query string that reopens the app on this sentence with these options (and these forced tokens)."""
-    params = dict(
-        sentence=sentence,
-        model=model,
-        strategy=options.strategy,
-        beam=options.beam_size,
-        temperature=options.temperature,
-        top_k=options.top_k,
-        top_p=options.top_p,
-        seed=options.seed,
-        max_len=options.max_new_tokens,
-    )
+    params = dict(sentence=sentence, model=model) | {o.name: getattr(options, o.field) for o in CHOSEN}
     if branches:
         params["branch"] = ",".join(f"{step}:{token}" for step, token in branches)
     return "?" + urlencode(params)
@@ -55,23 +45,8 @@ def parse_branches(value: str) -> list[tuple[int, int]]:
 def parse_query(params: dict) -> dict:
     """Query parameters → UI values, ignoring anything unknown or malformed; numbers held to the controls' ranges."""
     out: dict = {}
-    casts = dict(
-        lang=str,
-        sentence=str,
-        model=str,
-        strategy=str,
-        beam=int,
-        temperature=float,
-        top_k=int,
-        top_p=float,
-        seed=int,
-        max_len=int,
-        step=int,
-        layer=int,
-        head=str,
-        tab=str,
-        branch=parse_branches,
-    )
+    casts = dict(lang=str, sentence=str, model=str) | {o.name: o.kind for o in CHOSEN}
+    casts |= dict(step=int, layer=int, head=str, tab=str, branch=parse_branches)
     for key, cast in casts.items():
         if key in params:
             try:
