@@ -82,8 +82,7 @@ def examples(n: int, generator: torch.Generator) -> list[tuple[list[int], list[i
 def token_batch_report(args) -> dict:
     """Host batch building and the device step for each batch size of --token-batches."""
     from transformer_viz.model.transformer import resolve_device
-    from transformer_viz.training.batches import PackedExamples
-    from transformer_viz.training.data import token_batches
+    from transformer_viz.training.batches import PackedExamples, token_batches
     from transformer_viz.training.retrain import SHIPPED
 
     device = resolve_device(args.device)

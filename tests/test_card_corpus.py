@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from tests.test_train import options, write_debian_corpus, write_fake_ding
+from transformer_viz.corpus.build import attribution_markdown
 from transformer_viz.hub.card import ATTRIBUTION_NAME, CORPUS_DATA, DING_DATA, corpus_licences, write_model_card
-from transformer_viz.training.corpus import attribution_markdown
 from transformer_viz.training.train import train
 
 CREDITS = "## Corpus attribution\n\n- games: The Game, its authors and German translators\n"

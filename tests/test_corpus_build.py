@@ -9,10 +9,11 @@ import polib
 import pytest
 
 from transformer_viz.__main__ import main
-from transformer_viz.training import corpus, debs
-from transformer_viz.training.corpus import HeldOut, build_corpus, load_corpus_pairs
-from transformer_viz.training.ding import Pair
-from transformer_viz.training.sources import Source
+from transformer_viz.corpus import build as corpus
+from transformer_viz.corpus import debs
+from transformer_viz.corpus.build import HeldOut, build_corpus, load_corpus_pairs
+from transformer_viz.corpus.ding import Pair
+from transformer_viz.corpus.sources import Source
 
 pytestmark = pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
 MO_PATH = "usr/share/locale/de/LC_MESSAGES/toy.mo"
@@ -140,9 +141,9 @@ def test_nothing_of_dings_valid_test_or_the_everyday_set_reaches_training(tmp_pa
     import hashlib
 
     from tests.test_corpus_everyday import make_wheel
-    from transformer_viz.training import everyday
-    from transformer_viz.training.data import split_pairs
-    from transformer_viz.training.ding import load_ding
+    from transformer_viz.corpus import everyday
+    from transformer_viz.corpus.ding import load_ding
+    from transformer_viz.corpus.pairs import split_pairs
 
     ding = tmp_path / "de-en"
     ding.write_text("".join(f"Satz Nummer {i} ist gut. :: Sentence number {i} is good.\n" for i in range(1600)))
@@ -168,7 +169,7 @@ def test_nothing_of_dings_valid_test_or_the_everyday_set_reaches_training(tmp_pa
 
 def test_no_sources_test_slice_trains_through_another_source(tmp_path, monkeypatch):
     from tests.tiny import SENTENCES
-    from transformer_viz.training.data import _source_key
+    from transformer_viz.corpus.pairs import _source_key
 
     sentences = [(en.capitalize(), de.capitalize()) for en, de in SENTENCES]
     first = make_deb(tmp_path, "toya", sentences[:20])
@@ -199,7 +200,7 @@ def test_a_broken_deb_is_reported_by_name(tmp_path):
 
 
 def test_the_default_sources_leave_out_the_optional_ones_and_all_means_all():
-    from transformer_viz.training.sources import SOURCES, select_sources
+    from transformer_viz.corpus.sources import SOURCES, select_sources
 
     default = {s.name for s in select_sources()}
     assert "warzone2100" not in default and "wesnoth" in default

@@ -1,10 +1,10 @@
-"""Each cleaning rule of training/clean.py on small hand-made units."""
+"""Each cleaning rule of corpus/clean.py on small hand-made units."""
 
 from collections import Counter
 
 import pytest
 
-from transformer_viz.training.clean import (
+from transformer_viz.corpus.clean import (
     align_parts,
     clean_units,
     has_placeholder,

@@ -8,8 +8,8 @@ import pytest
 
 from tests.test_hub import checkpoint
 from tests.tiny import SENTENCES
-from transformer_viz.training import everyday
-from transformer_viz.training.ding import Pair
+from transformer_viz.corpus import everyday
+from transformer_viz.corpus.ding import Pair
 
 PACK = {
     "phrases": [

@@ -1,11 +1,11 @@
-"""Each extractor of training/extract.py on tiny files the tests write themselves."""
+"""Each extractor of corpus/extract.py on tiny files the tests write themselves."""
 
 import struct
 
 import polib
 import pytest
 
-from transformer_viz.training.extract import (
+from transformer_viz.corpus.extract import (
     apt_descriptions_units,
     description_blocks,
     gettext_units,
@@ -14,7 +14,7 @@ from transformer_viz.training.extract import (
     properties_units,
     qm_units,
 )
-from transformer_viz.training.sources import Source
+from transformer_viz.corpus.sources import Source
 
 
 def source(members, extractor, pair=("", "")):

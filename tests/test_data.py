@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from transformer_viz.training import data, ding
-from transformer_viz.training.data import load_corpus, read_tsv, split_pairs, token_batches
-from transformer_viz.training.ding import Pair, clean, load_ding, parse_line
+from transformer_viz.corpus import ding
+from transformer_viz.corpus import pairs as data
+from transformer_viz.corpus.ding import Pair, clean, load_ding, parse_line
+from transformer_viz.corpus.pairs import load_corpus, read_tsv, split_pairs
+from transformer_viz.training.batches import token_batches
 
 HEADWORD = "Aalbestand {m} [zool.] | Aalbestände {pl} :: eel stock (fishery) | eel stocks"
 EXAMPLE = (
@@ -235,7 +237,7 @@ def test_split_does_not_depend_on_the_hash_seed():
     script = (
         "import hashlib, sys\n"
         f"sys.path.insert(0, {str(Path(data.__file__).parent.parent)!r})\n"
-        "import transformer_viz.training.data as d\n"
+        "import transformer_viz.corpus.pairs as d\n"
         "pairs = [d.Pair(f'Sentence {i} here.', f'Satz {i} hier.', 'sentence') for i in range(300)]\n"
         "s = d.split_pairs(pairs, seed=3, n_valid=20, n_test=50)\n"
         "print(hashlib.sha256(repr(s.test + s.valid).encode()).hexdigest())\n"

@@ -336,8 +336,8 @@ def test_a_misspelt_local_folder_is_named_as_such(offline_cache):
 def test_evaluating_a_hub_model_leaves_the_cache_alone(offline_cache, monkeypatch):
     """The scores of a Hub download are reported, not written into the snapshot (which only the Hub client owns);
     a local folder gets its evaluation.json."""
+    from transformer_viz.corpus.ding import Pair
     from transformer_viz.training import evaluate
-    from transformer_viz.training.ding import Pair
 
     cache, _ = offline_cache
     folder = checkpoint(cache.parent / "local")

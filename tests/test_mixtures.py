@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from tests.test_train import assert_same_weights, final_state, options, write_debian_corpus, write_fake_ding
+from transformer_viz.corpus.pairs import load_corpus
 from transformer_viz.errors import UserError
 from transformer_viz.training import mixtures
-from transformer_viz.training.data import load_corpus
 from transformer_viz.training.evaluate import exact_share
 from transformer_viz.training.mixtures import EVERYTHING, Phase, Recipe, curves_table, phase_options, run_recipes
 from transformer_viz.training.options import uses_bf16

@@ -22,11 +22,12 @@ from pathlib import Path
 import pytest
 import torch
 
+from transformer_viz.corpus.pairs import Pair, load_corpus
 from transformer_viz.hub.card import write_model_card
 from transformer_viz.hub.hub import WEIGHTS_NAME
 from transformer_viz.hub.model import load_transformer
 from transformer_viz.model.config import PRESETS, TransformerConfig
-from transformer_viz.training.data import Pair, load_corpus, token_batches
+from transformer_viz.training.batches import token_batches
 from transformer_viz.training.options import MODEL_FIELDS
 from transformer_viz.training.train import (
     METRICS_NAME,

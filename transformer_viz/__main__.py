@@ -82,8 +82,8 @@ def cmd_train(args) -> int:
 
 
 def cmd_mixtures(args) -> int:
+    from .corpus.build import DEFAULT_OUT
     from .training import mixtures
-    from .training.corpus import DEFAULT_OUT
 
     base = train_options(args)
     wanted = comma_list(args.recipes)
@@ -141,7 +141,7 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_corpus_build(args) -> int:
-    from .training.corpus import build_corpus
+    from .corpus.build import build_corpus
 
     command = f"python -m transformer_viz corpus build --out {args.out} --cache {args.cache}"
     if args.from_dir:
@@ -185,7 +185,7 @@ def cmd_serve(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .training.corpus import DEFAULT_CACHE, DEFAULT_OUT
+    from .corpus.build import DEFAULT_CACHE, DEFAULT_OUT
     from .training.train import TrainOptions
 
     parser = argparse.ArgumentParser(
@@ -276,8 +276,8 @@ def add_train_options(p: argparse.ArgumentParser, options, skip: tuple[str, ...]
 
 
 def add_corpus_parser(sub) -> None:
-    from .training.corpus import DEFAULT_CACHE, DEFAULT_OUT
-    from .training.sources import SOURCES
+    from .corpus.build import DEFAULT_CACHE, DEFAULT_OUT
+    from .corpus.sources import SOURCES
 
     names = [source.name for source in SOURCES]
     optional = ", ".join(source.name for source in SOURCES if not source.default)

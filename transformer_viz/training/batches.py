@@ -5,16 +5,61 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
+from ..corpus.ding import KINDS, Pair
 from ..model.transformer import Transformer
 from ..tokenizer import Tokenizer
-from .data import KINDS, Pair, token_batches
 
 Example = tuple[list[int], list[int]]  # (source ids + </s>, target ids + </s>)
+
+
+def token_batches(
+    lengths: Sequence[tuple[int, int]],
+    max_tokens: int,
+    shuffle: bool,
+    seed: int = 0,
+    bucket_size: int = 8192,
+) -> list[list[int]]:
+    """Group example indices into batches with ``len(batch) * longest side <= max_tokens``.
+
+    With ``shuffle`` the indices are shuffled, cut into buckets of ``bucket_size``, sorted by
+    length inside each bucket (similar lengths → little padding, yet varied batches each
+    epoch) and the batch order is shuffled; without it, everything is sorted by length.
+    """
+    cost = [max(src, tgt) for src, tgt in lengths]
+    too_long = [i for i, c in enumerate(cost) if c > max_tokens]
+    if too_long:
+        raise ValueError(
+            f"{len(too_long)} examples are longer than max_tokens={max_tokens} "
+            f"(e.g. index {too_long[0]}: {cost[too_long[0]]} tokens); raise max_tokens or drop them"
+        )
+    rng = random.Random(seed)
+    order = list(range(len(lengths)))
+    if shuffle:
+        rng.shuffle(order)
+        buckets = [order[i : i + bucket_size] for i in range(0, len(order), bucket_size)]
+    else:
+        buckets = [order]
+    batches: list[list[int]] = []
+    for bucket in buckets:
+        batch: list[int] = []
+        longest = 0
+        for index in sorted(bucket, key=lambda i: (cost[i], i)):
+            if batch and (len(batch) + 1) * max(longest, cost[index]) > max_tokens:
+                batches.append(batch)
+                batch, longest = [], 0
+            batch.append(index)
+            longest = max(longest, cost[index])
+        if batch:
+            batches.append(batch)
+    if shuffle:
+        rng.shuffle(batches)
+    return batches
 
 
 def mix_kinds(pairs: list[Pair], word_pairs: int, seed: int, kinds: str = "sentence,phrase,word") -> list[Pair]:

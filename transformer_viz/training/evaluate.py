@@ -15,13 +15,13 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from ..corpus.build import DEFAULT_CACHE, DEFAULT_OUT, MANIFEST, load_corpus_pairs
+from ..corpus.ding import Pair, ding_path
+from ..corpus.pairs import load_corpus
 from ..decoding import DecodeOptions
 from ..hub.files import replace_file
 from ..hub.hub import resolve_checkpoint
 from ..translator import Translator, load_model
-from .corpus import DEFAULT_CACHE, DEFAULT_OUT, MANIFEST, load_corpus_pairs
-from .data import load_corpus
-from .ding import Pair, ding_path
 
 log = logging.getLogger(__name__)
 EVALUATION_NAME = "evaluation.json"
@@ -100,7 +100,7 @@ def held_out_test(corpus: str, seed: int) -> list:
 
 def everyday_test(cache: Path = DEFAULT_CACHE, limit: int = 0) -> list[Pair]:
     """The everyday test pairs, read from the wheel in ``cache``; none (and a note) when it is absent."""
-    from .everyday import PACKAGE, VERSION, WHEEL, check_wheel, read_wheel
+    from ..corpus.everyday import PACKAGE, VERSION, WHEEL, check_wheel, read_wheel
 
     wheel = Path(cache) / WHEEL
     if not wheel.is_file():

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from ..corpus.build import DEFAULT_CACHE, DEFAULT_OUT
 from ..hub.hub import TOKENIZER_NAME
 from ..tokenizer import Tokenizer
 from ..translator import Translator
-from .corpus import DEFAULT_CACHE, DEFAULT_OUT
 from .evaluate import everyday_test, score
 from .options import TrainOptions
 from .snapshots import list_snapshots, load_snapshot

@@ -26,10 +26,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..corpus.build import DEFAULT_CACHE, DEFAULT_OUT
+from ..corpus.ding import Pair
 from ..hub.card import ATTRIBUTION_NAME
 from ..hub.hub import CARD_NAME, CHECKPOINT_FILES, CHECKPOINTS_DIR, RECORD_FILES, SNAPSHOTS_DIR, TOKENIZER_NAME
-from .corpus import DEFAULT_CACHE, DEFAULT_OUT
-from .ding import Pair
 from .mixtures import EVERYTHING, RECIPES, Recipe, reached
 from .options import TrainOptions
 from .records import METRICS_NAME, TRAINING_NAME

@@ -22,6 +22,8 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 from tqdm.auto import tqdm
 
+from ..corpus.build import load_corpus_pairs
+from ..corpus.pairs import Pair, Splits, load_corpus
 from ..hub.hub import TOKENIZER_NAME, load_config
 from ..model.config import TransformerConfig
 from ..model.transformer import Transformer, resolve_device
@@ -34,11 +36,10 @@ from .batches import (
     encode_pairs,
     mix_kinds,
     source_word_dropout,
+    token_batches,
     validation_loss,
 )
 from .checkpointer import Checkpointer
-from .corpus import load_corpus_pairs
-from .data import Pair, Splits, load_corpus, token_batches
 from .distributed import all_ranks_agree, barrier, rng_states, setup_distributed
 from .options import TrainOptions, adam, learning_rate, native_bf16, noam_lr, uses_bf16
 from .records import METRICS_NAME, STATE_NAME, TRAINING_NAME
@@ -278,8 +279,8 @@ class Progress:
 
 def copy_attribution(corpus: Path, out: Path) -> None:
     """The corpus's credits travel with the weights trained on it (the model card shows them)."""
+    from ..corpus.build import ATTRIBUTION
     from ..hub.card import ATTRIBUTION_NAME
-    from .corpus import ATTRIBUTION
 
     if (corpus / ATTRIBUTION).is_file():
         shutil.copyfile(corpus / ATTRIBUTION, out / ATTRIBUTION_NAME)

@@ -25,9 +25,9 @@ from tqdm.auto import tqdm
 
 from . import debs
 from .clean import clean_units
-from .data import _rank, _source_key, read_tsv
 from .ding import Pair, kind_of
 from .extract import EXTRACTORS
+from .pairs import _rank, _source_key, read_tsv
 from .sources import Source, select_sources
 
 logger = logging.getLogger(__name__)
@@ -77,7 +77,7 @@ def held_out_sets(cache: Path, ding: str | Path | None = None) -> tuple[HeldOut,
 
 def _ding_held_out(pairs: list[Pair]) -> list[Pair]:
     """The validation and test pairs of Ding's default split."""
-    from .data import split_pairs
+    from .pairs import split_pairs
 
     splits = split_pairs(pairs, seed=SPLIT_SEED)
     return splits.valid + splits.test

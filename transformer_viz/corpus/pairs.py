@@ -1,4 +1,4 @@
-"""Training data: the Ding pairs (ding.py) or your own TSV, a leak-free split, and token batching.
+"""The pairs a model trains on: the Ding pairs (ding.py) or your own TSV, and a leak-free split.
 
 ``split_pairs(seed=0)`` holds out 1,000 test and 500 valid sentences of the Ding dictionary and
 leaves 364,368 training pairs (18,217 sentences). Words are 78 % of the pairs, so the training
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ __all__ = [
     "load_ding",
     "read_tsv",
     "split_pairs",
-    "token_batches",
 ]
 
 
@@ -116,48 +114,3 @@ def load_corpus(path: str | Path | None = None, seed: int = 0, extra_tsv: str | 
         seen = {(p.src, p.tgt) for p in splits.train}
         splits.train += [p for p in extra if (p.src, p.tgt) not in seen]
     return splits
-
-
-# ---------------------------------------------------------------------------- batching
-def token_batches(
-    lengths: Sequence[tuple[int, int]],
-    max_tokens: int,
-    shuffle: bool,
-    seed: int = 0,
-    bucket_size: int = 8192,
-) -> list[list[int]]:
-    """Group example indices into batches with ``len(batch) * longest side <= max_tokens``.
-
-    With ``shuffle`` the indices are shuffled, cut into buckets of ``bucket_size``, sorted by
-    length inside each bucket (similar lengths → little padding, yet varied batches each
-    epoch) and the batch order is shuffled; without it, everything is sorted by length.
-    """
-    cost = [max(src, tgt) for src, tgt in lengths]
-    too_long = [i for i, c in enumerate(cost) if c > max_tokens]
-    if too_long:
-        raise ValueError(
-            f"{len(too_long)} examples are longer than max_tokens={max_tokens} "
-            f"(e.g. index {too_long[0]}: {cost[too_long[0]]} tokens); raise max_tokens or drop them"
-        )
-    rng = random.Random(seed)
-    order = list(range(len(lengths)))
-    if shuffle:
-        rng.shuffle(order)
-        buckets = [order[i : i + bucket_size] for i in range(0, len(order), bucket_size)]
-    else:
-        buckets = [order]
-    batches: list[list[int]] = []
-    for bucket in buckets:
-        batch: list[int] = []
-        longest = 0
-        for index in sorted(bucket, key=lambda i: (cost[i], i)):
-            if batch and (len(batch) + 1) * max(longest, cost[index]) > max_tokens:
-                batches.append(batch)
-                batch, longest = [], 0
-            batch.append(index)
-            longest = max(longest, cost[index])
-        if batch:
-            batches.append(batch)
-    if shuffle:
-        rng.shuffle(batches)
-    return batches
