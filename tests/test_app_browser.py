@@ -210,6 +210,8 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
         const opts = el && el._context ? el._context.toImageButtonOptions : null;
         return opts ? [el.layout.font.size, el.layout.plot_bgcolor, opts.format, opts.scale, opts.filename] : null; }"""
     screen = page.evaluate(look, "plot-cross")
+    tooltip = "() => document.querySelector(\"#plot-cross .modebar-btn[data-title*='Download']\").dataset.title"
+    assert page.evaluate(tooltip) == "Download this figure as PNG"
     page.get_by_role("radio", name="slides (SVG download)").check()
     page.wait_for_function(
         "([id, size]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); "
@@ -221,6 +223,8 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
     assert screen[2] == "png" and screen[3] >= 3
     assert screen[4].startswith("cross-attention_L") and "_step-" in screen[4]  # named after what it shows
     assert slides[0] > screen[0] and slides[1] in ("white", "#ffffff", "#fff") and slides[2] == "svg"
+    # the camera button's tooltip names the format it downloads
+    page.wait_for_function(f"() => ({tooltip})() === 'Download this figure as SVG'", timeout=WAIT)
     page.get_by_role("radio", name="screen", exact=True).check()
     page.wait_for_function(
         "([id, size]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot'); "
@@ -402,7 +406,7 @@ def test_a_shared_link_brings_back_the_whole_lesson(visit, server):
         wait_translation(other, branched.target_text)
         assert other.input_value("#sentence textarea") == SENTENCE
         other.wait_for_function(
-            "() => document.querySelector('#tab-pe-button').getAttribute('aria-selected') === 'true'"
+            "() => document.querySelector('#tab-pe-button').getAttribute('aria-selected') === 'true'", timeout=WAIT
         )
         assert other.get_by_label("日本語").is_checked()
         other.wait_for_function(
@@ -410,7 +414,9 @@ def test_a_shared_link_brings_back_the_whole_lesson(visit, server):
         )
         assert other.input_value("#layer input[type=number]") == str(layer) and other.input_value("#head input") == "1"
         assert other.locator("#unbranch").is_enabled()  # the branch is made again: the way back is there too
-        other.wait_for_function("s => document.querySelector('#branch-info').innerText.includes(s)", arg=f"{t}")
+        other.wait_for_function(
+            "s => document.querySelector('#branch-info').innerText.includes(s)", arg=f"{t}", timeout=WAIT
+        )
         assert other.input_value("#share-link textarea") == link  # the reopened page shares the same lesson
     finally:
         other.close()

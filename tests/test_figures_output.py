@@ -95,6 +95,18 @@ def test_plot_config_and_figure_json(trace):
     assert data["config"]["toImageButtonOptions"]["format"] == "svg" and data["data"] and data["layout"]
 
 
+def test_the_camera_buttons_tooltip_names_the_format_in_the_figures_language():
+    """Plotly titles the camera button from the config's locale: "…as a png" for PNG, "Download plot" otherwise."""
+    for fmt, lang, expected in [
+        ("svg", "en", "Download this figure as SVG"),
+        ("png", "ja", "この図を PNG でダウンロード"),
+    ]:
+        with F.language(lang):
+            config = F.plot_config(fmt)
+        dictionary = config["locales"][config["locale"]]["dictionary"]
+        assert dictionary["Download plot as a PNG"] == dictionary["Download plot"] == expected
+
+
 def test_figures_import_neither_torch_nor_gradio():
     for path in Path(F.__file__).parent.glob("*.py"):
         imported = set()

@@ -363,8 +363,8 @@ def wire_language(top: Header, words: Words, lesson, after: list[Event]) -> None
         """Every registered text in the chosen language; the notices, the branch, the token table and what is said
         under the sentence too."""
         sentence = [h.sentence_message(said or [], lng)]
-        if sess is None:
-            return words.updates(lng) + ["", "", h.tokens_table(None, lng)] + sentence
+        if sess is None:  # nothing to say yet; and a link's translation, under way, says it in this language itself
+            return words.updates(lng) + [gr.skip(), gr.skip(), h.tokens_table(None, lng)] + sentence
         trace = sess.trace
         info = [h.notices_info(trace, lng), h.branch_info(sess, lng), h.tokens_table(trace, lng)]
         return words.updates(lng) + info + sentence

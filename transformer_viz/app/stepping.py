@@ -43,7 +43,8 @@ FRAME_KEY_JS = (
 # - Plotly.relayout of the layout's changes where the data are the same (their revision, with_revision): a step
 #   of cross-attention, the masks or the pipeline moves an outline and a title (measured: 5 ms, not 50);
 # - else Plotly.react, with the drawn plot's config: the download's name changes with every step, and a new
-#   config makes react draw everything anew (measured: 35 ms, not 50, for the top-k bars).
+#   config makes react draw everything anew (measured: 35 ms, not 50, for the top-k bars); but a new look's
+#   format takes the new config, so that the camera button's tooltip names the format it now downloads.
 # The download's name, format and scale (a new look's) are then set where the camera button reads them. A plot
 # not drawn yet (its tab was never opened: Gradio mounts a tab's plots when it first opens) gets its Gradio value,
 # which Gradio draws then.
@@ -67,7 +68,8 @@ REDRAW_JS = """(id, json) => {
   };
   const fig = prepared(json), drawn = el.tvDrawn, images = el._context.toImageButtonOptions || {};
   const download = Object.assign({}, fig.config.toImageButtonOptions);
-  if (drawn && drawn.layout === el.layout && drawn.revision === fig.layout.datarevision) {
+  const sameFormat = images.format === download.format;  // else a new look: the camera button is drawn again
+  if (drawn && drawn.layout === el.layout && drawn.revision === fig.layout.datarevision && sameFormat) {
     const {meta, ...layout} = fig.layout;
     const {meta: _, ...before} = prepared(drawn.json).layout;
     const update = changes(before, layout, '', {});
@@ -75,7 +77,9 @@ REDRAW_JS = """(id, json) => {
     el.layout.meta = meta;
   } else {
     const config = Object.assign(fig.config, {responsive: true});
-    config.toImageButtonOptions = images;
+    // the drawn plot's download options, unless the format changed (a new look): then the new config, so that
+    // Plotly draws the camera button again with its tooltip naming the new format
+    if (sameFormat) config.toImageButtonOptions = images;
     window.Plotly.react(el, fig.data, fig.layout, config);
   }
   el._context.toImageButtonOptions = Object.assign(el._context.toImageButtonOptions || {}, download);

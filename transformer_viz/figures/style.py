@@ -114,7 +114,17 @@ def plot_config(fmt: str = "png", filename: str = DEFAULT_NAME) -> dict:
     if fmt not in ("png", "svg", "jpeg", "webp"):
         raise ValueError(f"fmt must be 'png', 'svg', 'jpeg' or 'webp', got {fmt!r}")
     scale = 1 if fmt == "svg" else 3  # SVG is vector: scaling it only changes its nominal size
-    return {**PLOT_CONFIG, "toImageButtonOptions": {"format": fmt, "scale": scale, "filename": filename}}
+    # The camera button's tooltip names the download's format in the figure's language: Plotly looks its title up
+    # in the config's locale dictionary ("…as a PNG" for PNG, "…as a png" before Plotly.js 3, "Download plot" else).
+    tooltip = t("download", fmt=fmt.upper())
+    titles = ("Download plot as a PNG", "Download plot as a png", "Download plot")
+    locale = {"dictionary": dict.fromkeys(titles, tooltip)}
+    return {
+        **PLOT_CONFIG,
+        "toImageButtonOptions": {"format": fmt, "scale": scale, "filename": filename},
+        "locale": "transformer-viz",
+        "locales": {"transformer-viz": locale},
+    }
 
 
 def download_name(what: str, layer: int | None = None, head: int | str | None = None, step: int | None = None) -> str:

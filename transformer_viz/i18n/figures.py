@@ -9,6 +9,12 @@ title becomes a line break. The English texts are the figures' original words, u
 from __future__ import annotations
 
 FIGURE_TEXTS: dict[str, dict[str, str]] = {
+    # ------------------------------------------------------------ the modebar's camera button (its tooltip)
+    "fig-download": {
+        "en": "Download this figure as {fmt}",
+        "ja": "この図を {fmt} でダウンロード",
+        "ko": "이 그림을 {fmt}(으)로 다운로드",
+    },
     # ------------------------------------------------------------ attention: kinds, axes, heads, steps
     "fig-kind-encoder_self": {
         "en": "Encoder self-attention",
