@@ -30,7 +30,6 @@ from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, 
 # and then reading its stream (measured on one core: a translation painted in 0.38-0.40 s, not 0.73 s). They are
 # short (a translation's decoding and the lesson's two figures); the frames and the other plots stay queued.
 QUICK = dict(queue=False)
-SHARED_OPTIONS = tuple(option.name for option in CHOSEN)  # header.options' order
 
 
 def build_demo() -> gr.Blocks:
@@ -266,8 +265,8 @@ def wire_translation(
     unbranch_in = [top.lang, top.session, top.step]
     unbranched = top.unbranch_btn.click(on_unbranch, unbranch_in, session_out, api_visibility="private")
     then(unbranched, [lesson, PAINTED, *after])
-    wire_share(top, views)
     containers, tab_paths = page_tabs(views)
+    wire_share(top, containers)
     link = gr.State(None)  # what a share link restores once its sentence is translated: branches, step, layer, head
 
     on_load = link_reader(models, containers, tab_paths)
@@ -283,7 +282,7 @@ def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
     def on_load(request: gr.Request):
         values = parse_query(dict(request.query_params)) if request is not None else {}
         out = [values.get("sentence", gr.skip()), values["model"] if values.get("model") in models else gr.skip()]
-        out += [values.get(key, gr.skip()) for key in SHARED_OPTIONS]
+        out += [values.get(option.name, gr.skip()) for option in CHOSEN]  # header.options' order
         # ?lang=ja in the link wins; otherwise the browser's preferred languages decide.
         headers = request.headers if request is not None else {}
         chosen = (
@@ -305,10 +304,10 @@ SHARE_JS = "(link, step, layer, head, lang) => transformerViz.pageShareLink(link
 COPY_JS = "async (link, lang) => [await transformerViz.copyLink(link), lang]"
 
 
-def wire_share(top: Header, views: gr.Tabs) -> None:
-    """The share box rewritten in the browser whenever the link, step, layer, head, language or tab changes."""
+def wire_share(top: Header, tabs: list[gr.Tabs]) -> None:
+    """The share box rewritten in the browser whenever the link, step, layer, head, language or open tab (of any
+    of the page's tab sets, `tabs`) changes."""
     share_in = [top.share, top.step, top.layer, top.head, top.lang]
-    tabs, _ = page_tabs(views)
     for trigger in [top.share.change, top.step.change, top.layer.change, top.head.change, top.lang.change] + [
         t.select for t in tabs
     ]:
