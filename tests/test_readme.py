@@ -1,5 +1,5 @@
-"""The README tells the truth about the code: its imports run, and its tables and lists name every preset,
-command, trace field and bundled checkpoint there is."""
+"""The README and the docs/ pages tell the truth about the code: their imports run, and their tables and lists
+name every preset, command, trace field and bundled checkpoint there is."""
 
 from __future__ import annotations
 
@@ -10,23 +10,28 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES = [README, *sorted(DOCS.glob("*.md"))]  # the README and every page it links to
 
 
-def readme_imports() -> list[str]:
-    """Every `import …` / `from … import …` line of transformer_viz in the README's python code blocks."""
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+def imports(*pages: Path) -> list[str]:
+    """Every `import …` / `from … import …` line of transformer_viz in the pages' python code blocks."""
+    blocks = [b for page in pages for b in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)]
     lines = [line.split("#")[0].strip() for block in blocks for line in block.splitlines()]
     return [line for line in lines if re.match(r"(from|import) transformer_viz\b", line)]
 
 
-def test_the_readme_shows_imports_of_the_library():
-    assert len(readme_imports()) >= 2  # the Library section's examples
+def test_the_readme_and_the_library_page_show_imports_of_the_library():
+    assert len(imports(README)) >= 1  # the README's taste of it
+    assert len(imports(DOCS / "library.md")) >= 2  # the library page's examples
+    assert len(imports(DOCS / "user-guide.md")) >= 3  # in code: each Beyond attention view
 
 
-def test_every_import_line_of_the_readme_runs():
-    script = "\n".join(readme_imports())
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=README.parent)
+def test_every_import_line_of_the_readme_and_the_docs_runs():
+    script = "\n".join(imports(*PAGES))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, f"{script}\n{done.stderr}"
 
 
@@ -37,11 +42,11 @@ def test_a_missing_name_would_fail():
     assert done.returncode != 0 and "no_such_name" in done.stderr
 
 
-def section(title: str) -> str:
-    """The README's text under the heading `title` (any level), up to the next heading of that level or above."""
-    text = README.read_text()
+def section(title: str, page: Path = README) -> str:
+    """The page's text under the heading `title` (any level), up to the next heading of that level or above."""
+    text = page.read_text()
     found = re.search(rf"^(#+) {re.escape(title)}\n", text, flags=re.M)
-    assert found, f"the README has no section {title!r}"
+    assert found, f"{page.name} has no section {title!r}"
     level = len(found.group(1))
     rest = text[found.end() :]
     end = re.search(rf"^#{{1,{level}}} ", rest, flags=re.M)
@@ -51,7 +56,8 @@ def section(title: str) -> str:
 def test_the_presets_table_has_a_row_per_preset():
     from transformer_viz.model.config import PRESETS
 
-    rows = re.findall(r"^\| `(\w+)`", section("Presets: the two study notes, with their bugs fixed"), flags=re.M)
+    presets = section("Presets: the two study notes, with their bugs fixed", DOCS / "library.md")
+    rows = re.findall(r"^\| `(\w+)`", presets, flags=re.M)
     assert sorted(rows) == sorted(PRESETS)
 
 
@@ -59,13 +65,14 @@ def test_the_command_line_section_shows_every_command():
     from transformer_viz.__main__ import build_parser
 
     commands = next(a for a in build_parser()._actions if a.dest == "command").choices
-    shown = set(re.findall(r"^python -m transformer_viz (\w+)", section("Command line"), flags=re.M))
+    page = section("Command line", DOCS / "command-line.md")
+    shown = set(re.findall(r"^python -m transformer_viz (\w+)", page, flags=re.M))
     assert shown == set(commands)
 
 
 def schema_block() -> str:
-    """The code block of the README's trace schema."""
-    return re.search(r"```\n(.*?)```", section("Trace JSON schema"), flags=re.S).group(1)
+    """The code block of the trace schema's page."""
+    return re.search(r"```\n(.*?)```", section("Trace JSON schema", DOCS / "trace-schema.md"), flags=re.S).group(1)
 
 
 def test_the_trace_schema_names_every_field_of_a_trace(trace):
@@ -100,10 +107,12 @@ def test_the_checkpoints_table_has_a_row_per_bundled_checkpoint(monkeypatch):
 
     monkeypatch.delenv(HUB_MODEL_ENV, raising=False)  # the bundled checkpoints only, as the model menu lists them
     bundled = available_models()
-    rows = re.findall(r"^\| `(\w+)`", section("Checkpoints"), flags=re.M)
+    rows = re.findall(r"^\| `(\w+)`", section("The models"), flags=re.M)
     assert bundled and sorted(rows) == sorted(bundled)
 
 
 def test_a_missing_section_fails():
     with pytest.raises(AssertionError, match="no section"):
         section("No such section")
+    with pytest.raises(AssertionError, match="command-line.md has no section"):
+        section("Trace JSON schema", DOCS / "command-line.md")

@@ -1,0 +1,107 @@
+"""The README is what a visitor reads first, short enough to read to the end; the rest lives in docs/ pages it
+links. Every relative link and image of the README and of those pages resolves from where the page is, the
+README gives exactly the two set-up commands CI runs, and its front matter still configures the Space."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES = [README, *sorted(DOCS.glob("*.md"))]
+MAX_README_LINES = 250
+LINK = re.compile(r"!?\[[^\]]*\]\(<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\)")  # [text](target) and ![alt](target)
+
+
+def prose(text: str) -> str:
+    """The text without its code blocks and inline code, where brackets are code, not links."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    return re.sub(r"`[^`]*`", "", text)
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors GitHub makes of a page's headings: lower case, punctuation dropped, spaces to hyphens."""
+    headings = re.findall(r"^#+ (.+)$", prose(page.read_text()), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def links(page: Path) -> list[str]:
+    """Every link and image target of the page, in order."""
+    return LINK.findall(prose(page.read_text()))
+
+
+def broken(page: Path, root: Path = ROOT) -> list[str]:
+    """The page's relative links and images that lead nowhere from the page's folder (or out of the checkout),
+    and anchors no heading of their page makes. Addresses with a scheme (https:, mailto:) are not followed."""
+    found = []
+    for target in links(page):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        where = (page.parent / path).resolve() if path else page
+        if not where.is_relative_to(root.resolve()) or not where.exists():
+            found.append(f"{target} (no such file)")
+        elif anchor and where.suffix == ".md" and anchor not in anchors(where):
+            found.append(f"{target} (no such heading)")
+    return found
+
+
+def test_the_readme_is_short():
+    lines = len(README.read_text().splitlines())
+    assert lines < MAX_README_LINES, f"README.md has {lines} lines: move a section into a docs/ page"
+
+
+def test_the_readme_links_every_docs_page_and_each_exists():
+    linked = {(README.parent / t.partition("#")[0]).resolve() for t in links(README) if t.startswith("docs/")}
+    pages = {p.resolve() for p in PAGES[1:]}
+    assert len(pages) >= 8 and {DOCS / "architecture.md", DOCS / "user-guide.md"} <= pages
+    assert pages <= linked, sorted(p.name for p in pages - linked)  # no page a visitor cannot reach
+    assert all(p.exists() for p in linked), sorted(str(p) for p in linked if not p.exists())
+
+
+def test_every_relative_link_and_image_resolves():
+    assert sum(len(links(p)) for p in PAGES) > 40  # the README's and the pages' screenshots and cross-links
+    assert {page.name: broken(page) for page in PAGES if broken(page)} == {}
+
+
+def test_a_broken_link_or_image_is_found(tmp_path):
+    (tmp_path / "docs" / "screenshots").mkdir(parents=True)
+    (tmp_path / "docs" / "screenshots" / "a.png").write_bytes(b"")
+    (tmp_path / "README.md").write_text("# Top\n\n## The models\n")
+    page = tmp_path / "docs" / "guide.md"
+    page.write_text(
+        "# Guide\n\n![fine](screenshots/a.png) ![moved](docs/screenshots/a.png) [up](../README.md#the-models)\n"
+        "[gone](../README.md#checkpoints) [here](#guide) [web](https://example.org/x) [out](../../elsewhere.md)\n"
+        "`[in code](missing.md)`\n\n```\n[in a block](missing.md)\n```\n"
+    )
+    assert broken(page, tmp_path) == [
+        "docs/screenshots/a.png (no such file)",
+        "../README.md#checkpoints (no such heading)",
+        "../../elsewhere.md (no such file)",
+    ]
+
+
+def test_the_readme_gives_the_two_set_up_commands_that_ci_runs():
+    """A fresh machine needs two commands: one serves the app on the bundled checkpoint, one runs the tests."""
+    quick_start = re.search(r"^## Quick start\n(.*?)^## ", README.read_text(), flags=re.S | re.M).group(1)
+    block = re.search(r"```bash\n(.*?)```", quick_start, flags=re.S).group(1)
+    commands = [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
+    assert commands == ["./scripts/serve", "./scripts/test"]
+    assert all(os.access(ROOT / command, os.X_OK) for command in commands)
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert [line for line in ci if line.startswith("exec ")] == ["exec ./scripts/test"]
+
+
+def test_the_front_matter_still_configures_the_space():
+    """The Space gets README.md as it is: its front matter must stay at the very top and name the app."""
+    from transformer_viz.hub.space import APP_FILES
+
+    head = re.match(r"---\n(.*?)\n---\n", README.read_text(), flags=re.S)
+    assert head, "README.md must start with the Space's front matter"
+    fields = dict(line.split(": ", 1) for line in head.group(1).splitlines() if ": " in line)
+    assert fields["sdk"] == "gradio" and (ROOT / fields["app_file"]).is_file() and "README.md" in APP_FILES
+    pin = re.search(r"^gradio==(\S+)$", (ROOT / "requirements.txt").read_text(), flags=re.M).group(1)
+    assert fields["sdk_version"] == pin
