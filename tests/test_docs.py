@@ -105,3 +105,25 @@ def test_the_front_matter_still_configures_the_space():
     assert fields["sdk"] == "gradio" and (ROOT / fields["app_file"]).is_file() and "README.md" in APP_FILES
     pin = re.search(r"^gradio==(\S+)$", (ROOT / "requirements.txt").read_text(), flags=re.M).group(1)
     assert fields["sdk_version"] == pin
+
+
+def diagram_layers(page: Path = DOCS / "architecture.md") -> list[set[str]]:
+    """The layers the architecture page draws, top down: each line's modules and folders before its `←` note."""
+    block = re.search(r"```\n(transformer_viz/.*?)```", page.read_text(), flags=re.S).group(1)
+    names = [re.findall(r"\b(\w+)(?:/|\.py)", line.split("←")[0]) for line in block.splitlines()[1:]]
+    return [set(found) for found in names if found]
+
+
+def test_the_architecture_diagram_is_the_layers_the_tests_enforce():
+    from tests.test_layers import LAYERS
+
+    assert diagram_layers() == [set(layer) for layer in reversed(LAYERS)]
+
+
+def test_the_architecture_page_has_a_line_for_every_subpackage_and_top_level_module():
+    package = ROOT / "transformer_viz"
+    there = {f"{p.name}/" for p in package.iterdir() if (p / "__init__.py").is_file()}
+    there |= {p.name for p in package.glob("*.py")}
+    rows = set(re.findall(r"^\| `([\w.]+/?)` \|", (DOCS / "architecture.md").read_text(), flags=re.M))
+    assert {"model/", "probes/", "i18n/", "translator.py", "__init__.py"} <= there
+    assert rows == there, (sorted(there - rows), sorted(rows - there))
