@@ -1,4 +1,5 @@
-"""Command line: python -m transformer_viz {translate, trace, train, evaluate, corpus, push, serve}."""
+"""Command line: python -m transformer_viz {translate, trace, train, evaluate, mixtures, retrain, corpus,
+push, space, serve}."""
 
 from __future__ import annotations
 

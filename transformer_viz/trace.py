@@ -1,6 +1,6 @@
 """Trace: everything recorded while translating one sentence, and its JSON form.
 
-Schema "transformer-viz/trace/2" (README, "Trace JSON"); a version-1 trace (no vectors, no residual) still loads:
+Schema "transformer-viz/trace/2" (docs/trace-schema.md); a version-1 trace (no vectors, no residual) still loads:
 
     source:  {text, tokens[S], ids[S]}           tokens include the final </s>
     target:  {text, tokens[T], ids[T]}           generated tokens, ending with </s> when reached

@@ -105,7 +105,7 @@ class TransformerConfig:
         return cls.from_dict(fields)
 
 
-# The two study notes the project grew from, with their bugs fixed (see README "Presets").
+# The two study notes the project grew from, with their bugs fixed (docs/library.md, "Presets").
 PRESETS: dict[str, dict[str, Any]] = {
     # Japanese notes: pre-LN, sinusoidal table, √D-scaled pad-zeroed embeddings, bias-free attention.
     "seed000": dict(

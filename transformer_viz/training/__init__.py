@@ -1,1 +1,2 @@
-"""Training data and training: the Ding dictionary, batching, the training loop, evaluation."""
+"""Training: batching, the training loop, checkpoints and snapshots, evaluation, mixtures and retrain (the pairs it
+reads come from corpus/)."""

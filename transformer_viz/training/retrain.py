@@ -37,7 +37,7 @@ from .records import METRICS_NAME, TRAINING_NAME
 log = logging.getLogger(__name__)
 SUMMARY_NAME, PLAN_NAME, LOG_NAME = "summary.json", "plan.json", "train.log"
 READY_DIR, PACK_DIR = "ready", "pack"
-# The shipped d256 models' recipe (README, "Checkpoints"); a flag given to retrain overrides each.
+# The shipped d256 models' recipe (docs/training.md, "The shipped models"); a flag given to retrain overrides each.
 SHIPPED = dict(
     d_model=256,
     n_heads=4,
