@@ -24,7 +24,6 @@ from transformer_viz.decoding import DecodeOptions
 from transformer_viz.errors import Notice, UserError
 from transformer_viz.hub import hub
 from transformer_viz.hub.hub import CheckpointError, resolve_checkpoint
-from transformer_viz.i18n.errors import MESSAGE_TEXTS
 from transformer_viz.model.config import TransformerConfig
 from transformer_viz.probes.interventions import Intervention, bug_hooks
 from transformer_viz.trace import Trace
@@ -39,19 +38,21 @@ def placeholders(template: str) -> list[tuple[str, str | None, str | None]]:
     return sorted((name, conv, spec or None) for _, name, spec, conv in string.Formatter().parse(template) if name)
 
 
-@pytest.mark.parametrize("key", sorted(MESSAGE_TEXTS))
+MESSAGES = sorted(key for key in i18n.CATALOGUES[i18n.DEFAULT] if key.startswith(("err-", "notice-")))
+
+
+@pytest.mark.parametrize("key", MESSAGES)
 def test_every_message_has_english_japanese_and_korean_with_the_same_placeholders(key):
-    entry = MESSAGE_TEXTS[key]
-    assert set(entry) == {"en", "ja", "ko"}
-    assert placeholders(entry["ja"]) == placeholders(entry["en"]) == placeholders(entry["ko"])
+    texts = [i18n.CATALOGUES[lang][key] for lang in ("en", "ja", "ko")]
+    assert placeholders(texts[1]) == placeholders(texts[0]) == placeholders(texts[2])
 
 
-def test_every_key_the_library_raises_is_in_the_table():
-    """A raise site with a key the table lacks would fail only when a user hits it."""
+def test_every_key_the_library_raises_is_in_the_catalogue():
+    """A raise site with a key the catalogue lacks would fail only when a user hits it."""
     raised = set()
     for path in PACKAGE.rglob("*.py"):
         raised |= set(re.findall(r'(?:UserError|Notice|CheckpointNotFound)\(\s*"([a-z-]+)"', path.read_text()))
-    assert len(raised) > 20 and raised <= set(MESSAGE_TEXTS), raised - set(MESSAGE_TEXTS)
+    assert len(raised) > 20 and raised <= set(MESSAGES), raised - set(MESSAGES)
 
 
 # ---------------------------------------------------------------- each raise site raises its key
@@ -122,7 +123,7 @@ def test_the_handlers_raise_their_keys(translator, empty_registry):
 def test_each_bad_intervention_raises_its_key(bad, key, english_end):
     err = raised(Intervention, **bad)
     assert err.key == key and str(err).endswith(english_end)  # the English as before
-    assert i18n.message(err, "ja") == MESSAGE_TEXTS[key]["ja"].format(**err.params)
+    assert i18n.message(err, "ja") == i18n.CATALOGUES["ja"][key].format(**err.params)
 
 
 def test_interventions_beyond_the_model_raise_their_keys(translator):
@@ -168,7 +169,7 @@ def test_the_api_names_an_unknown_model_by_its_key():
 def test_each_bad_training_option_raises_its_key(bad, key):
     err = raised(TrainOptions(**bad).check)
     assert err.key == key and str(err).endswith(f"got {next(iter(bad.values()))}")
-    assert i18n.message(err, "ja") == MESSAGE_TEXTS[key]["ja"].format(**err.params)
+    assert i18n.message(err, "ja") == i18n.CATALOGUES["ja"][key].format(**err.params)
 
 
 @pytest.mark.parametrize(
@@ -190,7 +191,7 @@ def test_each_bad_training_option_raises_its_key(bad, key):
 def test_each_bad_model_config_raises_its_key(make, key, english):
     err = raised(make)
     assert err.key == key and english in str(err)
-    assert i18n.message(err, "ja") == MESSAGE_TEXTS[key]["ja"].format(**err.params)
+    assert i18n.message(err, "ja") == i18n.CATALOGUES["ja"][key].format(**err.params)
 
 
 def test_embeddings_shared_across_two_vocabularies_raise_their_key():
@@ -256,12 +257,11 @@ def test_hub_failures_raise_their_keys(isolated, monkeypatch):
 
 # ---------------------------------------------------------------- the lookup never reads the English
 def test_a_reworded_english_text_keeps_its_translations(translator, monkeypatch):
-    monkeypatch.setitem(MESSAGE_TEXTS, "err-empty", {**MESSAGE_TEXTS["err-empty"], "en": "Nothing to translate."})
-    monkeypatch.setitem(i18n.TEXTS, "err-empty", MESSAGE_TEXTS["err-empty"])
+    monkeypatch.setitem(i18n.CATALOGUES[i18n.DEFAULT], "err-empty", "Nothing to translate.")
     err = raised(translator.trace, "")
     assert str(err) == "Nothing to translate."  # library users read the new English
     assert i18n.message(err, "ja") == "文が空です。翻訳する英語の文を入力してください"
-    assert i18n.message(err, "ko") == MESSAGE_TEXTS["err-empty"]["ko"]
+    assert i18n.message(err, "ko") == i18n.CATALOGUES["ko"]["err-empty"]
 
 
 def test_the_translation_fills_in_the_parameters():

@@ -105,7 +105,7 @@ def test_the_figures_speak_the_language(trace, attributed, lang):
         ]
     keys = ("fig-lens-title", "fig-attr-title", "fig-attr-agreement-title")
     for title, key in zip(titles, keys):
-        assert i18n.TEXTS[key][lang].split("{")[0].split(":")[0] in title
+        assert i18n.CATALOGUES[lang][key].split("{")[0].split(":")[0] in title
 
 
 def test_the_button_fills_the_visitors_trace_and_leaves_the_model_alone(translator, empty_registry):

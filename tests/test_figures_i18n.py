@@ -150,7 +150,7 @@ def test_the_mask_matrix_axis_titles_default_to_the_language(traces, lang):
     t = traces[0]
     with F.language(lang):
         fig = F.mask_matrix(t.masks["cross"], t.target_tokens, t.source_tokens, "mask")
-    expected = [i18n.TEXTS["fig-key"][lang], i18n.TEXTS["fig-query"][lang]]
+    expected = [i18n.CATALOGUES[lang]["fig-key"], i18n.CATALOGUES[lang]["fig-query"]]
     assert [fig.layout.xaxis.title.text, fig.layout.yaxis.title.text] == expected
 
 
@@ -165,16 +165,18 @@ def test_english_is_exactly_the_default(traces):
 
 def test_the_detector_labels_are_those_of_the_analysis():
     """The English figure labels are analysis.LABEL_NAMES, so the two cannot drift apart."""
-    assert {name: i18n.TEXTS[f"fig-label-{name}"]["en"] for name in analysis.LABEL_NAMES} == analysis.LABEL_NAMES
+    assert {name: i18n.text(f"fig-label-{name}", "en") for name in analysis.LABEL_NAMES} == analysis.LABEL_NAMES
 
 
 def test_figure_texts_keep_plotly_placeholders_in_every_language():
     """Plotly's %{x} is written %{{x}} in a template: every language fills the same Plotly fields."""
-    for key, entry in i18n.TEXTS.items():
-        if key.startswith("fig-"):
-            plotly_fields = {lang: sorted(re.findall(r"%\{\{[^}]*\}\}", text)) for lang, text in entry.items()}
-            assert plotly_fields["ja"] == plotly_fields["en"] == plotly_fields["ko"], key
-            assert "%{" not in re.sub(r"%\{\{", "", entry["en"]), key  # a single brace would be a format field
+    english = i18n.CATALOGUES[i18n.DEFAULT]
+    for lang, catalogue in i18n.CATALOGUES.items():
+        for key, text in catalogue.items():
+            if key.startswith("fig-"):
+                plotly_fields = [sorted(re.findall(r"%\{\{[^}]*\}\}", words)) for words in (text, english[key])]
+                assert plotly_fields[0] == plotly_fields[1], (lang, key)
+                assert "%{" not in re.sub(r"%\{\{", "", text), (lang, key)  # a single brace would be a format field
 
 
 def test_the_language_does_not_leak_out_of_its_block(traces):

@@ -1,53 +1,54 @@
-"""The three UI languages: complete tables, the browser's choice, and library messages put into each language by key."""
+"""The three UI languages: complete catalogues, the browser's choice, and library messages put into each language
+by key. (test_i18n_keys.py checks the catalogues against the code; test_i18n_languages.py a language added.)"""
 
 from __future__ import annotations
 
+import json
 import re
-import string
 
 import pytest
 
 from tests.tiny import tiny_translator
 from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
-from transformer_viz.i18n.beyond_attribution import ATTRIBUTION_TEXTS
-from transformer_viz.i18n.beyond_compare import COMPARE_TEXTS
-from transformer_viz.i18n.beyond_lens import LENS_TEXTS
-from transformer_viz.i18n.errors import MESSAGE_TEXTS
-from transformer_viz.i18n.figures import FIGURE_TEXTS
-from transformer_viz.i18n.figures_analysis import ANALYSIS_FIGURE_TEXTS
-from transformer_viz.i18n.geometry import GEOMETRY_TEXTS
-from transformer_viz.i18n.lab import LAB_TEXTS
-from transformer_viz.i18n.page import PAGE_TEXTS
-from transformer_viz.i18n.qkv import QKV_TEXTS
-from transformer_viz.i18n.replay import REPLAY_TEXTS
 from transformer_viz.probes.interventions import EXPLANATIONS, LABELS, SEED_BUGS
 
+SHIPPED = sorted(path.stem for path in i18n.FOLDER.glob("*.json"))  # the package's own catalogues
+ENGLISH = i18n.CATALOGUES[i18n.DEFAULT]
 
-def fields(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+def test_the_package_ships_english_japanese_and_korean():
+    assert SHIPPED == ["en", "ja", "ko"]
+    assert {code: i18n.LANGUAGES[code] for code in SHIPPED} == {"en": "English", "ja": "日本語", "ko": "한국어"}
+    assert len(ENGLISH) > 400
 
 
-@pytest.mark.parametrize("key", sorted(i18n.TEXTS))
-def test_every_text_exists_in_every_language_with_the_same_fields(key):
-    entry = i18n.TEXTS[key]
-    assert set(entry) == set(i18n.LANGUAGES), f"{key} lacks {set(i18n.LANGUAGES) - set(entry)}"
-    assert all(entry[lang].strip() for lang in i18n.LANGUAGES)
-    for lang in ("ja", "ko"):
-        assert fields(entry[lang]) == fields(entry["en"]), f"{key}: {lang} fills other fields than English"
+@pytest.mark.parametrize("key", sorted(ENGLISH))
+def test_every_text_exists_in_every_shipped_language(key):
+    for lang in SHIPPED:
+        assert i18n.CATALOGUES[lang].get(key, "").strip(), f"{key} lacks its {lang} text"
         # Backticked tokens (`<s>`, `</s>`) must survive: unquoted, Markdown would treat them as HTML tags.
-        assert re.findall(r"`[^`]+`", entry[lang]) == re.findall(r"`[^`]+`", entry["en"]), key
+        assert re.findall(r"`[^`]+`", i18n.CATALOGUES[lang][key]) == re.findall(r"`[^`]+`", ENGLISH[key]), key
+
+
+@pytest.mark.parametrize("lang", SHIPPED)
+def test_no_key_is_written_twice_in_a_catalogue(lang):
+    """JSON keeps the last of two equal keys without a word: the first text would be lost."""
+    pairs = json.loads((i18n.FOLDER / f"{lang}.json").read_text(encoding="utf-8"), object_pairs_hook=list)
+    keys = [key for key, _ in pairs]
+    assert sorted({key for key in keys if keys.count(key) > 1}) == []
+    assert keys[0] == i18n.NAME and keys[1:] == [key for key in ENGLISH if key in keys[1:]]  # in English's order
 
 
 def test_japanese_and_korean_are_written_in_their_scripts():
     """Not English copied across: every sentence-like text carries kana/kanji or hangul."""
     japanese = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
     hangul = re.compile(r"[\uac00-\ud7af]")
-    for key, entry in i18n.TEXTS.items():
-        if len(re.sub(r"[^A-Za-z]", "", entry["en"])) < 6 or key in ("top-p",):
+    for key, english in ENGLISH.items():
+        if len(re.sub(r"[^A-Za-z]", "", english)) < 6 or key in ("top-p",):
             continue  # names such as "Top-p" stay as they are
-        assert japanese.search(entry["ja"]), key
-        assert hangul.search(entry["ko"]), key
+        assert japanese.search(i18n.CATALOGUES["ja"][key]), key
+        assert hangul.search(i18n.CATALOGUES["ko"][key]), key
 
 
 @pytest.mark.parametrize(
@@ -67,13 +68,6 @@ def test_language_from_the_browser(header, expected):
     assert i18n.from_accept_language(header) == expected
 
 
-def test_no_key_is_in_two_tables():
-    """TEXTS merges the tables: a key in two of them would silently lose one text."""
-    tables = [PAGE_TEXTS, LAB_TEXTS, FIGURE_TEXTS, ANALYSIS_FIGURE_TEXTS, MESSAGE_TEXTS]
-    tables += [LENS_TEXTS, ATTRIBUTION_TEXTS, COMPARE_TEXTS, QKV_TEXTS, REPLAY_TEXTS, GEOMETRY_TEXTS]
-    assert len(i18n.TEXTS) == sum(len(table) for table in tables)
-
-
 def test_the_interventions_english_texts_live_beside_their_translations():
     assert (
         set(LABELS) == set(EXPLANATIONS) == {"ablate_zero", "ablate_mean", "no_positions", "no_causal_mask", *SEED_BUGS}
@@ -86,7 +80,7 @@ def test_the_interventions_english_texts_live_beside_their_translations():
 
 def test_text_fills_values_and_falls_back_to_english():
     assert i18n.text("notice-cut-tokens", "ko", n=7) == "입력을 모델의 한도인 7토큰에서 잘랐습니다"
-    assert i18n.text("translate", "ja-JP") == i18n.TEXTS["translate"]["ja"]
+    assert i18n.text("translate", "ja-JP") == i18n.CATALOGUES["ja"]["translate"]
     assert i18n.text("translate", "xx") == "Translate"
 
 
@@ -137,9 +131,9 @@ STUDY_NOTES = {"en": "study note", "ja": "学習ノート", "ko": "학습 노트
 MODEL = {"en": "model", "ja": "モデル", "ko": "모델"}
 
 
-@pytest.mark.parametrize("lang", sorted(i18n.LANGUAGES))
+@pytest.mark.parametrize("lang", SHIPPED)
 def test_no_text_names_a_study_note_by_its_seed_without_saying_what_it_is(lang):
-    named = {key: entry[lang] for key, entry in i18n.TEXTS.items() if re.search(r"seed\s*\d", entry[lang], re.I)}
+    named = {key: text for key, text in i18n.CATALOGUES[lang].items() if re.search(r"seed\s*\d", text, re.I)}
     assert named, "the bundled models are named somewhere"
     for key, text in named.items():
         assert not re.search(r"seed\s+\d", text, re.I), (key, text)  # the notes' own name for themselves

@@ -14,12 +14,13 @@ from transformer_viz.hub.hub import CHECKPOINT_FILES, CheckpointError, save_chec
 from transformer_viz.hub.space import LFS_PATTERNS, PROJECT_ROOT, deploy_space, gitattributes
 from transformer_viz.training.snapshots import save_snapshot, write_index
 
+CATALOGUE = "transformer_viz/i18n/catalogues/en.json"  # the page's words: without them the app cannot start
 HUB_GIT_LIMIT = 10 * 10**6  # the Hub refuses a larger file in a plain git push unless it goes through LFS
 
 
 def fake_checkout(root: Path) -> Path:
     """A checkout with the app's files, one checkpoint with two snapshots, and everything a Space must not get."""
-    for name in ("app.py", "requirements.txt", "README.md", "LICENSE", "transformer_viz/app/page.py"):
+    for name in ("app.py", "requirements.txt", "README.md", "LICENSE", "transformer_viz/app/page.py", CATALOGUE):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text("x")
     (root / "transformer_viz/app/static").mkdir(parents=True)
@@ -45,7 +46,7 @@ def test_space_is_a_gradio_space_with_the_app_and_its_checkpoints(tmp_path, uplo
     assert uploads.folder == root
     expected_checkpoint = [*CHECKPOINT_FILES, "README.md", "ATTRIBUTION.md", "training.json"]
     assert uploads.paths == sorted(
-        ["app.py", "requirements.txt", "README.md", "LICENSE", "transformer_viz/app/page.py"]
+        ["app.py", "requirements.txt", "README.md", "LICENSE", "transformer_viz/app/page.py", CATALOGUE]
         + ["transformer_viz/app/static/stepping.js"]
         + [f"checkpoints/seed000/{name}" for name in expected_checkpoint]
         + [f"checkpoints/seed000/snapshots/{name}" for name in ("index.json", "step-0000010.safetensors")]
@@ -66,6 +67,7 @@ def test_every_file_of_the_real_space_over_the_git_limit_goes_through_lfs(upload
     deploy_space("owner/demo", PROJECT_ROOT)
     paths = set(uploads.paths)
     assert {"app.py", "requirements.txt", "README.md", "transformer_viz/app/page.py"} <= paths
+    assert {f"transformer_viz/i18n/catalogues/{lang}.json" for lang in ("en", "ja", "ko")} <= paths  # its words
     assert not any(p.startswith(("tests/", "docs/", "benchmarks/", ".venv/", "data/", "runs/")) for p in paths)
     for name in ("seed000", "seed004"):
         assert {f"checkpoints/{name}/{file}" for file in CHECKPOINT_FILES} <= paths

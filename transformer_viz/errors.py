@@ -1,11 +1,11 @@
 """Errors and notices a user can cause, named by a key with parameters, so the UI translates them by key.
 
-`UserError("err-empty")` is a ValueError whose str() is the English text of its key in the message table
-(transformer_viz/i18n/errors.py): library users and the CLI read English, the app shows the key's text in
-the visitor's language. `Notice` is the same for a trace's notices: a str, English, that keeps its key.
+`UserError("err-empty")` is a ValueError whose str() is the English text of its key in the English catalogue
+(transformer_viz/i18n): library users and the CLI read English, the app shows the key's text in the visitor's
+language. `Notice` is the same for a trace's notices: a str, English, that keeps its key.
 
 This module imports only the standard library, so every layer (the model included) may raise these. The
-table is read when a message is first turned into text, not when this module is imported.
+catalogues are read when a message is first turned into text, not when this module is imported.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 def english(key: str, params: dict[str, Any]) -> str:
     """The English text of `key` with `params` filled in."""
-    from .i18n.errors import MESSAGE_TEXTS  # data only; read at message time so the model layer loads no tables
+    from . import i18n  # data only; read at message time so the model layer loads no catalogues
 
-    return MESSAGE_TEXTS[key]["en"].format(**params)
+    return i18n.template(key).format(**params)
 
 
 class UserError(ValueError):

@@ -53,7 +53,7 @@ def model_label(name: str, lang: str = i18n.DEFAULT) -> str:
     blocks = i18n.text("model-pre-ln" if config.get("norm_first") else "model-post-ln", lang)
     kind = config.get("positional")
     key = f"model-positions-{kind}"
-    positions = i18n.text(key, lang) if key in i18n.TEXTS else str(kind)
+    positions = i18n.text(key, lang) if key in i18n.CATALOGUES[i18n.DEFAULT] else str(kind)
     return f"{blocks} · {positions} ({name})"
 
 

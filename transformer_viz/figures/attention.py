@@ -44,7 +44,7 @@ from .words import t
 FIT_WIDTH_PX = 700  # about how wide the page draws the lesson's map at 1280 px: three fifths of the lesson row
 
 # Axis titles are plain text (escaped when used); "\n" becomes a line break so long titles fit under a panel.
-# Each is said in the language of figures.language(): keys of i18n.TEXTS without their "fig-" prefix.
+# Each is said in the language of figures.language(): catalogue keys without their "fig-" prefix.
 KEY_TITLES = {"encoder_self": "key-source", "cross": "key-source", "decoder_self": "key-decoder"}
 QUERY_TITLES = {"encoder_self": "query-source", "cross": "query-target", "decoder_self": "query-target"}
 

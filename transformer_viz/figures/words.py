@@ -5,7 +5,7 @@
 
 A ContextVar, not a global: each thread and each asyncio task sees its own language, and the context manager
 puts the previous one back on the way out, so concurrent visitors never get each other's words.
-The words live in i18n.TEXTS under "fig-" keys (transformer_viz/i18n/figures.py, figures_analysis.py).
+The words live in the i18n catalogues under "fig-" keys, each a str.format template (Plotly's %{x} is %{{x}}).
 """
 
 from __future__ import annotations
@@ -36,5 +36,4 @@ def current_language() -> str:
 
 def t(key: str, **values) -> str:
     """The figure text "fig-{key}" in the current language, {values} filled in (Plotly's %{x} is written %{{x}})."""
-    entry = i18n.TEXTS["fig-" + key]
-    return (entry.get(LANGUAGE.get()) or entry[i18n.DEFAULT]).format(**values)
+    return i18n.template("fig-" + key, LANGUAGE.get()).format(**values)

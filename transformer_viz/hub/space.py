@@ -26,9 +26,14 @@ log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]  # the checkout: app.py, requirements.txt, README.md
 # What the Space runs: the entry point, its pins, the README whose front matter says `sdk: gradio`, the licence,
-# and the package (its Python and JavaScript files; caches and tests never).
+# and the package (its Python and JavaScript files and its catalogues of words; caches and tests never).
 APP_FILES = ("app.py", "requirements.txt", CARD_NAME, "LICENSE")
-PACKAGE_PATTERNS = ("transformer_viz/*.py", "transformer_viz/*.js", "transformer_viz/*.css")
+PACKAGE_PATTERNS = (
+    "transformer_viz/*.py",
+    "transformer_viz/*.js",
+    "transformer_viz/*.css",
+    "transformer_viz/i18n/catalogues/*.json",
+)
 IGNORE_PATTERNS = ("*/__pycache__/*", "*.pyc")
 # Files stored through LFS on the Hub, as Hugging Face's own Spaces mark them.
 LFS_PATTERNS = ("*.safetensors", "*.model")

@@ -1,33 +1,69 @@
-"""The app's words in English, Japanese and Korean, and how a visitor's language is chosen.
+"""The app's words, one catalogue per language, and how a visitor's language is chosen.
 
-Plain data and functions (no gradio, no torch): the app looks every label, explanation and message up here
-with `text(key, lang)`, and shows the library's errors and notices with `message(err, lang)`, by their key.
-TEXTS gathers the tables: the page's words (page.py), the interventions' (lab.py), the figures'
-(figures.py, figures_analysis.py) and the library's messages (errors.py).
+Each language is one JSON file in catalogues/, named by its code (en.json, ja.json, ko.json): a flat object of
+key → text. The English catalogue is the source of truth: every key the code uses is in it, and a text missing
+from another catalogue is shown in English. Each catalogue names its language in itself under "language-name"
+("日本語"): the language menu offers every catalogue found, so adding a language is adding one file. More folders
+of catalogues (a language of one's own, or a few texts reworded) are read with `load(folder)`, or named in the
+environment variable TRANSFORMER_VIZ_CATALOGUES (os.pathsep between folders) before this package is imported;
+a later folder's text wins over an earlier one's for the same language and key.
+
+Why JSON and not gettext's .po: no compile step (Python reads .po only through compiled .mo files or a library
+such as polib); Python's json and the browser's JavaScript read the same file as it is, so a page that says its
+words in the browser can take them from here; and a flat key → text JSON file is a format translation platforms
+(Weblate, Crowdin) import and export as it is. What .po has and JSON lacks, plural forms and comments for the
+translator, this app does not use: its numbers are placeholders in sentences written around them, and the
+conventions below are written here once.
+
+For translators: texts may use Markdown; tokens such as `<s>` stay in backticks (unquoted, Markdown would take
+them for HTML tags). A {name} is a placeholder the code fills in ({value!r} quotes a value as Python would);
+a translation keeps the English text's placeholders, no more, no fewer. Every "fig-" text is a str.format
+template even without placeholders, so Plotly's own are written with doubled braces ("%{{z:.3f}}" reaches
+Plotly as "%{z:.3f}"), and "\\n" in an axis title breaks the line. The English figure texts are the figures'
+original words. In Korean, a particle after a bold token is bolded with <strong>, not "**" (CommonMark does
+not close "**" between punctuation and a letter). The explanations are written for a learner in each language
+(the two study notes this project grew from were written in Japanese and Korean), not translated word by word.
+
+Plain data and functions (no gradio, no torch): the app looks every label, explanation and message up with
+`text(key, lang)`, and shows the library's errors and notices (transformer_viz.errors) with `message(err, lang)`.
 """
 
 from __future__ import annotations
 
-from .beyond_attribution import ATTRIBUTION_TEXTS
-from .beyond_compare import COMPARE_TEXTS
-from .beyond_lens import LENS_TEXTS
-from .errors import MESSAGE_TEXTS
-from .figures import FIGURE_TEXTS
-from .figures_analysis import ANALYSIS_FIGURE_TEXTS
-from .geometry import GEOMETRY_TEXTS
-from .lab import LAB_TEXTS
-from .page import PAGE_TEXTS
-from .qkv import QKV_TEXTS
-from .replay import REPLAY_TEXTS
+import json
+import os
+import re
+from pathlib import Path
 
-LANGUAGES = {"en": "English", "ja": "日本語", "ko": "한국어"}
+FOLDER = Path(__file__).with_name("catalogues")  # the catalogues the package ships
+EXTRA_FOLDERS = "TRANSFORMER_VIZ_CATALOGUES"  # the environment variable naming more folders
 DEFAULT = "en"
+NAME = "language-name"  # the key under which a catalogue names its language in itself
+CODE = re.compile(r"[a-z]{2,3}")  # a catalogue's file name: a language code as language() reads one
 
-# key → {language → text}: every word the app shows, looked up by text(key, lang).
-TEXTS: dict[str, dict[str, str]] = {**PAGE_TEXTS, **LAB_TEXTS, **FIGURE_TEXTS, **ANALYSIS_FIGURE_TEXTS, **MESSAGE_TEXTS}
-TEXTS |= {**LENS_TEXTS, **ATTRIBUTION_TEXTS, **COMPARE_TEXTS}  # the "Beyond attention" views' own tables
-TEXTS.update(QKV_TEXTS)  # "One query, real numbers"
-TEXTS.update({**REPLAY_TEXTS, **GEOMETRY_TEXTS})  # the "Beyond attention" views'
+# language → key → text, for every catalogue loaded; and language → its name, as the language menu offers them
+CATALOGUES: dict[str, dict[str, str]] = {}
+LANGUAGES: dict[str, str] = {}
+
+
+def load(folder: str | Path) -> list[str]:
+    """Read every catalogue in `folder` (`<code>.json`) into CATALOGUES and LANGUAGES; the codes it read."""
+    if not Path(folder).is_dir():
+        raise FileNotFoundError(f"no folder of catalogues at {folder}")
+    codes = []
+    for path in sorted(Path(folder).glob("*.json")):
+        code = path.stem
+        if not CODE.fullmatch(code):
+            raise ValueError(f"{path}: a catalogue is named by its language's code, such as de.json")
+        texts = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(texts, dict) or not all(isinstance(words, str) for words in texts.values()):
+            raise ValueError(f"{path}: a catalogue is one JSON object of key → text")
+        if NAME not in texts and code not in LANGUAGES:
+            raise ValueError(f"{path}: a new language's catalogue must name its language in itself ({NAME!r})")
+        CATALOGUES.setdefault(code, {}).update(texts)
+        LANGUAGES[code] = CATALOGUES[code][NAME]
+        codes.append(code)
+    return codes
 
 
 def language(lang: str | None) -> str:
@@ -36,11 +72,14 @@ def language(lang: str | None) -> str:
     return code if code in LANGUAGES else DEFAULT
 
 
+def template(key: str, lang: str | None = DEFAULT) -> str:
+    """The text of `key` in `lang`, placeholders unfilled; English where that language lacks it."""
+    return CATALOGUES[language(lang)].get(key) or CATALOGUES[DEFAULT][key]
+
+
 def text(key: str, lang: str | None = DEFAULT, **values) -> str:
     """The text for `key` in `lang` (English where a translation is missing), with {values} filled in."""
-    entry = TEXTS[key]
-    template = entry.get(language(lang)) or entry[DEFAULT]
-    return template.format(**values) if values else template
+    return template(key, lang).format(**values) if values else template(key, lang)
 
 
 def from_accept_language(header: str | None) -> str:
@@ -68,3 +107,8 @@ def message(err: object, lang: str | None) -> str:
     if language(lang) == DEFAULT:
         return str(err)
     return text("err-other", lang, detail=str(err))
+
+
+load(FOLDER)
+for extra in filter(None, os.environ.get(EXTRA_FOLDERS, "").split(os.pathsep)):
+    load(extra)

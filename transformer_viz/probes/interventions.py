@@ -23,7 +23,7 @@ import torch
 
 from ..decoding import DecodeOptions, generate
 from ..errors import UserError
-from ..i18n.lab import LAB_TEXTS
+from ..i18n import CATALOGUES, DEFAULT
 from ..model.config import TransformerConfig
 from ..model.hooks import HookPoint, Tracer
 from ..model.masks import causal_mask
@@ -40,11 +40,10 @@ ATTENTION_MODULES = {
 }
 
 # Short names for menus and checkboxes, and what each intervention reveals or why each bug breaks the model
-# (1–3 sentences a learner reads beside the result): English, from the word tables beside their translations.
-LABELS = {k.removeprefix("iv-label-"): text["en"] for k, text in LAB_TEXTS.items() if k.startswith("iv-label-")}
-EXPLANATIONS = {
-    k.removeprefix("iv-explain-"): text["en"] for k, text in LAB_TEXTS.items() if k.startswith("iv-explain-")
-}
+# (1–3 sentences a learner reads beside the result): English, from the English catalogue ("iv-label-<name>",
+# "iv-explain-<name>"), whose translations the other catalogues hold under the same keys.
+LABELS = {k.removeprefix("iv-label-"): v for k, v in CATALOGUES[DEFAULT].items() if k.startswith("iv-label-")}
+EXPLANATIONS = {k.removeprefix("iv-explain-"): v for k, v in CATALOGUES[DEFAULT].items() if k.startswith("iv-explain-")}
 
 
 @dataclass(frozen=True)
