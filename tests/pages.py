@@ -159,13 +159,13 @@ def wait_translation(page, text: str) -> None:
         raise AssertionError(f"the translation never became {text!r}; it is {translation(page)!r}") from None
 
 
-# What the page's stepping holds (stepping.py), for a failure's message: the slider, the frames it paints from
-# (their step where they are one translation's lesson alone, their controls and translation), a step asked for before
-# frames came, and the translation shown now.
+# What the page's stepping holds (js/page.js: transformerViz.page), for a failure's message: the slider, the frames
+# it paints from (their step where they are one translation's lesson alone, their controls and translation), a step
+# asked for before frames came, and the translation shown now.
 STEPPING_STATE = """() => {
-  const f = window.tvFrames, slider = document.querySelector('#step-slider input[type=number]');
+  const f = transformerViz.page.frames, slider = document.querySelector('#step-slider input[type=number]');
   return {slider: slider && slider.value, frames: f ? {only: f.only, steps: f.steps, key: f.key, shown: f.shown} : null,
-          wanted: window.tvWanted || null, translation: document.querySelector('#translation textarea').value};
+          wanted: transformerViz.page.wanted, translation: document.querySelector('#translation textarea').value};
 }"""
 
 

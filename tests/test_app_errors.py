@@ -12,7 +12,6 @@ import pytest
 
 from tests.pages import SENTENCE, WAIT, expected_trace, open_app_page, toasts, wait_plot, wait_translation
 from transformer_viz import i18n
-from transformer_viz.app.stepping import FRAMES_JS
 from transformer_viz.translator import MAX_CHARS
 
 pytest.importorskip("playwright.sync_api")
@@ -75,7 +74,8 @@ def translate_first(page, library) -> dict:
     translate(page, SENTENCE)
     wait_translation(page, expected_trace(library).target_text)
     wait_plot(page, "plot-cross")
-    page.wait_for_function(f"() => !!{FRAMES_JS}", timeout=WAIT)  # the steps' frames came, and painted the map
+    # the steps' frames came, and painted the map
+    page.wait_for_function("() => !!transformerViz.page.frames", timeout=WAIT)
     page.wait_for_timeout(1000)  # the redraws after the translation have drawn the map for good
     assert page.evaluate(MESSAGE) == ""  # nothing to say: the box is empty
     box = page.locator("#sentence-error")

@@ -20,7 +20,7 @@ from tests.pages import (
 )
 from transformer_viz import i18n
 from transformer_viz.app import handlers as h
-from transformer_viz.app.strip import readable, token_strip
+from transformer_viz.figures.strip import readable, token_strip
 from transformer_viz.translator import load_model
 
 pytest.importorskip("playwright.sync_api")
@@ -270,11 +270,11 @@ def test_a_new_head_or_layer_is_drawn_from_the_variants_without_new_frames(page,
     repaint the map and the open tab's step plots from them: the server draws no frames for them."""
     wait_step(page, 0)
     page.wait_for_function(
-        "() => { const f = window.tvFrames, v = window.tvVariants; "
-        "return !!f && f.only === null && !!v && !!(window.tvBases || {})[v.base]; }",
+        "() => { const {frames: f, variants: v, bases} = transformerViz.page; "
+        "return !!f && f.only === null && !!v && bases.has(v.base); }",
         timeout=WAIT,
     )
-    serial = page.evaluate("() => window.tvFrames.serial")
+    serial = page.evaluate("() => transformerViz.page.frames.serial")
     page.click("#step-next")
     page.click("#head input")
     page.locator("ul[role=listbox] li", has_text="1").first.click()
@@ -287,8 +287,8 @@ def test_a_new_head_or_layer_is_drawn_from_the_variants_without_new_frames(page,
     page.click("#step-prev")
     wait_plot(page, "plot-cross", f"Layer {layer} ", "Head 1<br>", "step 0:")
     page.wait_for_timeout(500)  # a server's frames, had it sent any, have arrived
-    assert page.evaluate("() => window.tvFrames.serial") == serial, "the server drew the frames"
-    assert page.evaluate("() => JSON.parse(window.tvFrames.key).slice(0, 2)") == [layer, "1"]
+    assert page.evaluate("() => transformerViz.page.frames.serial") == serial, "the server drew the frames"
+    assert page.evaluate("() => JSON.parse(transformerViz.page.frames.key).slice(0, 2)") == [layer, "1"]
 
 
 # ------------------------------------------------------------------------------------------------ no browser
@@ -307,7 +307,7 @@ def test_a_long_strip_folds_to_a_window_around_the_step(evil_trace):
     import dataclasses
     import re
 
-    from transformer_viz.app.strip import FOLD, STRIP_PIECES
+    from transformer_viz.figures.strip import FOLD, STRIP_PIECES
 
     n = 3 * STRIP_PIECES
     long = dataclasses.replace(

@@ -8,8 +8,9 @@ from tests.tiny import tiny_translator
 from transformer_viz.app import handlers as h
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
-from transformer_viz.app.common import CLICK_JS
+from transformer_viz.app.frames import N_OUT
 from transformer_viz.app.registry import CLICKABLE, OTHER_PLOTS, PLOTS, STEP_PLOTS, VIEW_CLICKS
+from transformer_viz.app.stepping import start_config, start_js
 from transformer_viz.app.tabs import Event
 
 
@@ -48,12 +49,13 @@ def test_every_registered_plot_sits_in_its_group_and_tab(page_config):
     assert all(plot_ids.count(plot.id) == 1 for plot in PLOTS)
 
 
-def test_the_click_table_lists_every_clickable_plot_with_its_box():
-    for plot in CLICKABLE:
-        assert f"['{plot.id}', '{plot.click.box}', {plot.click.read}]," in CLICK_JS
-    for view_id, click in VIEW_CLICKS:  # the views a tab draws itself, clicked the same way
-        assert f"['{view_id}', '{click.box}', {click.read}]," in CLICK_JS
-    assert CLICK_JS.count("', p => ") == len(CLICKABLE) + len(VIEW_CLICKS)
+def test_the_page_starts_with_every_clickable_plot_and_its_box(page_config):
+    config = start_config()
+    clicks = {(plot_id, box) for plot_id, box, _, _ in config["clicks"]}
+    # the views a tab draws itself are clicked the same way
+    assert clicks == {(p.id, p.click.box) for p in CLICKABLE} | {(view, c.box) for view, c in VIEW_CLICKS}
+    assert len(config["clicks"]) == len(clicks) and config["outputs"] == N_OUT
+    assert [dep["js"] for dep in page_config["dependencies"]].count(start_js()) == 1  # run once, on load
 
 
 def test_step_and_other_plots_split_the_registry_by_what_they_follow(empty_registry):

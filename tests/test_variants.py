@@ -1,13 +1,12 @@
 """The variants: a new layer or head drawn in the browser from the frames and the changes the server sent for it.
 
-The Python side (frames.variants, json_changes) runs alone; the browser's side (stepping.FRAMES_FOR_JS, step_js)
-runs in Chromium on a blank page that holds only what the scripts read from the app's page (the translation shown
-and the model's name), and every frame it makes is compared with the frame the server draws for that layer and head.
+The Python side (frames.variants, json_changes) runs here; the browser's side (js/stepping.js: framesFor, step) runs
+under Node on fixtures drawn by the server (tests/test_js.py, tests/js/stepping.test.js), where every frame it makes
+is compared with the frame the server draws for that layer and head.
 """
 
 from __future__ import annotations
 
-import json
 from types import SimpleNamespace
 
 import pytest
@@ -16,15 +15,13 @@ from tests.tiny import tiny_translator
 from transformer_viz.app import stepping
 from transformer_viz.app.common import LOOKS
 from transformer_viz.app.frames import (
-    N_OUT,
     SWITCHED,
-    json_changes,
     lesson_frame,
     step_frames,
     variants,
 )
-from transformer_viz.app.models import model_label
 from transformer_viz.app.registry import HEAD, STEP_PLOTS
+from transformer_viz.figures.changes import json_changes
 
 CONTROLS = (1, "2", LOOKS[0], "en", "pieces")  # the layer, head, look, language and units the frames are drawn at
 IDS = [p.id for p in STEP_PLOTS]
@@ -98,80 +95,3 @@ def test_the_server_draws_a_layer_only_where_the_page_has_not(session):
     assert stepping.frames_unless_drawn(session, 0, *CONTROLS, "drawn") == stepping.gr.skip()
     served = stepping.frames_unless_drawn(session, 0, *CONTROLS, "")
     assert served["plots"] == step_frames(session, 0, *CONTROLS)["plots"]
-
-
-# ------------------------------------------------------------------------------------------------ in Chromium
-@pytest.fixture(scope="module")
-def blank(browser, session):
-    """A page holding the translation the frames were drawn from, as the app's page shows it."""
-    page = browser.new_page()
-    page.set_content('<div id="translation"><textarea></textarea></div><div id="model"><input></div>')
-    page.evaluate(
-        "([text, label]) => { document.querySelector('#translation textarea').value = text; "
-        "document.querySelector('#model input').value = label; }",
-        [session.trace.target_text, model_label(session.model, "en")],
-    )
-    yield page
-    page.close()
-
-
-def call(page, js: str, *args):
-    """The JavaScript function `js` called in the page with `args`; what it returns."""
-    return page.evaluate(f"args => ({js})(...args)", list(args))
-
-
-@pytest.mark.browser
-def test_the_page_makes_every_layer_and_heads_frames_from_the_variants(blank, session, drawn):
-    frames, v = drawn
-    blank.evaluate("([f, v]) => { window.tvBases = {[f.base]: f}; window.tvVariants = v; }", [frames, v])
-    for layer, head in every_layer_and_head(session):
-        blank.evaluate("f => { window.tvFrames = f; }", frames)
-        made = call(blank, stepping.FRAMES_FOR_JS, layer, head, *CONTROLS[2:])
-        served = step_frames(session, 0, layer, head, *CONTROLS[2:])
-        assert made["key"] == served["key"] and made["shown"] == served["shown"]
-        for plot_id, mine, theirs in zip(IDS, made["plots"], served["plots"]):
-            assert [json.loads(x) for x in mine] == [json.loads(x) for x in theirs], (plot_id, layer, head)
-        assert blank.evaluate("() => window.tvFrames.key") == served["key"]  # they are the page's frames now
-
-
-@pytest.mark.browser
-def test_variants_for_another_translation_or_look_make_nothing(blank, session, drawn):
-    frames, v = drawn
-    blank.evaluate(
-        "([f, v]) => { window.tvFrames = f; window.tvBases = {[f.base]: f}; window.tvVariants = v; }",
-        [
-            frames,
-            v,
-        ],
-    )
-    # another look: the frames the page holds come back (step_js then paints nothing)
-    assert call(blank, stepping.FRAMES_FOR_JS, 0, "0", LOOKS[1], "en", "pieces")["key"] == frames["key"]
-    blank.evaluate("() => { document.querySelector('#translation textarea').value = 'Ein anderer Satz.'; }")
-    try:
-        assert call(blank, stepping.FRAMES_FOR_JS, 0, "0", *CONTROLS[2:])["key"] == frames["key"]
-    finally:
-        blank.evaluate("t => { document.querySelector('#translation textarea').value = t; }", session.trace.target_text)
-
-
-@pytest.mark.browser
-def test_a_step_asked_for_before_the_frames_arrive_wins_over_the_lessons(blank, session):
-    """The slider moved just after the translation shows, before its frames: the lesson's frame (drawn at step 0)
-    does not move it back, and every step's frames paint the step asked for."""
-    lay, hd, pres, lng, unt = CONTROLS
-    lesson, every = lesson_frame(session, 0, *CONTROLS), step_frames(session, 0, *CONTROLS)
-    stay, arrive = stepping.step_js(stepping.MOVES["stay"]), stepping.step_js(stepping.MOVES["stay"], "frames")
-    blank.evaluate("() => { delete window.tvFrames; delete window.tvBases; delete window.tvVariants; }")
-    assert call(blank, stay, 2, lay, hd, pres, lng, unt, None) == [{"__type__": "update"}] * (N_OUT + 1)
-    skip = {"__type__": "update"}
-    out = call(blank, arrive, lesson, 2, lay, hd, pres, lng, unt, None)
-    assert out == [skip] * (N_OUT + 1)  # the slider stays at 2 (not set), nothing painted
-    out = call(blank, arrive, every, 2, lay, hd, pres, lng, unt, None)
-    assert out[0] == skip and out[1 + len(STEP_PLOTS)] == every["label"][2]  # step 2 painted, the slider left
-    # asked for once: a later translation's lesson opens at its own step
-    out = call(blank, arrive, lesson, 2, lay, hd, pres, lng, unt, None)
-    assert out[0] == 0 and out[1 + len(STEP_PLOTS)] == lesson["label"][0]
-    # The lesson's frame arriving while the slider was at its step paints it and leaves the slider alone: Gradio
-    # applies the outputs a little later, and a 0 set then undid a step typed meanwhile.
-    blank.evaluate("() => { delete window.tvFrames; delete window.tvWanted; }")
-    out = call(blank, arrive, lesson, 0, lay, hd, pres, lng, unt, None)
-    assert out[0] == skip and out[1 + len(STEP_PLOTS)] == lesson["label"][0]

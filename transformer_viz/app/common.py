@@ -9,8 +9,6 @@ import gradio as gr
 from gradio.components.plot import PlotData
 
 from .. import __version__, figures, i18n
-from .registry import CLICKABLE, VIEW_CLICKS
-from .strip import STRIP_JS
 
 EXAMPLES = [
     "I switch off the light.",  # separable verb: "schalte … aus" (or "ab"), the particle at the end
@@ -22,59 +20,6 @@ EXAMPLES = [
     "The weather is nice today.",
     "Where is the station?",
 ]
-# gr.Plot has no click event with point data: listen to Plotly's own and write what was clicked into a
-# hidden textbox, whose change event the server handles. [plot id, box id, point → text or null], from the registry
-_CLICKS = "\n".join(
-    f"    ['{plot_id}', '{click.box}', {click.read}],"
-    for plot_id, click in [(plot.id, plot.click) for plot in CLICKABLE] + VIEW_CLICKS
-)
-# A plot redrawn while its tab is hidden (a new look or language, the views a button computes) is laid out by Plotly
-# at its default 700 px, its container having no width then; Gradio does not draw it again when the tab opens, so
-# the figure stays narrow, its title wider than itself. Each plot is watched: when its box gets a width its
-# figure was not drawn at, Plotly lays it out again at that width. Figures with a width of their own are left.
-REFIT_JS = """
-  const fitted = new ResizeObserver((entries) => {
-    for (const {target} of entries) {
-      const full = target._fullLayout;
-      if (!full || !full.autosize || !window.Plotly || target.clientWidth === 0) continue;
-      const wider = Math.abs(full.width - target.clientWidth) > 1;
-      const taller = !target.layout.height && Math.abs(full.height - target.clientHeight) > 1;  // a fitted plot
-      if (wider || taller) window.Plotly.Plots.resize(target);
-    }
-  });
-  const refit = () => document.querySelectorAll('.js-plotly-plot').forEach((el) => {
-    if (!el.dataset.tvFit) { el.dataset.tvFit = '1'; fitted.observe(el); }
-  });
-"""
-CLICK_JS = (
-    """() => {
-  const clicks = [
-"""
-    + _CLICKS
-    + """
-  ];
-  const attach = () => {
-    for (const [plotId, boxId, read] of clicks) {
-      const plot = document.querySelector(`#${plotId} .js-plotly-plot`);
-      if (!plot || plot.dataset.tvClick || !plot.on) continue;
-      plot.dataset.tvClick = '1';
-      plot.on('plotly_click', (event) => {
-        const value = read(event.points[0]);
-        const box = document.querySelector(`#${boxId} textarea, #${boxId} input`);
-        if (value === null || !box) return;
-        box.value = `${value} (${Date.now()})`;  // changes even when the same point is clicked again
-        box.dispatchEvent(new Event('input', {bubbles: true}));
-      });
-    }
-  };
-"""
-    + REFIT_JS
-    + """
-  new MutationObserver(() => { attach(); refit(); }).observe(document.body, {childList: true, subtree: true});
-"""
-    + STRIP_JS
-    + """}"""
-)
 # The lesson's maps fill the screen from where they start down to its bottom edge (js/lesson.js sets the height,
 # from 300 px up to their full size on a tall screen; before it runs, an estimate). On screen the main map and the
 # top-k bars stretch to it (FITTED_PLOTS are drawn without a height of their own: the main map for the box a
@@ -109,15 +54,17 @@ CSS = (
     " button.tv-piece.tv-current {background: var(--color-accent); color: white; font-weight: bold}"
 )
 # System fonts only: the page must load nothing from outside the machine.
-# The page's browser code that lives in files of its own (js/): each defines its functions and, in the browser,
-# puts them on window.transformerViz; the events call them in one line.
-JS_FILES = ("share.js", "lesson.js")
+# The page's browser code, in files of its own (js/): each defines its functions and, in the browser, puts them on
+# window.transformerViz (in this order: page.js uses stepping.js and plots.js); the events call them in one line.
+JS_FILES = ("stepping.js", "plots.js", "page.js", "share.js", "lesson.js")
 
 
 def page_head() -> str:
-    """The <script> elements of JS_FILES, for the page's <head>."""
+    """The <script> elements of JS_FILES, for the page's <head>: each in a scope of its own, as Node runs a module."""
     folder = Path(__file__).parent / "js"
-    return "".join(f"<script>\n{(folder / name).read_text(encoding='utf-8')}</script>\n" for name in JS_FILES)
+    return "".join(
+        f"<script>(function () {{\n{(folder / name).read_text(encoding='utf-8')}}})();</script>\n" for name in JS_FILES
+    )
 
 
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])

@@ -4,7 +4,7 @@ step_frames draws, for every step of a translation, what draw_step returns at th
 step's label, its alternatives to branch on and the token strip) into one JSON value: the frames. lesson_frame is
 the lesson's two plots at one step, sent first. variants draws the plots a new layer or head redraws (SWITCHED) in
 every other layer and head, sent as changes to the frames' own figures (json_changes), step after step, from which
-the browser makes that layer's and head's frames (stepping.FRAMES_FOR_JS). The handlers stay the one definition of
+the browser makes that layer's and head's frames (js/stepping.js: framesFor). The handlers stay the one definition of
 every figure: the browser only picks and patches what they drew.
 """
 
@@ -13,18 +13,23 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import time
 
 import gradio as gr
 
 from .. import i18n
+from ..figures.changes import step_changes
+from ..figures.strip import token_strip
 from . import handlers as h
 from .common import fills_box, plot, slides
 from .models import model_label
 from .registry import HEAD, LAYER, STEP_PLOTS
-from .strip import token_strip
 
 N_OUT = len(STEP_PLOTS) + 3  # draw_step's outputs: the step plots, the label, the alternatives, the strip
-SERIALS = itertools.count(1)  # each set of frames's number
+# Each set of frames's number, in the order they were drawn: the page keeps no frames older than those it holds (a
+# late event of an earlier translation). Counted from the server's start time, so a restarted server's frames are
+# newer than those a page kept from before.
+SERIALS = itertools.count(time.time_ns() // 1_000_000)
 
 
 LESSON_PLOTS = [plot for plot in STEP_PLOTS if plot.group == "page"]  # the lesson's map and top-k, always on screen
@@ -88,7 +93,7 @@ def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
         # the variants' name for these frames, where they hold every step of the SWITCHED plots
         base=variants_base([plot_frames[STEP_PLOTS.index(p)] for p in SWITCHED]) if complete else None,
         ids=[p.id for p in STEP_PLOTS],
-        lesson=[p.group == "page" for p in STEP_PLOTS],  # drawn first (PAINT_JS)
+        lesson=[p.group == "page" for p in STEP_PLOTS],  # drawn first (js/stepping.js: paint)
         serial=next(SERIALS),  # new frames, even of the same figures, are told apart: their arrival repaints
         steps=total,
         only=None if len(drawn) == total else next(iter(drawn)),  # the one step drawn, where not every step is
@@ -103,13 +108,13 @@ def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
 
 
 def frame_key(lay, hd, pres, lng, unt) -> str:
-    """What the frames were drawn for; the browser compares it with the controls' values (FRAME_KEY_JS)."""
+    """What the frames were drawn for; the browser compares it with the controls' values (js/stepping.js: frameKey)."""
     return json.dumps([int(lay), str(hd), str(pres), str(lng), str(unt)], separators=(",", ":"))
 
 
 def shown_key(sess, lng) -> str:
     """The translation the frames were drawn from, as the page shows it: its text and the model's name, which ends
-    the model menu's label in every language (SHOWN_KEY_JS reads both back from the page)."""
+    the model menu's label in every language (js/page.js: shownKey reads both back from the page)."""
     label = model_label(sess.model, lng)
     name = sess.model if label.endswith(f"({sess.model})") else label
     return json.dumps([sess.trace.target_text, name], separators=(",", ":"), ensure_ascii=False)
@@ -142,36 +147,9 @@ def variants_base(columns: list[list]) -> str:
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:16]
 
 
-def json_changes(a, b):
-    """What turns JSON value a into b, or None where they are equal: {key: change} for two objects (["-"] where a
-    key goes), ["[", {index: change}, length] for two lists that hold objects or lists (the items past a's end
-    set, the list cut or grown to b's length), else ["=", b]."""
-    if a == b:
-        return None
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = {}
-        for key in [*a, *(key for key in b if key not in a)]:
-            change = ["-"] if key not in b else ["=", b[key]] if key not in a else json_changes(a[key], b[key])
-            if change is not None:
-                out[key] = change
-        return out
-    if isinstance(a, list) and isinstance(b, list) and any(isinstance(x, (dict, list)) for x in a + b):
-        changed = {str(i): json_changes(a[i], y) if i < len(a) else ["=", y] for i, y in enumerate(b)}
-        return ["[", {i: change for i, change in changed.items() if change is not None}, len(b)]
-    return ["=", b]
-
-
-def step_changes(frames: list, drawn: list) -> list:
-    """A plot's drawing at every step as changes: step 0's to the frames' step 0, each later step's to the one before
-    (a cross-attention head's heatmap is sent once; each step moves the outline and the title)."""
-    figures = [None if text is None else json.loads(text) for text in drawn]
-    first = None if frames[0] is None else json.loads(frames[0])
-    return [json_changes(before, after) or {} for before, after in zip([first, *figures[:-1]], figures)]
-
-
 def variants(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
     """The SWITCHED plots at every step for every layer and head of the model, as changes to the frames at `lay`,
-    `hd` (step_changes): the browser makes the frames of another layer or head from them (FRAMES_FOR_JS).
+    `hd` (step_changes): the browser makes the frames of another layer or head from them (js/stepping.js: framesFor).
 
     keys[i][f"{layer}/{head}"] names plot i's drawing for that layer and head (variant); own[i] the frames' own,
     patches[i][name] the changes that draw another. None for a plot that no layer or head changes.

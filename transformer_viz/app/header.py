@@ -58,7 +58,7 @@ class Header:
     frames: gr.JSON  # hidden: every step's figures, label, alternatives and strip, drawn in the browser (stepping.py)
     variants: gr.JSON  # hidden: the frames' plots in every other layer and head, as changes (stepping.variants)
     switch: gr.Textbox  # hidden: counts new layers and heads; its change paints them (stepping.wire_switch)
-    drawn: gr.Textbox  # hidden: whether the page made a new layer's or head's frames itself (stepping.DRAWN_JS)
+    drawn: gr.Textbox  # hidden: whether the page made a new layer's or head's frames itself (js/page.js: drawnHere)
     plots: Plots  # the step's cross-attention and, beside it, the top-k bar
     alt: gr.Dropdown  # another token to branch on at this step
     branch_btn: gr.Button
@@ -228,7 +228,7 @@ def lay_out_steps(words: Words, top: Header) -> None:
     # Before the first translation the strip says what to do; the language switch puts that back before the
     # redraw that follows it fills the strip again.
     top.strip = words(gr.HTML(T("intro"), elem_id="token-strip"), "value", "intro")
-    top.strip_click = hidden_box("strip-click")  # STRIP_JS writes the clicked target token's step here
+    top.strip_click = hidden_box("strip-click")  # js/page.js writes the clicked target token's step here
     with gr.Row(equal_height=True):
         top.prev_btn = words(gr.Button(T("prev"), elem_id="step-prev", scale=1, min_width=100), "value", "prev")
         top.step = words(

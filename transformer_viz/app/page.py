@@ -13,7 +13,7 @@ from .. import __version__, i18n
 from ..decoding import CHOSEN, DecodeOptions
 from ..errors import Notice, UserError
 from . import handlers as h
-from .common import CLICK_JS, CSS, THEME, Words, localised_errors, page_head, plot, slides, user_error
+from .common import CSS, THEME, Words, localised_errors, page_head, plot, slides, user_error
 from .downloads import TRACE_FILE_AGE_S, offered
 from .frames import lesson_frame, step_frames, variants
 from .header import Header
@@ -23,7 +23,7 @@ from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
 from .session import Session, branch, decode_options, translate, unbranch
 from .share import forced_tokens, parse_query, share_query
-from .stepping import PAINTED, wire_steps, wire_switch
+from .stepping import PAINTED, start_js, wire_steps, wire_switch
 from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside
 
 # The events that paint the lesson skip the queue: a direct request and its answer, instead of joining the queue
@@ -85,7 +85,7 @@ def build_demo() -> gr.Blocks:
             *(top.session, top.translation, top.notices, top.tokens, top.step, top.layer, top.head),
             *(attention_tabs.pick, top.download, top.share, inside_tabs.card, top.branch_md, top.unbranch_btn),
         ]
-        demo.load(None, None, None, js=CLICK_JS)
+        demo.load(None, None, None, js=start_js())
         demo.load(None, None, None, js=WATCH_LESSON_JS)
         after_session = [new_frames, closed, others, redrawn, *scripts, every_head]
         wire_translation(demo, top, models, session_out, lesson, after_session, views)

@@ -47,7 +47,8 @@ class Click:
     """A click on a point writes text into a hidden box, whose change event the server handles."""
 
     box: str  # the hidden box's elem_id
-    read: str  # JavaScript: Plotly point → the box's text, or null
+    reader: str  # how a Plotly point becomes the box's text (or nothing): a name in js/plots.js's READERS
+    arg: str | None = None  # what the reader is handed besides the point
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def _named(name: str, layer: bool = False) -> Callable[[View], str]:
 
 def _head_click(kind: str) -> Click:
     """A head-summary cell: 'kind layer head'."""
-    return Click("heads-click", f"p => p.customdata ? `{kind} ${{p.customdata[0]}} ${{p.customdata[1]}}` : null")
+    return Click("heads-click", "head", kind)
 
 
 def _positions(kind: str, similarity: bool) -> Callable[[View], object]:
@@ -133,7 +134,7 @@ PLOTS = [
          draw=lambda v: figures.attention_grid(
              v.trace, "encoder_self", v.layer, presentation=v.presentation, units=v.units)),
     Plot("plot-overview", "attention", "tab-overview", follows=KIND,
-         click=Click("overview-click", "p => p.data.meta ? `layer ${p.data.meta[0]} head ${p.data.meta[1]}` : null"),
+         click=Click("overview-click", "thumbnail"),
          draw=lambda v: figures.overview(v.trace, v.kind, presentation=v.presentation, units=v.units)),
     Plot("plot-heads-cross", "analysis", "tab-heads", click=_head_click("cross"),
          download=_named("cross-head-summary"),
@@ -153,8 +154,7 @@ PLOTS = [
          download=_named("cross-attention-words", layer=True),
          draw=lambda v: figures.word_attention_figure(v.trace, "cross", v.layer, presentation=v.presentation)),
     Plot("plot-beam", "analysis", "tab-beam",
-         click=Click("beam-click",
-                     "p => (p.customdata === undefined || p.customdata === null) ? null : `${p.customdata}`"),
+         click=Click("beam-click", "customdata"),
          draw=lambda v: figures.beam_tree_figure(
              v.trace, id_to_token=_beam_pieces(v.trace), presentation=v.presentation)),
     Plot("plot-pe", "model", "tab-pe",
@@ -194,12 +194,9 @@ PLOTS = [
 assert len({plot.id for plot in PLOTS}) == len(PLOTS), "a plot id is defined twice"
 assert all(plot.follows <= set(FOLLOWS) for plot in PLOTS)
 
-# Clicks on views that a tab draws itself (not registered plots): (the view's elem_id, its Click), for CLICK_JS
+# Clicks on views that a tab draws itself (not registered plots): (the view's elem_id, its Click), for stepping.start_js
 VIEW_CLICKS = [
-    (
-        "plot-qkv",
-        Click("qkv-click", "p => (p.customdata === undefined || p.customdata === null) ? null : `${p.customdata}`"),
-    ),
+    ("plot-qkv", Click("qkv-click", "customdata")),
 ]
 
 STEP_PLOTS = [plot for plot in PLOTS if plot.follows & (STEP | HEAD)]  # redrawn on every step and head change

@@ -127,7 +127,7 @@ def tab(words: Words, key: str) -> gr.Tab:
 
 
 def hidden_box(elem_id: str) -> gr.Textbox:
-    """A hidden textbox that CLICK_JS writes a click into."""
+    """A hidden textbox that js/plots.js writes a click into."""
     return gr.Textbox(elem_id=elem_id, elem_classes=["tv-hidden"], show_label=False, container=False)
 
 

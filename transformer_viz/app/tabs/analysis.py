@@ -41,7 +41,7 @@ def build(words: Words, controls: Controls) -> TabGroup:
             with gr.Row():
                 for plot_id in ("plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self"):
                     plots.place(plot_id)
-            heads_clicked = hidden_box("heads-click")  # CLICK_JS writes the clicked cell's "kind layer head" here
+            heads_clicked = hidden_box("heads-click")  # js/plots.js writes the clicked cell's "kind layer head" here
             heads_open = opened_view("plot-heads-open")
         with tab(words, "tab-rollout"):
             explain(words, "rollout")
@@ -52,7 +52,7 @@ def build(words: Words, controls: Controls) -> TabGroup:
         with tab(words, "tab-beam"):
             explain(words, "beam")
             plots.place("plot-beam")
-            beam_clicked = hidden_box("beam-click")  # CLICK_JS writes the clicked node's number here
+            beam_clicked = hidden_box("beam-click")  # js/plots.js writes the clicked node's number here
             beam_info = gr.Markdown(elem_id="beam-node-info")
             beam_node = opened_view("plot-beam-node")
 

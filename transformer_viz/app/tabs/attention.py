@@ -75,7 +75,7 @@ def build(words: Words, controls: Controls) -> AttentionGroup:
                     gr.Dropdown([], label=T("overview-pick"), elem_id="overview-pick"), "label", "overview-pick"
                 )
             plots.place("plot-overview")
-            clicked = hidden_box("overview-click")  # CLICK_JS writes the clicked thumbnail's "layer L head H" here
+            clicked = hidden_box("overview-click")  # js/plots.js writes the clicked thumbnail's "layer L head H" here
             large = opened_view("plot-head")
             # the head shown in `large`: the menu and the thumbnails both open one. Inside the tab: a State among
             # the tabs of a gr.Tabs shifts the tab order Gradio counts, and a clicked tab then takes another's place

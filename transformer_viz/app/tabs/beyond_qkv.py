@@ -18,18 +18,7 @@ from . import Controls, Event, Plots, T, TabGroup, emptied, explain, hidden_box,
 AUTO = "auto"  # the encoder query: the source token the head's cross-attention weighs most at the step
 # The step moves in the browser without asking the server (stepping.py). While the tab is on screen, a step move
 # presses the hidden redraw button (one request); otherwise the view is marked stale and redrawn once the tab shows.
-STEP_JS = """() => {
-  const tab = document.getElementById('tab-qkv'), el = document.getElementById('qkv-redraw');
-  const button = el && (el.tagName === 'BUTTON' ? el : el.querySelector('button'));
-  if (!tab || !button) return;
-  if (!window.tvQkvShown) {
-    window.tvQkvShown = new IntersectionObserver((seen) => {
-      if (seen.some((e) => e.isIntersecting) && window.tvQkvStale) { window.tvQkvStale = false; button.click(); }
-    });
-    window.tvQkvShown.observe(tab);
-  }
-  if (tab.offsetParent !== null) button.click(); else window.tvQkvStale = true;
-}"""
+STEP_JS = "() => transformerViz.qkvStep()"  # js/page.js
 
 
 def query_choices(sess, lng: str) -> list[tuple[str, str]]:
@@ -82,7 +71,7 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
                 query_choices(None, i18n.DEFAULT), value=AUTO, label=T("qkv-query"), elem_id="qkv-query"
             )
             words(query, "label", "qkv-query")
-        clicked = hidden_box("qkv-click")  # CLICK_JS writes the clicked key's index here (registry.VIEW_CLICKS)
+        clicked = hidden_box("qkv-click")  # js/plots.js writes the clicked key's index here (registry.VIEW_CLICKS)
         view = opened_view("plot-qkv")
         product = opened_view("plot-qkv-key")
         step_moved = gr.Button("", elem_id="qkv-redraw", elem_classes=["tv-hidden"])  # pressed by STEP_JS

@@ -1,7 +1,7 @@
 """The token strip: the source and target pieces in one glance, the step's target token marked, each one a button.
 
-A click on a target token writes its step into a hidden box (STRIP_JS), whose input event the page answers by
-moving the step slider there.
+HTML the page and the lesson file show; a click on a target token moves the step there (in the page, through a
+hidden box whose input event the page answers: app/js/page.js).
 """
 
 from __future__ import annotations
@@ -9,19 +9,8 @@ from __future__ import annotations
 import html
 
 from .. import i18n
-from ..figures.style import LONE_SPACE, WORD_START, piece_label
 from ..trace import Trace
-
-# Delegated, so it survives every redraw of the strip's HTML: [data-step] → "step (time)" in the hidden box.
-STRIP_JS = """
-  document.addEventListener('click', (event) => {
-    const token = event.target.closest('#token-strip [data-step]');
-    const box = document.querySelector('#strip-click textarea, #strip-click input');
-    if (!token || !box) return;
-    box.value = `${token.dataset.step} (${Date.now()})`;  // changes even when the same token is clicked again
-    box.dispatchEvent(new Event('input', {bubbles: true}));
-  });
-"""
+from .style import LONE_SPACE, WORD_START, piece_label
 
 
 def readable(piece: str) -> tuple[str, bool]:

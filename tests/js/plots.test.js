@@ -1,0 +1,66 @@
+// node --test: how the page's plots are drawn and clicked (transformer_viz/app/js/plots.js, js/page.js).
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const plots = require('../../transformer_viz/app/js/plots.js');
+const page = require('../../transformer_viz/app/js/page.js');
+const {fixture, needsFixtures} = require('./fixtures.js');
+
+test('a layout\'s changes name each changed leaf by its path, and what went as null', () => {
+  const a = {title: {text: 'step 1'}, shapes: [{x0: 1}], xaxis: {range: [0, 1]}, meta: 1};
+  const b = {title: {text: 'step 2'}, shapes: [{x0: 2}], xaxis: {range: [0, 1]}};
+  assert.deepEqual(plots.layoutChanges(a, b), {'title.text': 'step 2', shapes: [{x0: 2}], meta: null});
+  assert.deepEqual(plots.layoutChanges(b, b), {});
+});
+
+test('a click on a point reads what its plot\'s box takes', () => {
+  const {head, thumbnail, customdata} = plots.READERS;
+  assert.equal(head({customdata: [1, 2]}, 'cross'), 'cross 1 2');
+  assert.equal(head({}, 'cross'), null);
+  assert.equal(thumbnail({data: {meta: [0, 3]}}), 'layer 0 head 3');
+  assert.equal(thumbnail({data: {}}), null);
+  assert.equal(customdata({customdata: 0}), '0', 'the first node is a node');
+  assert.equal(customdata({customdata: null}), null);
+});
+
+test('every reader the page names exists', needsFixtures, () => {
+  const {outputs, clicks} = fixture('start.json');
+  assert.ok(outputs > 3 && clicks.length >= 5);
+  for (const [plotId, boxId, reader] of clicks) {
+    assert.equal(typeof plots.READERS[reader], 'function', `${plotId} → ${boxId}: ${reader}`);
+  }
+});
+
+/** A page holding one hidden box (#id textarea) that records the events sent to it. */
+function boxPage(id) {
+  const events = [];
+  const box = {value: '', dispatchEvent: (e) => events.push(e.type)};
+  return {doc: {querySelector: (sel) => (sel.includes(`#${id} `) ? box : null)}, box, events};
+}
+
+test('a click is written into its box as typed, and changes even when the same point is clicked again', () => {
+  const {doc, box, events} = boxPage('beam-click');
+  assert.equal(plots.writeBox('beam-click', '7', doc, 1000), true);
+  assert.equal(box.value, '7 (1000)');
+  plots.writeBox('beam-click', '7', doc, 1001);
+  assert.equal(box.value, '7 (1001)');
+  assert.deepEqual(events, ['input', 'input']);
+  assert.equal(plots.writeBox('beam-click', null, doc), false, 'a point with nothing to say writes nothing');
+  assert.equal(plots.writeBox('other-click', '1', doc), false);
+});
+
+test('a click in the token strip gives its target token\'s step, anywhere else nothing', () => {
+  const token = {dataset: {step: '4'}};
+  const inStrip = {target: {closest: (sel) => (sel === '#token-strip [data-step]' ? token : null)}};
+  assert.equal(page.stripStep(inStrip), '4');
+  assert.equal(page.stripStep({target: {closest: () => null}}), null);
+  assert.equal(page.stripStep({target: {}}), null, 'a text node has no closest');
+});
+
+test('the translation shown is read as the server writes it: the text and the model\'s name', () => {
+  const values = {'#translation textarea': {value: 'Ich sehe.'}, '#model input': {value: 'Vaswani 2017 (seed000)'}};
+  const doc = {querySelector: (sel) => values[sel] || null};
+  assert.equal(page.shownKey(doc), JSON.stringify(['Ich sehe.', 'seed000']));
+  values['#model input'].value = 'mine';
+  assert.equal(page.shownKey(doc), JSON.stringify(['Ich sehe.', 'mine']));
+});

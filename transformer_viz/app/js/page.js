@@ -1,0 +1,121 @@
+// The page: its one state object, and the functions its Gradio events call in one line.
+//
+// stepping.js decides what a step paints and plots.js draws it; this file reads what they need from the page (the
+// translation shown, the slider's step) and hands them the page's own ways to draw, press and wait. A view is the
+// page's controls as one object, named as the server's registry.View: {step, layer, head, presentation, lang, units}.
+'use strict';
+
+const {stepping, plots} =
+  typeof module !== 'undefined'
+    ? {stepping: require('./stepping.js'), plots: require('./plots.js')}
+    : window.transformerViz;
+
+/** Everything the page remembers between events (stepping.newState's, and the query view's). */
+const PAGE = Object.assign(stepping.newState(), {
+  outputs: 0, // how many components a step paints (frames.N_OUT), set by start
+  qkv: {stale: false, watching: null}, // "One query, real numbers": whether a step moved while it was hidden
+});
+
+/** The translation the page shows, as frames.shown_key writes it: its text and the model's name, which ends the
+ * model menu's label in every language (a new language relabels the menu after the lesson's frame is painted). */
+function shownKey(doc = document) {
+  const text = doc.querySelector('#translation textarea'), model = doc.querySelector('#model input');
+  const label = model ? model.value : '', name = label.match(/[(]([^()]*)[)]$/);
+  return JSON.stringify([text ? text.value : '', name ? name[1] : label]);
+}
+
+/** The step of the strip's target token a click landed on (as text), or null. */
+function stripStep(event) {
+  const token = event.target && event.target.closest ? event.target.closest('#token-strip [data-step]') : null;
+  return token ? token.dataset.step : null;
+}
+
+/** What the stepping functions read from and do to the page. */
+function inPage(doc = document) {
+  return {
+    shown: shownKey(doc),
+    outputs: PAGE.outputs,
+    drawPlot: (id, json, lesson) => plots.drawPlot(id, json, lesson, doc),
+    current: () => Math.round(Number(doc.querySelector('#step-slider input[type=number]').value)),
+    press: (id) => doc.getElementById(id).click(),
+    later: (fn, ms) => setTimeout(fn, ms),
+    cancel: (timer) => clearTimeout(timer),
+    afterPaint: (fn) => requestAnimationFrame(() => requestAnimationFrame(fn)),
+  };
+}
+
+/** Once, when the page loads: how many outputs a step paints, and the clicks on plots ([plot id, box id, reader,
+ * argument]: registry.Click) and on the strip's tokens written into their hidden boxes; plots refitted to their
+ * boxes as they appear. */
+function start(config, doc = document) {
+  PAGE.outputs = config.outputs;
+  const refit = plots.refitPlots(doc);
+  const watch = () => {
+    plots.attachClicks(config.clicks, doc);
+    refit();
+  };
+  new MutationObserver(watch).observe(doc.body, {childList: true, subtree: true});
+  watch();
+  // delegated, so it survives every redraw of the strip's HTML
+  doc.addEventListener('click', (event) => plots.writeBox('strip-click', stripStep(event), doc));
+}
+
+/** Previous, Next, the slider, a strip token (`extra`: the strip box's text), a new layer or head drawn:
+ * [step, ...what the step paints]. */
+function onStep(move, view, extra = null) {
+  return stepping.step(PAGE, move, view, inPage(), {}, extra);
+}
+
+/** New frames from the server: kept, and the step the slider is at painted from them. */
+function onFrames(frames, view) {
+  return stepping.step(PAGE, 'stay', view, inPage(), {frames});
+}
+
+/** New variants: the view's layer and head painted from them where the page's frames are another's. */
+function onVariants(variants, view) {
+  return stepping.step(PAGE, 'stay', view, inPage(), {variants});
+}
+
+/** A new layer or head: the lesson's plots drawn now; the switch box's text, whose change paints the rest. */
+function onSwitch(view) {
+  return stepping.switched(PAGE, view, inPage());
+}
+
+/** Before the server's fallback for a new layer or head: 'drawn' where the page has its frames (so the server
+ * draws none). */
+function drawnHere(view) {
+  return stepping.drawnHere(PAGE, view, shownKey()) ? 'drawn' : '';
+}
+
+/** Play or Pause: [Play's label, step, ...what the step paints]. */
+function onPlay(view) {
+  return stepping.play(PAGE, view, inPage());
+}
+
+/** A step moved: "One query, real numbers" (drawn by the server for the step shown) presses its redraw button
+ * while its tab is on screen; otherwise it is marked stale and redrawn once the tab shows. */
+function qkvStep(doc = document) {
+  const tab = doc.getElementById('tab-qkv'), el = doc.getElementById('qkv-redraw');
+  const button = el && (el.tagName === 'BUTTON' ? el : el.querySelector('button'));
+  if (!tab || !button) return;
+  if (!PAGE.qkv.watching) {
+    PAGE.qkv.watching = new IntersectionObserver((seen) => {
+      if (seen.some((e) => e.isIntersecting) && PAGE.qkv.stale) {
+        PAGE.qkv.stale = false;
+        button.click();
+      }
+    });
+    PAGE.qkv.watching.observe(tab);
+  }
+  if (tab.offsetParent !== null) button.click();
+  else PAGE.qkv.stale = true;
+}
+
+/** A promise kept once the page has painted its next frame. */
+function painted() {
+  return new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+}
+
+const api = {PAGE, painted, shownKey, stripStep, start, onStep, onFrames, onVariants, onSwitch, drawnHere, onPlay, qkvStep};
+if (typeof module !== 'undefined') module.exports = api;
+else window.transformerViz = Object.assign(window.transformerViz || {}, api, {page: PAGE});
