@@ -21,6 +21,7 @@ _PUBLIC = {  # name -> the module that defines it
     "Intervention": "probes.interventions",
     "compare": "lab.compare",
     "show": "figures.views",  # a view of a trace as the app draws it, for a notebook
+    "lesson": "figures.lesson",  # a trace as one HTML page that steps through it with no server
 }
 _SUBMODULES = {"analysis": "lab.analysis"}  # `from transformer_viz import analysis`: a module of the lab
 

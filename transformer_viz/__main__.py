@@ -43,14 +43,19 @@ def cmd_translate(args) -> int:
     return 0
 
 
-def cmd_trace(args) -> int:
+def traced(args):
+    """The trace of args.sentence by args.model, decoded with the command line's options."""
     from .translator import load_model
 
     tr = load_model(args.model, device=args.device)
     overrides = decode_overrides(args)
-    trace = tr.trace(
+    return tr.trace(
         args.sentence, strategy=overrides.pop("strategy"), max_new_tokens=overrides.pop("max_new_tokens"), **overrides
     )
+
+
+def cmd_trace(args) -> int:
+    trace = traced(args)
     text = trace.to_json(indent=None if args.compact else 1)
     if args.out == "-":
         print(text)
@@ -185,6 +190,15 @@ def cmd_serve(args) -> int:
     return 0
 
 
+def cmd_lesson(args) -> int:
+    from .figures.lesson import lesson
+
+    trace = traced(args)
+    page = lesson(trace, args.out, lang=args.lang, layer=args.layer, head=args.head)
+    print(f"{trace.target_text}\n(lesson written to {args.out}: {len(page.encode()) / 1e6:.1f} MB)", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .corpus.build import DEFAULT_CACHE, DEFAULT_OUT
     from .training.train import TrainOptions
@@ -207,6 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compact", action="store_true", help="one line of JSON")
     add_decoding_arguments(p)
     p.set_defaults(func=cmd_trace)
+
+    add_lesson_parser(sub)
 
     p = sub.add_parser("train", help="train a tokenizer and a model into a checkpoint folder")
     add_train_options(p, TrainOptions)
@@ -274,6 +290,18 @@ def add_train_options(p: argparse.ArgumentParser, options, skip: tuple[str, ...]
         else:
             kind = {"int": int, "float": float, "str": str}[str(f.type)]
             p.add_argument(flag, type=kind, default=None, help=f"(default {f.default})")
+
+
+def add_lesson_parser(sub) -> None:
+    """`lesson SENTENCE --out lesson.html`: a translation as one HTML page that steps through it with no server."""
+    p = sub.add_parser("lesson", help="translate one sentence into a lesson file: one HTML page that needs no server")
+    p.add_argument("sentence")
+    p.add_argument("--out", default="lesson.html", help="the HTML file to write (default: lesson.html)")
+    p.add_argument("--lang", default="en", help="the lesson's language: en, ja or ko (default: en)")
+    p.add_argument("--layer", type=int, default=0, help="the layer it opens on (default: 0)")
+    p.add_argument("--head", default="mean", help="the head it opens on: a number or mean (default: mean)")
+    add_decoding_arguments(p)
+    p.set_defaults(func=cmd_lesson)
 
 
 def add_corpus_parser(sub) -> None:

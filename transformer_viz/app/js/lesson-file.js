@@ -1,0 +1,91 @@
+// The lesson file: a translation stepped through with no server (figures/lesson.py writes the page around this).
+//
+// The frames and variants the file holds are the page's own format, and the page's stepping module (stepping.js)
+// decides what each step paints, as in the app; here its outputs are written into the file's plain elements.
+'use strict';
+
+const stepping = typeof module !== 'undefined' ? require('./stepping.js') : window.transformerViz.stepping;
+
+/** Gradio's "leave as it is", which the stepping functions return for what does not change. */
+const unchanged = (value) => value !== null && typeof value === 'object' && value.__type__ === 'update';
+
+/** A lesson over `data` (frames, variants, view, layers, heads, words) drawn into `doc` with `Plotly`. */
+function openLesson(data, doc, Plotly) {
+  const state = stepping.newState(), view = Object.assign({}, data.view);
+  stepping.keep(state, data.frames);
+  state.variants = data.variants;
+  const el = (id) => doc.getElementById(id);
+  const page = {
+    shown: data.frames.shown,
+    outputs: data.frames.ids.length + 3,
+    drawPlot: (id, json) => {
+      const fig = JSON.parse(json);
+      Plotly.react(el(id), fig.data, fig.layout, Object.assign(fig.config || {}, {responsive: true}));
+      return null;
+    },
+    current: () => view.step,
+    press: (id) => el(id).click(),
+    later: (fn, ms) => setTimeout(fn, ms),
+    cancel: (timer) => clearTimeout(timer),
+    afterPaint: (fn) => requestAnimationFrame(() => requestAnimationFrame(fn)),
+  };
+  /** The outputs of a step ([step, ...plots, label, alternatives, strip]) written into the page. */
+  const show = (out) => {
+    if (!unchanged(out[0])) view.step = out[0];
+    const n = data.frames.ids.length, label = out[1 + n], strip = out[3 + n];
+    if (typeof label === 'string') el('step-label').innerHTML = label;
+    if (typeof strip === 'string') el('token-strip').innerHTML = strip;
+    el('step-slider').value = String(view.step);
+  };
+  const step = (move, extra = null) => show(stepping.step(state, move, view, page, {}, extra));
+
+  el('step-prev').textContent = data.words.prev;
+  el('step-next').textContent = data.words.next;
+  el('step-play').textContent = data.words.play;
+  el('layer-label').textContent = data.words.layer;
+  el('head-label').textContent = data.words.head;
+  el('step-slider').max = String(data.frames.steps - 1);
+  const menu = (select, values, chosen) => {
+    for (const value of values) select.add(Object.assign(doc.createElement('option'), {value, text: value}));
+    select.value = String(chosen);
+  };
+  menu(el('layer'), [...Array(data.layers).keys()].map(String), view.layer);
+  menu(el('head'), data.heads, view.head);
+
+  el('step-prev').addEventListener('click', () => step('prev'));
+  el('step-next').addEventListener('click', () => step('next'));
+  el('step-slider').addEventListener('input', (event) => {
+    view.step = Number(event.target.value);
+    step('stay');
+  });
+  el('step-play').addEventListener('click', () => {
+    const [label, ...out] = stepping.play(state, view, page);
+    if (!unchanged(label)) el('step-play').textContent = label;
+    show(out);
+  });
+  el('layer').addEventListener('change', (event) => {
+    view.layer = Number(event.target.value);
+    step('stay');
+  });
+  el('head').addEventListener('change', (event) => {
+    view.head = event.target.value;
+    step('stay');
+  });
+  el('token-strip').addEventListener('click', (event) => {
+    const token = event.target.closest && event.target.closest('[data-step]');
+    if (token) step('strip', token.dataset.step);
+  });
+  doc.addEventListener('keydown', (event) => {
+    if (event.target.tagName === 'SELECT' || event.target.tagName === 'INPUT') return;
+    if (event.key === 'ArrowRight') step('next');
+    if (event.key === 'ArrowLeft') step('prev');
+  });
+  step('stay');
+  return {state, view, step};
+}
+
+if (typeof module !== 'undefined') module.exports = {openLesson};
+else {
+  const data = JSON.parse(document.getElementById('lesson-data').textContent);
+  window.transformerViz.lesson = openLesson(data, document, window.Plotly);
+}

@@ -1,0 +1,156 @@
+"""A lesson that needs no server: one self-contained HTML file that steps through a translation.
+
+The file holds Plotly's JavaScript (from the installed `plotly` package), the lesson's frames (the main map,
+cross-attention, and the top-k chart at every step, with the step line and the token strip) and their variants
+(every other layer and head, as changes to the frames' figures: changes.step_changes), and the page's own stepping
+module (app/js/stepping.js), driven by app/js/lesson-file.js. Opened from a disk, offline, on any laptop, or
+embedded in a course page, it steps, plays, switches layer and head, and answers a click on a token.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import plotly.offline
+
+from .. import i18n
+from ..trace import Trace
+from . import attention, steps
+from .changes import step_changes
+from .strip import token_strip
+from .style import figure_json, piece_label
+from .words import language
+
+# The page's browser modules that the lesson file runs too (read as text: the figures import nothing of the app).
+JS_FOLDER = Path(__file__).resolve().parent.parent / "app" / "js"
+JS_FILES = ("stepping.js", "lesson-file.js")
+PLOT_IDS = ("lesson-cross", "lesson-topk")  # the main map and the top-k chart, as the page draws them
+LOOK, UNITS = "screen", "pieces"  # the controls of the page's that the lesson file does not offer
+
+
+def step_line(trace: Trace, step: int, lang: str = "en") -> str:
+    """HTML: 'Step 3 (token 4 of 9): the model produced <b>Haus</b> with p = 0.82; …', the piece as the axes show it."""
+    s, mark = trace.steps[step], "\x00"
+    forced = i18n.text("forced", lang) if step < trace.forced_prefix else ""
+    text = i18n.text(
+        "step-label", lang, step=step, n=step + 1, total=len(trace.steps), token=mark, forced=forced,
+        prob=s["prob"], entropy=s["entropy"],
+    )  # fmt: skip
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(text, quote=False).replace("&lt;strong&gt;", "<b>"))
+    text = text.replace("&lt;/strong&gt;", "</b>")
+    return text.replace(mark, html.escape(piece_label(s["token"])))
+
+
+def _drawn(trace: Trace, layer: int, head: str) -> list[str]:
+    """The main map at every step for one layer and head, as figure JSON."""
+    hd = head if head == "mean" else int(head)
+    return [
+        figure_json(attention.attention_head(trace, "cross", layer, hd, step=t)) for t in range(len(trace.target_ids))
+    ]
+
+
+def _key(layer: int, head: str, lang: str) -> str:
+    """What frames are drawn for, as app/js/stepping.js's frameKey writes it."""
+    return json.dumps([layer, head, LOOK, lang, UNITS], separators=(",", ":"))
+
+
+def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mean") -> dict:
+    """The frames (at `layer` and `head`, in app/js/stepping.js's format) and the variants of every other layer and
+    head, with the menus' choices and the controls' words."""
+    lang, head, total = i18n.language(lang), str(head), len(trace.target_ids)
+    heads = ["mean", *map(str, range(trace.n_heads))]
+    if head not in heads:
+        raise ValueError(f"head must be in 0..{trace.n_heads - 1} or 'mean', got {head!r}")
+    with language(lang):
+        cross = _drawn(trace, layer, head)
+        topk = [figure_json(steps.topk_bar(trace, t)) for t in range(total)]
+        patches, keys = {}, {}
+        for other_layer in range(trace.n_layers):
+            for other in heads:
+                combo = f"{other_layer}/{other}"
+                keys[combo] = combo
+                if (other_layer, other) != (layer, head):
+                    patches[combo] = step_changes(cross, _drawn(trace, other_layer, other))
+    shown = json.dumps([trace.target_text, trace.model.get("name", "")], ensure_ascii=False)
+    frames = dict(
+        key=_key(layer, head, lang), shown=shown, base="lesson", ids=list(PLOT_IDS), lesson=[True, True],
+        serial=1, steps=total, only=None, plots=[cross, topk],
+        label=[step_line(trace, t, lang) for t in range(total)], alternatives=[[] for _ in range(total)],
+        strip=[token_strip(trace, t, lang) for t in range(total)],
+        last=i18n.text("at-last-step", lang), play=i18n.text("play", lang), pause=i18n.text("pause", lang),
+    )  # fmt: skip
+    variants = dict(base="lesson", keys=[keys, None], own=[f"{layer}/{head}", "all"], patches=[patches, None])
+    words = {key: i18n.text(key, lang) for key in ("prev", "next", "play", "layer", "head", "step")}
+    return dict(
+        frames=frames, variants=variants, view=dict(step=0, layer=layer, head=head, presentation=LOOK, lang=lang,
+        units=UNITS), layers=trace.n_layers, heads=heads, words=words,
+    )  # fmt: skip
+
+
+def _script(text: str) -> str:
+    """A <script> element that runs `text` in a scope of its own."""
+    return f"<script>(function () {{\n{text}\n}})();</script>"
+
+
+def lesson(trace: Trace, path: str | Path | None = None, lang: str = "en", layer: int = 0, head="mean") -> str:
+    """The lesson as one self-contained HTML page (written to `path` too, when given): Plotly, the frames and the
+    stepping module inlined, nothing fetched from anywhere."""
+    data = json.dumps(lesson_data(trace, lang, layer, str(head)), ensure_ascii=False, separators=(",", ":"))
+    data = data.replace("</", "<\\/")  # the JSON cannot end its <script> element
+    scripts = "\n".join(_script((JS_FOLDER / name).read_text(encoding="utf-8")) for name in JS_FILES)
+    title = html.escape(f"{trace.source_text} → {trace.target_text}")
+    page = LESSON_HTML.format(
+        lang=i18n.language(lang), title=title, plotly=plotly.offline.get_plotlyjs(),
+        data=data, scripts=scripts,
+    )  # fmt: skip
+    if path is not None:
+        Path(path).write_text(page, encoding="utf-8")
+    return page
+
+
+LESSON_HTML = """<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="transformer-viz">
+<title>{title}</title>
+<style>
+body {{font-family: ui-sans-serif, system-ui, sans-serif; margin: 1em auto; max-width: 1280px; padding: 0 1em;}}
+h1 {{font-size: 1.2em; margin: 0 0 .5em}}
+#controls {{display: flex; flex-wrap: wrap; gap: .5em; align-items: center}}
+#controls button, #controls select {{font: inherit; padding: .2em .6em}}
+#step-slider {{flex: 1; min-width: 10em}}
+#step-label {{margin: .5em 0}}
+.tv-strip-row {{display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px; line-height: 1.6}}
+.tv-side {{min-width: 5em; font-size: .85em; opacity: .7}}
+.tv-piece {{padding: 0 .3em; border: 1px solid transparent; border-radius: 4px; font: inherit; background: none}}
+.tv-word {{margin-left: .5em}} .tv-fold {{padding: 0 .3em; opacity: .6}}
+button.tv-piece {{cursor: pointer; border-color: #ccc}}
+button.tv-piece.tv-current {{background: #2563eb; color: white; font-weight: bold}}
+#maps {{display: grid; grid-template-columns: 3fr 2fr; gap: 1em}}
+@media (max-width: 900px) {{ #maps {{grid-template-columns: 1fr}} }}
+</style>
+<script>{plotly}</script>
+</head>
+<body>
+<h1>{title}</h1>
+<div id="controls">
+<button id="step-prev" type="button"></button>
+<input id="step-slider" type="range" min="0" value="0">
+<button id="step-next" type="button"></button>
+<button id="step-play" type="button"></button>
+<label><span id="layer-label"></span> <select id="layer"></select></label>
+<label><span id="head-label"></span> <select id="head"></select></label>
+</div>
+<div id="step-label"></div>
+<div id="token-strip"></div>
+<div id="maps"><div id="lesson-cross"></div><div id="lesson-topk"></div></div>
+<script type="application/json" id="lesson-data">{data}</script>
+{scripts}
+</body>
+</html>
+"""
