@@ -20,9 +20,10 @@ them for HTML tags). A {name} is a placeholder the code fills in ({value!r} quot
 a translation keeps the English text's placeholders, no more, no fewer. Every "fig-" text is a str.format
 template even without placeholders, so Plotly's own are written with doubled braces ("%{{z:.3f}}" reaches
 Plotly as "%{z:.3f}"), and "\\n" in an axis title breaks the line. The English figure texts are the figures'
-original words. In Korean, a particle after a bold token is bolded with <strong>, not "**" (CommonMark does
-not close "**" between punctuation and a letter). The explanations are written for a learner in each language
-(the two study notes this project grew from were written in Japanese and Korean), not translated word by word.
+original words. In Korean, a bold token that a particle follows directly is written <strong>…</strong>, not
+**…** (CommonMark does not close "**" between punctuation and a letter: "**.**을"). The explanations are
+written for a learner in each language (the two study notes this project grew from were written in Japanese and
+Korean), not translated word by word.
 
 Plain data and functions (no gradio, no torch): the app looks every label, explanation and message up with
 `text(key, lang)`, and shows the library's errors and notices (transformer_viz.errors) with `message(err, lang)`.
