@@ -27,8 +27,8 @@ ENTRIES = [
 TOY = Source("toy", ("toy",), (MO_PATH,), "gettext", "MIT", "Toy game and its translators")
 
 
-def make_deb(folder, package="toy", entries=ENTRIES):
-    """A .deb holding one German .mo file and a README that the source does not read."""
+def make_deb(folder, package="toy", entries=ENTRIES, files=None):
+    """A .deb holding one German .mo file, a README that the source does not read, and `files` (path: text)."""
     root = folder / f"{package}-root"
     (root / "DEBIAN").mkdir(parents=True)
     (root / "DEBIAN/control").write_text(
@@ -42,6 +42,9 @@ def make_deb(folder, package="toy", entries=ENTRIES):
     catalog.save_as_mofile(str(root / MO_PATH))
     (root / "usr/share/doc/toy").mkdir(parents=True)
     (root / "usr/share/doc/toy/README").write_text("not read")
+    for path, text in (files or {}).items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
     deb = folder / f"{package}_1.0-1_all.deb"
     subprocess.run(["dpkg-deb", "--build", "--root-owner-group", str(root), str(deb)], check=True, capture_output=True)
     return deb
@@ -208,3 +211,30 @@ def test_the_default_sources_leave_out_the_optional_ones_and_all_means_all():
     assert [s.name for s in select_sources("flare,wesnoth")] == ["wesnoth", "flare"]  # declaration order
     with pytest.raises(ValueError, match="unknown corpus sources \\['nope'\\]"):
         select_sources("wesnoth,nope")
+
+
+def test_german_text_alone_is_cleaned_held_out_and_written_beside_the_pairs(tmp_path, monkeypatch, capsys):
+    cookies = "Morgenstund hat Gold im Mund.\n%\nWo ist der Bahnhof?\n%\nDie Tür ist offen.\n%\nHallo %s!\n%\n"
+    deb = make_deb(tmp_path, files={"usr/share/games/fortunes/de/sprichworte": cookies})
+    fortunes = Source("cookies", ("toy",), ("usr/share/games/fortunes/de/*",), "fortunes", "GPL-2.0", "the cookies")
+    monkeypatch.setattr(corpus, "select_sources", lambda names: [TOY, fortunes])
+    monkeypatch.setattr(corpus, "held_out_sets", lambda cache, ding: (HeldOut(), {}))
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out/cookies.de.txt").write_text("an earlier build's\n")
+    (tmp_path / "out/toy.de.txt").write_text("an earlier build's, now stale\n")
+    held = HeldOut([Pair("Where is the station?", "Wo ist der Bahnhof?", "sentence")])
+    manifest = build_corpus(tmp_path / "out", tmp_path / "cache", from_dir=deb.parent, held=held)
+    # held out as a target, and a text of another source's pairs may stay: it is German all the same
+    assert (tmp_path / "out/cookies.de.txt").read_text() == "Morgenstund hat Gold im Mund.\nDie Tür ist offen.\n"
+    assert not (tmp_path / "out/toy.de.txt").exists() and (tmp_path / "out/cookies.tsv").read_text() == ""
+    german = manifest["sources"]["cookies"]["german"]
+    assert german["sentences"] == 2 and german["units"] == 4
+    assert german["dropped"]["held_out_leak"] == 1 and german["dropped"]["placeholder"] == 1
+    assert manifest["german_sentences"] == 2 and manifest["sources"]["toy"]["german"]["sentences"] == 0
+    assert manifest["download_bytes"] == deb.stat().st_size  # both sources read the one package: counted once
+    assert "| cookies | 0 + 2 German sentences alone | GPL-2.0 |" in (tmp_path / "out/ATTRIBUTION.md").read_text()
+
+    argv = ["corpus", "build", "--out", str(tmp_path / "cli"), "--cache", str(tmp_path / "cache")]
+    assert main([*argv, "--from-dir", str(deb.parent)]) == 0
+    printed = capsys.readouterr().out
+    assert "3 German alone" in printed and "3 German sentences without English" in printed

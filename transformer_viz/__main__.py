@@ -160,10 +160,13 @@ def cmd_corpus_build(args) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     for name, entry in manifest["sources"].items():
-        print(f"{name:22} {entry['pairs']:>8,} pairs  {entry['test_pairs']:>4} test  {entry['licence']}")
+        german = entry.get("german", {}).get("sentences", 0)
+        alone = f"  {german:>7,} German alone" if german else ""
+        print(f"{name:22} {entry['pairs']:>8,} pairs  {entry['test_pairs']:>4} test{alone}  {entry['licence']}")
     for name, error in manifest["failed"].items():
         print(f"{name:22} FAILED: {error}", file=sys.stderr)
     print(f"{manifest['total_pairs']:,} pairs, {manifest['english_words']:,} English words in {args.out}")
+    print(f"{manifest['german_sentences']:,} German sentences without English (<source>.de.txt), for backtranslate")
     return 1 if manifest["failed"] else 0
 
 

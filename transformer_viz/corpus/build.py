@@ -5,9 +5,12 @@ reads them (extract.py), cleans the units (clean.py) and removes every pair that
 normalised English or German text with a held-out set: Ding's validation and test sentences
 (``split_pairs`` seed 0) and the everyday test set (everyday.py). A few hundred sentences of
 each source are held out as that source's own test slice (``<source>.test.tsv``), so that
-``evaluate`` can report chrF per source. Output, in ``out``: ``<source>.tsv`` (``en<TAB>de``),
-``<source>.test.tsv``, ``corpus.json`` (counts, licences, package versions, the command) and
-``ATTRIBUTION.md``. The corpus is built on the user's machine and never committed.
+``evaluate`` can report chrF per source. German text that has no English side (a source of it, such
+as fortune cookies, or a catalogue's German strings whose English is missing or unusable) is cleaned
+and held out alike, for back-translation. Output, in ``out``: ``<source>.tsv`` (``en<TAB>de``),
+``<source>.test.tsv``, ``<source>.de.txt`` (German sentences without English, one a line, where a source
+has any), ``corpus.json`` (counts, licences, package versions, the command) and ``ATTRIBUTION.md``.
+The corpus is built on the user's machine and never committed.
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
 from . import debs
-from .clean import clean_units
+from .clean import clean_german, clean_units
 from .ding import Pair, kind_of
 from .extract import EXTRACTORS
 from .pairs import _rank, _source_key, read_tsv
@@ -34,6 +38,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_OUT = Path("data/corpus")
 DEFAULT_CACHE = Path("data/debs")
 MANIFEST = "corpus.json"
+APT_LISTS = "apt Translation-en/-de"  # what the package-description source fetches instead of packages
+GERMAN_SUFFIX = ".de.txt"  # <source>.de.txt: the source's German sentences that have no English
 ATTRIBUTION = "ATTRIBUTION.md"
 SOURCE_TEST = 200  # sentences held out per source for its own chrF
 SPLIT_SEED = 0
@@ -54,7 +60,11 @@ class HeldOut:
 
     def leaks(self, en: str, de: str) -> bool:
         """Whether either side of a pair equals a held-out text (case, spacing, punctuation ignored)."""
-        return _source_key(en) in self.keys or _source_key(de) in self.keys
+        return self.holds(en) or self.holds(de)
+
+    def holds(self, text: str) -> bool:
+        """Whether a text equals a held-out one (case, spacing, punctuation ignored)."""
+        return _source_key(text) in self.keys
 
 
 def held_out_sets(cache: Path, ding: str | Path | None = None) -> tuple[HeldOut, dict[str, int]]:
@@ -98,13 +108,15 @@ def gather_files(source: Source, cache: Path, from_dir: Path | None, work: Path)
     if not source.packages:  # apt's description lists
         lists = debs.fetch_apt_translations(cache)
         files = debs.copy_matching(lists, source.members, work)
-        return dict(packages={"apt Translation-en/-de": f"{len(files)} lists"}, bytes=_size(files))
+        size = _size(files)
+        return dict(packages={APT_LISTS: f"{len(files)} lists"}, bytes=size, package_bytes={APT_LISTS: size})
     found = debs.fetch_debs(list(source.packages), cache, from_dir)
     versions = {}
     for package, deb in tqdm(found.items(), desc=f"{source.name}: extract", unit="deb", leave=False):
         debs.extract_members(deb, source.members, work)
         versions[package] = debs.deb_version(deb)
-    return dict(packages=versions, bytes=_size(found.values()))
+    sizes = {package: _size([deb]) for package, deb in found.items()}
+    return dict(packages=versions, bytes=sum(sizes.values()), package_bytes=sizes)
 
 
 def _size(paths: Iterable[Path]) -> int:
@@ -112,25 +124,51 @@ def _size(paths: Iterable[Path]) -> int:
     return sum(Path(p).stat().st_size for p in paths)
 
 
-def build_source(source: Source, held: HeldOut, cache: Path, from_dir: Path | None) -> tuple[list, list, dict]:
-    """A source's (train pairs, test pairs, manifest entry)."""
+@dataclass
+class Built:
+    """What one source gave: training pairs, its held-out test pairs, German sentences without English, its entry."""
+
+    train: list[Pair]
+    test: list[Pair]
+    german: list[str]
+    entry: dict
+
+
+def build_source(source: Source, held: HeldOut, cache: Path, from_dir: Path | None) -> Built:
+    """A source's pairs (train and test) and German sentences, cleaned and held out, with its manifest entry."""
     with tempfile.TemporaryDirectory(prefix=f"corpus-{source.name}-") as tmp:
         work = Path(tmp)
         entry = gather_files(source, cache, from_dir, work)
         stats: Counter = Counter()
+        german_stats: Counter = Counter()
         units = tqdm(EXTRACTORS[source.extractor](work, source), desc=source.name, unit=" units", leave=False)
-        clean = clean_units(units, stats)
+        parallel, german_only = [], []
+        for en, de in units:
+            if en:
+                parallel.append((en, de))
+            else:
+                german_only.append(de)
+        clean = clean_units(parallel, stats)
+        german = clean_german(german_only, german_stats)
     kept = [Pair(en, de, kind_of(en, de), source=source.name) for en, de in clean if not held.leaks(en, de)]
     stats["held_out_leak"] = len(clean) - len(kept)
+    german_kept = [de for de in german if not held.holds(de)]
+    german_stats["held_out_leak"] = len(german) - len(german_kept)
     train, test = hold_out_test(kept)
     entry.update(
         licence=source.licence,
         attribution=source.attribution,
         units=stats.pop("units", 0),
         test_pairs=len(test),
-        dropped=dict(sorted((k, v) for k, v in stats.items() if k != "kept")),
+        dropped=without_counts(stats),
+        german=dict(units=german_stats.pop("units", 0), dropped=without_counts(german_stats)),
     )
-    return train, test, entry
+    return Built(train, test, german_kept, entry)
+
+
+def without_counts(stats: Counter) -> dict[str, int]:
+    """The reasons a cleaning dropped units for, with their counts, sorted (what it kept left out)."""
+    return dict(sorted((k, v) for k, v in stats.items() if k != "kept"))
 
 
 def pair_counts(train: Sequence[Pair]) -> dict:
@@ -171,17 +209,12 @@ def build_corpus(
             logger.error("source %s skipped: %s", source.name, err)
             failed[source.name] = str(err)
     # A source's test slice must not train through another source either.
-    slices = HeldOut(p for _, test, _ in built.values() for p in test)
+    slices = HeldOut(p for source in built.values() for p in source.test)
     for name in set(manifest["sources"]) - set(built):  # sources of an earlier build, kept as they are
         if (out / f"{name}.test.tsv").is_file():
             slices.add(read_tsv(out / f"{name}.test.tsv"))
-    for name, (train, test, entry) in built.items():
-        kept = [p for p in train if not slices.leaks(p.src, p.tgt)]
-        entry["dropped"]["other_source_test"] = len(train) - len(kept)
-        manifest["sources"][name] = {**entry, **pair_counts(kept)}
-        write_tsv(out / f"{name}.tsv", kept)
-        write_tsv(out / f"{name}.test.tsv", test)
-        logger.info("%s: %s pairs (%s test)", name, len(kept), len(test))
+    for name, source in built.items():
+        write_source(out, name, source, slices, manifest)
     entries = manifest["sources"].values()
     manifest.update(
         command=command,
@@ -191,11 +224,41 @@ def build_corpus(
         failed=failed,
         total_pairs=sum(e["pairs"] for e in entries),
         english_words=sum(e["english_words"] for e in entries),
-        download_bytes=sum(e["bytes"] for e in entries),
+        download_bytes=download_bytes(manifest["sources"]),
+        german_sentences=sum(e.get("german", {}).get("sentences", 0) for e in entries),
     )
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (out / ATTRIBUTION).write_text(attribution_markdown(manifest), encoding="utf-8")
     return manifest
+
+
+def download_bytes(sources: dict[str, dict]) -> int:
+    """The bytes fetched for a corpus, a package that several sources read (gcompris-qt-data) counted once."""
+    sizes: dict[str, int] = {}
+    for name, entry in sources.items():
+        sizes.update(entry.get("package_bytes") or {name: entry["bytes"]})  # an older build's entry: its own total
+    return sum(sizes.values())
+
+
+def write_source(out: Path, name: str, source: Built, slices: HeldOut, manifest: dict) -> None:
+    """Write a source's files, without what another source's test slice holds, and its manifest entry."""
+    kept = [p for p in source.train if not slices.leaks(p.src, p.tgt)]
+    german = [de for de in source.german if not slices.holds(de)]
+    entry = source.entry
+    entry["dropped"]["other_source_test"] = len(source.train) - len(kept)
+    entry["german"]["dropped"]["other_source_test"] = len(source.german) - len(german)
+    entry["german"]["sentences"] = len(german)
+    manifest["sources"][name] = {**entry, **pair_counts(kept)}
+    write_tsv(out / f"{name}.tsv", kept)
+    write_tsv(out / f"{name}.test.tsv", source.test)
+    german_file = out / f"{name}{GERMAN_SUFFIX}"
+    if german:
+        german_file.write_text("".join(f"{de}\n" for de in german), encoding="utf-8")
+    else:
+        german_file.unlink(missing_ok=True)  # an earlier build's, now stale
+    logger.info(
+        "%s: %s pairs (%s test), %s German sentences without English", name, len(kept), len(source.test), len(german)
+    )
 
 
 def _read_manifest(out: Path) -> dict:
@@ -225,7 +288,9 @@ def attribution_markdown(manifest: dict) -> str:
     ]
     for name, entry in sorted(manifest["sources"].items()):
         packages = package_list(entry["packages"])
-        lines.append(f"| {name} | {entry['pairs']:,} | {entry['licence']} | {packages} |")
+        german = entry.get("german", {}).get("sentences", 0)
+        given = f"{entry['pairs']:,}" + (f" + {german:,} German sentences alone" if german else "")
+        lines.append(f"| {name} | {given} | {entry['licence']} | {packages} |")
     lines += ["", "Authors and translators:", ""]
     lines += [f"- {name}: {entry['attribution']}" for name, entry in sorted(manifest["sources"].items())]
     return "\n".join(lines) + "\n"

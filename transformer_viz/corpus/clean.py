@@ -16,6 +16,11 @@ dialogue, a help paragraph. ``clean_units`` turns units into training pairs, in 
    sides equal), over ``MAX_CHARS`` characters or ``MAX_WORDS`` words, with a wild length ratio,
    or with leftover markup (URLs, paths, brackets, ``= \\ | @ # * _ ~``).
 5. Exact duplicates are removed, keeping the first.
+
+German text without English (``clean_german``) goes through the same steps on its one side: markup
+stripped, placeholders dropped, paragraphs split into sentences, empty, over-long and marked-up
+sentences and duplicates removed, and, as no English vouches for it, a sentence that is more symbols
+than words (ASCII art).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from .ding import APOSTROPHES, MAX_CHARS, MAX_WORDS
 
 MAX_RATIO = 3.0  # longest/shortest side in characters, for sides of >= 20 characters
 MIN_RATIO_CHARS = 20
+MIN_TEXT_SHARE = 0.75  # German text without English: letters and spaces make at least this share of a sentence
 
 # An accelerator mark sits right before the letter it underlines; "&amp;" is an entity, not one.
 _ACCELERATOR = re.compile(r"(?<![\w&])&(?!#?\w+;)(?=\w)|(?<!\w)[_~](?=\w)")
@@ -152,5 +158,40 @@ def clean_units(units: Iterable[tuple[str, str]], stats: Counter | None = None) 
                 continue
             seen.add((en, de))
             kept.append((en, de))
+    stats["kept"] = len(kept)
+    return kept
+
+
+def german_reject_reason(de: str) -> str | None:
+    """Why a clean German sentence without English is dropped (the rules of step 4 that need no English)."""
+    if sum(c.isalpha() for c in de) < 2:
+        return "empty"
+    if len(de) > MAX_CHARS or len(de.split()) > MAX_WORDS:
+        return "length"
+    if _LEFTOVER.search(de):
+        return "markup"
+    if sum(c.isalpha() or c.isspace() for c in de) < MIN_TEXT_SHARE * len(de):
+        return "symbols"
+    return None
+
+
+def clean_german(texts: Iterable[str], stats: Counter | None = None) -> list[str]:
+    """Raw German texts (no English side) → clean, filtered, deduplicated sentences."""
+    stats = Counter() if stats is None else stats
+    seen: set[str] = set()
+    kept: list[str] = []
+    for raw in texts:
+        stats["units"] += 1
+        if has_placeholder(raw):
+            stats["placeholder"] += 1
+            continue
+        for line in _lines(raw):
+            for sentence in split_sentences(strip_markup(line)):
+                reason = german_reject_reason(sentence) or ("duplicate" if sentence in seen else None)
+                if reason:
+                    stats[reason] += 1
+                    continue
+                seen.add(sentence)
+                kept.append(sentence)
     stats["kept"] = len(kept)
     return kept

@@ -1,46 +1,38 @@
 """Extractors: read translation files into raw (English, German) units.
 
 Every extractor takes the folder the package members were extracted into and the ``Source``,
-and yields units as the translators wrote them; clean.py does the cleaning. Formats are read
-with the libraries made for them (polib, translate-toolkit, lxml), imported inside the
-extractors because only ``corpus build`` needs them.
+and yields units as the translators wrote them; clean.py does the cleaning. A unit whose English
+side is empty is German text without English, for back-translation. Formats are read with the
+libraries made for them (polib, translate-toolkit, lxml), imported inside the extractors because
+only ``corpus build`` needs them; the binary formats no library reads have their own modules:
+Qt's catalogues and resources (qt.py), OpenClonk's group files (clonk.py), Drascula's tables
+(drascula.py). ``EXTRACTORS`` names them all for ``Source.extractor``.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import io
 import logging
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from .clonk import clonk_units
+from .drascula import drascula_units
+from .files import REQUIREMENTS_HINT, Unit, decode_text, matching_files, require
+from .qt import qm_units, rcc_json_units
 from .sources import Source
 
+__all__ = ["EXTRACTORS", "REQUIREMENTS_HINT", "Unit", "matching_files", "require"]
 logger = logging.getLogger(__name__)
-Unit = tuple[str, str]
-REQUIREMENTS_HINT = "pip install -r requirements-corpus.txt"
 _CONTEXT_PREFIX = re.compile(r"^(?:[\w-]+\^|\?[^:\s][^:]*:)")  # contexts: Wesnoth "female^Hi", Freeciv "?unit:Hi"
 _HELP_IDS = "//*[self::p or self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6][@id]"
 _BLOCK_NAMES = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "title")
 _BLOCKS = "//*[" + " or ".join(f"local-name()='{name}'" for name in _BLOCK_NAMES) + "]"
 _BULLET = re.compile(r"^\s*(?:[*+-]|o|\d+[.)])\s+")
-
-
-def require(module: str):
-    """Import a corpus-only library, or say which requirements file installs it."""
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError as err:
-        raise ModuleNotFoundError(f"corpus build needs {module.split('.')[0]}: {REQUIREMENTS_HINT}") from err
-
-
-def matching_files(root: Path, globs: tuple[str, ...]) -> list[Path]:
-    """The files under ``root`` whose relative path matches one of the globs, sorted."""
-    files = (path for path in root.rglob("*") if path.is_file())
-    return sorted(p for p in files if any(fnmatch.fnmatch(p.relative_to(root).as_posix(), g) for g in globs))
+STAMP_GERMAN = "de.utf8="  # a Tux Paint caption file: the English caption, then one "<locale>.utf8=" line per language
+FORTUNE_END = re.compile(r"^%\s*$", re.MULTILINE)  # fortune(6)'s separator line
+ATTRIBUTION_LINE = re.compile(r"^\s*(?:--|—|~~)")  # "-- Sprichwort": whom a fortune quotes, not its text
 
 
 # ---------------------------------------------------------------------------- gettext
@@ -58,31 +50,7 @@ def gettext_units(root: Path, source: Source) -> Iterator[Unit]:
                 yield english, german
 
 
-# ---------------------------------------------------------------------------- Qt and Java
-def qm_units(root: Path, source: Source) -> Iterator[Unit]:
-    """Source → translation of Qt .qm files that carry their source text (translate-toolkit)."""
-    qm = require("translate.storage.qm")
-    for path in matching_files(root, source.members):
-        store = qm.qmfile()
-        try:
-            store.parse(path.read_bytes())
-        except ValueError as err:  # compressed .qm files keep only hashes of the source text
-            logger.warning("%s: %s; skipped", path.name, err)
-            continue
-        for unit in store.units:
-            english = _utf8(str(unit.source))
-            if english and unit.target and english != unit.target:
-                yield english, str(unit.target)
-
-
-def _utf8(text: str) -> str:
-    """Qt writes source texts as UTF-8; translate-toolkit decodes them as Latin-1."""
-    try:
-        return text.encode("latin-1").decode("utf-8")
-    except (UnicodeEncodeError, UnicodeDecodeError):
-        return text
-
-
+# ---------------------------------------------------------------------------- Java and paired files
 def paired_files(root: Path, source: Source) -> Iterator[tuple[Path, Path]]:
     """(English, German) files: the German path is the English one with ``pair[0]`` replaced by ``pair[1]``."""
     english, german = source.pair
@@ -202,9 +170,33 @@ def apt_descriptions_units(root: Path, source: Source) -> Iterator[Unit]:
             yield from zip(en_blocks, de_blocks)
 
 
+# ---------------------------------------------------------------------------- children's software, fortunes
+def stamp_units(root: Path, source: Source) -> Iterator[Unit]:
+    """Tux Paint's captions: a caption file's first line (English) and its ``de.utf8=`` line."""
+    for path in matching_files(root, source.members):
+        english, *translations = decode_text(path.read_bytes()).splitlines() or [""]
+        for line in translations:
+            if line.startswith(STAMP_GERMAN):
+                yield english.strip(), line.removeprefix(STAMP_GERMAN).strip()
+
+
+def fortune_units(root: Path, source: Source) -> Iterator[Unit]:
+    """German text without English: each fortune(6) cookie, its wrapped lines joined, whom it quotes left out."""
+    for path in matching_files(root, source.members):
+        for cookie in FORTUNE_END.split(decode_text(path.read_bytes())):
+            lines = [line.strip() for line in cookie.splitlines() if not ATTRIBUTION_LINE.match(line)]
+            if any(lines):
+                yield "", " ".join(line for line in lines if line)
+
+
 EXTRACTORS: dict[str, Callable[[Path, Source], Iterator[Unit]]] = {
     "gettext": gettext_units,
     "qm": qm_units,
+    "rcc_json": rcc_json_units,
+    "clonk": clonk_units,
+    "drascula": drascula_units,
+    "stamps": stamp_units,
+    "fortunes": fortune_units,
     "properties": properties_units,
     "help_html": help_html_units,
     "parallel_pages": parallel_pages_units,

@@ -26,7 +26,7 @@ class Source:
     licence: str  # SPDX identifier of the translations' licence
     attribution: str  # one line crediting the authors and translators
     pair: tuple[str, str] = ("", "")  # a German file's path is the English one's with pair[0] → pair[1]
-    default: bool = True  # built without --sources; leaving out the optional ones keeps the download under 1.5 GB
+    default: bool = True  # built without --sources; the optional ones give few pairs for their download
 
 
 SOURCES = (
@@ -165,6 +165,87 @@ SOURCES = (
         "gettext",
         "MPL-2.0",
         "LibreOffice, The Document Foundation, and the LibreOffice German localisation team",
+    ),
+    # ------------------------------------------------ everyday register: dialogue, children's software, riddles
+    Source(
+        "freedink",
+        ("freedink-data",),
+        ("usr/share/games/dink/dink/l10n/de.po",),
+        "gettext",
+        "GPL-3.0-or-later",
+        "Dink Smallwood (FreeDink data), Seth A. Robinson, the FreeDink project and its German translators",
+    ),
+    Source(
+        "gcompris",
+        ("gcompris-qt-data",),
+        ("usr/share/gcompris-qt/translations/gcompris_de.qm",),
+        "qm",
+        "GPL-3.0-or-later",
+        "GCompris, the KDE GCompris team and the KDE German translation team",
+    ),
+    Source(
+        "gcompris-words",
+        ("gcompris-qt-data",),
+        ("usr/share/gcompris-qt/rcc/lang.rcc",),
+        "rcc_json",
+        "GPL-3.0-or-later",
+        "GCompris's vocabulary activity, the KDE GCompris team and its German translators",
+        pair=("content-en.json", "content-de.json"),
+    ),
+    Source(
+        "openclonk",
+        ("openclonk-data",),
+        ("usr/share/games/openclonk/*.oc?",),
+        "clonk",
+        "ISC AND CC-BY-3.0 AND CC0-1.0",
+        "OpenClonk, RedWolf Design and the OpenClonk Team and contributors",
+        default=False,  # 112 MB of packed game data for about 3,000 texts, a third of them the editor's
+    ),
+    Source(
+        "drascula",
+        ("drascula", "wngerman", "wamerican", "trans-de-en"),  # the word lists and Ding restore case (drascula.py)
+        ("usr/share/scummvm/drascula/*/drascula.dat", "usr/share/dict/ngerman", "usr/share/dict/american-english")
+        + ("usr/share/trans/de-en",),
+        "drascula",
+        "LicenseRef-Drascula (freeware, free redistribution)",
+        "Drascula: The Vampire Strikes Back, Alcachofa Soft S.L., and its German translators",
+    ),
+    Source(
+        "tuxpaint-stamps",
+        ("tuxpaint-stamps-default", "tuxpaint-data"),
+        ("usr/share/tuxpaint/stamps/*.txt", "usr/share/tuxpaint/starters/*.txt", "usr/share/tuxpaint/templates/*.txt"),
+        "stamps",
+        "GPL-2.0-only",
+        "Tux Paint's stamps and starters, Bill Kendrick and others, and their German translators",
+        default=False,  # 161 MB of pictures for about 800 captions
+    ),
+    Source(
+        "gbrainy",
+        ("gbrainy",),
+        (LOCALE_DE + "gbrainy.mo",),
+        "gettext",
+        "GPL-2.0-or-later",
+        "gbrainy, Jordi Mas i Hernàndez and others, and its German translators",
+    ),
+    Source(
+        "pysiogame",
+        ("pysiogame",),
+        (
+            "usr/share/games/pysiogame/locale/de/LC_MESSAGES/eduactiv8.mo",
+            "usr/share/games/pysiogame/i18n/custom/*de.po",
+        ),
+        "gettext",
+        "GPL-3.0-or-later",
+        "pySioGame (eduActiv8), Ireneusz Imiolek, and its German translators",
+    ),
+    # ------------------------------------------------ German text without English, for back-translation
+    Source(
+        "fortunes-de",
+        ("fortunes-de",),
+        ("usr/share/games/fortunes/de/*",),  # the cookie files (each *.u8 is a link to one, and not extracted)
+        "fortunes",
+        "GPL-2.0-or-later",
+        "fortunes-de, Andreas Tille and the authors it quotes",
     ),
     Source(
         "debian-descriptions",
