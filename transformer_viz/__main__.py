@@ -1,5 +1,5 @@
-"""Command line: python -m transformer_viz {translate, trace, train, evaluate, mixtures, retrain, corpus,
-push, space, serve}."""
+"""Command line: python -m transformer_viz {translate, trace, lesson, train, evaluate, mixtures, retrain, corpus,
+backtranslate, push, space, serve}."""
 
 from __future__ import annotations
 
@@ -170,6 +170,20 @@ def cmd_corpus_build(args) -> int:
     return 1 if manifest["failed"] else 0
 
 
+def cmd_backtranslate(args) -> int:
+    from .decoding import DecodeOptions
+    from .training.backtranslate import backtranslate
+
+    counts = backtranslate(
+        args.model, args.german, args.out, DecodeOptions(**decode_overrides(args)), args.device, args.limit
+    )
+    print(
+        f"{counts['pairs']:,} synthetic pairs written to {args.out} ({counts['german']:,} German sentences, "
+        f"{counts['too_long']:,} too long for the model, {counts['empty']:,} translated to nothing)"
+    )
+    return 0
+
+
 def cmd_push(args) -> int:
     from .hub.hub import push_to_hub, resolve_checkpoint
 
@@ -265,6 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_evaluate)
 
     add_corpus_parser(sub)
+    add_backtranslate_parser(sub)
 
     p = sub.add_parser("push", help="upload a checkpoint folder to the Hugging Face Hub")
     p.add_argument("--model", required=True)
@@ -324,6 +339,15 @@ def add_corpus_parser(sub) -> None:
         "--sources", default=None, help=f"comma-separated, or all (default: all but {optional}) of: {', '.join(names)}"
     )
     p.set_defaults(func=cmd_corpus_build)
+
+
+def add_backtranslate_parser(sub) -> None:
+    p = sub.add_parser("backtranslate", help="translate German text into English with a de-en model: synthetic pairs")
+    p.add_argument("--in", dest="german", type=Path, required=True, help="German sentences, one a line")
+    p.add_argument("--out", type=Path, required=True, help="english<TAB>german<TAB>synthetic lines, for --extra-tsv")
+    p.add_argument("--limit", type=int, default=0, help="only the first N sentences (0 = all)")
+    add_decoding_arguments(p)
+    p.set_defaults(func=cmd_backtranslate)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ loop should weight kinds rather than sample uniformly.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import re
@@ -17,15 +18,20 @@ from pathlib import Path
 from .ding import APOSTROPHES, DING_ENV, DING_PATH, KINDS, Pair, kind_of, load_ding
 
 logger = logging.getLogger(__name__)
+SYNTHETIC = "synthetic"  # a TSV's third column: the pair is back-translated (its English made by a model)
+DIRECTIONS = ("en-de", "de-en")  # what a model learns to translate: English → German, or back
 
 __all__ = [
     "DING_ENV",
     "DING_PATH",
     "KINDS",
     "Pair",
+    "DIRECTIONS",
+    "SYNTHETIC",
     "Splits",
     "load_corpus",
     "load_ding",
+    "oriented",
     "read_tsv",
     "split_pairs",
 ]
@@ -41,7 +47,11 @@ class Splits:
 
 
 def read_tsv(path: str | Path) -> list[Pair]:
-    """Read user pairs from an ``english<TAB>german`` file (blank lines and # comments skipped)."""
+    """Read user pairs from an ``english<TAB>german`` file (blank lines and # comments skipped).
+
+    A third column ``synthetic`` marks a back-translated pair (``backtranslate`` writes it): its source is
+    SYNTHETIC, so that training can weigh such pairs (``TrainOptions.synthetic_pairs``).
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"pair file not found: {path} (expected english<TAB>german lines)")
@@ -52,13 +62,15 @@ def read_tsv(path: str | Path) -> list[Pair]:
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             fields = line.split("\t")
+            tag = fields.pop() if len(fields) == 3 and fields[2].strip() == SYNTHETIC else ""
             src, tgt = (" ".join(f.split()) for f in fields) if len(fields) == 2 else ("", "")
             if not src or not tgt:
                 raise ValueError(
-                    f"{path}:{number}: expected 'english<TAB>german' (one tab, both sides non-empty), got {line[:80]!r}"
+                    f"{path}:{number}: expected 'english<TAB>german' (one tab, both sides non-empty; a third column "
+                    f"may say {SYNTHETIC}), got {line[:80]!r}"
                 )
             src, tgt = src.translate(APOSTROPHES), tgt.translate(APOSTROPHES)
-            pairs.append(Pair(src, tgt, kind_of(src, tgt)))
+            pairs.append(Pair(src, tgt, kind_of(src, tgt), source=tag))
     logger.info("%s: %s pairs", path, len(pairs))
     return pairs
 
@@ -114,3 +126,17 @@ def load_corpus(path: str | Path | None = None, seed: int = 0, extra_tsv: str | 
         seen = {(p.src, p.tgt) for p in splits.train}
         splits.train += [p for p in extra if (p.src, p.tgt) not in seen]
     return splits
+
+
+def oriented(pairs: Iterable[Pair], direction: str) -> list[Pair]:
+    """The pairs as a model of ``direction`` reads them: as they are for en-de, German → English for de-en."""
+    check_direction(direction)
+    if direction == "en-de":
+        return list(pairs)
+    return [dataclasses.replace(pair, src=pair.tgt, tgt=pair.src) for pair in pairs]  # its kind is the pair's
+
+
+def check_direction(direction: str) -> None:
+    """Refuse a direction no model is trained in."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from ..corpus.ding import KINDS, Pair
+from ..corpus.pairs import SYNTHETIC
 from ..model.transformer import Transformer
 from ..tokenizer import Tokenizer
 
@@ -79,6 +80,15 @@ def mix_kinds(pairs: list[Pair], word_pairs: int, seed: int, kinds: str = "sente
         raise ValueError(f"the training split has no pairs of the kinds {kinds!r}")
     random.Random(seed).shuffle(mixed)
     return mixed
+
+
+def limit_synthetic(pairs: list[Pair], synthetic_pairs: int, seed: int) -> list[Pair]:
+    """Every real pair and a seeded sample of ``synthetic_pairs`` back-translated ones (-1: all of them)."""
+    real = [p for p in pairs if p.source != SYNTHETIC]
+    synthetic = [p for p in pairs if p.source == SYNTHETIC]
+    if 0 <= synthetic_pairs < len(synthetic):
+        synthetic = random.Random(seed).sample(synthetic, synthetic_pairs)
+    return real + synthetic
 
 
 def encode_pairs(pairs: list[Pair], tokenizer: Tokenizer, max_len: int) -> list[Example]:

@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 CURVES_NAME = "curves.json"
 # The game and children's sources: dialogue, quests and instructions, the register nearest everyday speech.
 DIALOGUE = ("wesnoth", "cataclysm", "freedroidrpg", "freeciv", "naev", "widelands", "tuxpaint")
+# More of that register: dialogue, children's software, riddles, word lists (openclonk and tuxpaint-stamps are
+# built by `corpus build --sources all`).
+EVERYDAY = ("freedink", "gcompris", "gcompris-words", "openclonk", "drascula", "tuxpaint-stamps", "gbrainy")
+EVERYDAY += ("pysiogame", "flare", "supertux")
 EVERYTHING = "*"  # every source of the built corpus
 
 
@@ -41,6 +45,7 @@ class Phase:
     until: float
     sources: tuple[str, ...] | str = ()  # corpus sources, or EVERYTHING; () = Ding alone
     kinds: str = "sentence,phrase,word"
+    synthetic_pairs: int | None = None  # back-translated pairs of the run's --extra-tsv kept (None: the run's own)
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,7 @@ RECIPES = (
         (Phase(0.8, EVERYTHING), Phase(1.0, DIALOGUE, kinds="sentence")),
         branch_of="ding+everything",
     ),
+    Recipe("ding+dialogue+everyday", (Phase(1.0, DIALOGUE + EVERYDAY),)),  # against ding+dialogue, at equal compute
 )
 
 
@@ -71,6 +77,7 @@ def phase_options(base: TrainOptions, out: Path, phase: Phase, corpus: Path) -> 
         debian_corpus=str(corpus) if phase.sources else "",
         debian_sources=sources,
         kinds=phase.kinds,
+        synthetic_pairs=base.synthetic_pairs if phase.synthetic_pairs is None else phase.synthetic_pairs,
         pause_at=round(phase.until * base.max_steps),
         resume=True,
     )
@@ -99,7 +106,8 @@ def run_recipes(base: TrainOptions, folder: Path, corpus: Path = DEFAULT_OUT, re
 def branch(base: TrainOptions, out: Path, into: Path, parent: Recipe, child: Recipe, corpus: Path) -> None:
     """Train `parent`'s run up to where `child`'s first phase ends, and copy it to be `child`'s run."""
     shared = child.phases[0]
-    if (parent.phases[0].sources, parent.phases[0].kinds) != (shared.sources, shared.kinds):
+    first = parent.phases[0]
+    if (first.sources, first.kinds, first.synthetic_pairs) != (shared.sources, shared.kinds, shared.synthetic_pairs):
         raise ValueError(f"{child.name} does not start as {parent.name} does")
     split = phase_options(base, out, shared, corpus)
     if reached(out) > split.end_step:

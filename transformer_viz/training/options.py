@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..corpus.pairs import check_direction
 from ..errors import UserError
 from ..model.config import TransformerConfig
 
@@ -56,13 +57,15 @@ class TrainOptions(ModelOptions):
     precision: str = "fp32"  # "bf16": matrix products in bfloat16 under autocast, weights and Adam in fp32 (faster
     # where the hardware has bfloat16 arithmetic); "auto": bf16 where it has, fp32 where it would be emulated
     threads: int = 0  # torch CPU threads (0 = torch's default)
-    extra_tsv: str = ""  # more training pairs, english<TAB>german
+    extra_tsv: str = ""  # more training pairs, english<TAB>german (a third column "synthetic": back-translated)
+    synthetic_pairs: int = -1  # back-translated pairs of extra_tsv kept (seeded sample; -1 = all, 0 = none)
     max_pairs: int = 0  # use only this many training pairs (0 = all); for quick runs
     word_pairs: int = 40_000  # single-word dictionary pairs kept (seeded sample; -1 = all of ~280k)
     kinds: str = "sentence,phrase,word"  # pair kinds trained on; "sentence" fine-tunes on sentences alone
     corpus: str = ""  # the Ding file (default: the Debian package's)
     debian_corpus: str = ""  # a folder made by `corpus build`: its training pairs join Ding's ("" = Ding alone)
     debian_sources: str = ""  # the sources of debian_corpus to read, comma-separated ("" = all)
+    direction: str = "en-de"  # "de-en": the same pairs with their sides swapped, a German → English model
     resume: bool = False
 
     def check(self) -> None:
@@ -75,6 +78,7 @@ class TrainOptions(ModelOptions):
             raise UserError("err-train-snapshots", value=self.snapshots)
         if self.precision not in PRECISIONS:
             raise UserError("err-train-precision", value=self.precision, choices=", ".join(PRECISIONS))
+        check_direction(self.direction)
         for name in ("valid_every", "warmup", "max_tokens"):
             if getattr(self, name) < 1:
                 raise UserError("err-train-at-least-one", name=name, value=getattr(self, name))

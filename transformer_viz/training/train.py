@@ -23,7 +23,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm.auto import tqdm
 
 from ..corpus.build import load_corpus_pairs
-from ..corpus.pairs import Pair, Splits, load_corpus
+from ..corpus.pairs import Pair, Splits, load_corpus, oriented
 from ..hub.hub import TOKENIZER_NAME, load_config
 from ..model.config import TransformerConfig
 from ..model.transformer import Transformer, resolve_device
@@ -34,6 +34,7 @@ from .batches import (
     collate,
     data_digest,
     encode_pairs,
+    limit_synthetic,
     mix_kinds,
     source_word_dropout,
     token_batches,
@@ -82,14 +83,16 @@ def train(opts: TrainOptions) -> Path:
     torch.manual_seed(opts.seed)
 
     splits = load_corpus(opts.corpus or None, seed=opts.seed, extra_tsv=opts.extra_tsv or None)
-    pairs = mix_kinds(splits.train + debian_pairs(opts, splits), opts.word_pairs, opts.seed, opts.kinds)
-    pairs = pairs[: opts.max_pairs or None]
+    ding = limit_synthetic(splits.train, opts.synthetic_pairs, opts.seed)
+    pairs = mix_kinds(ding + debian_pairs(opts, splits), opts.word_pairs, opts.seed, opts.kinds)
+    pairs = oriented(pairs[: opts.max_pairs or None], opts.direction)  # de-en: German sources, English targets
+    valid = oriented(splits.valid, opts.direction)
     tokenizer = prepare_tokenizer(opts, out, pairs, rank)
     if rank == 0 and opts.debian_corpus:
         copy_attribution(Path(opts.debian_corpus), out)
     # A continued checkpoint keeps the architecture it was trained with, whatever the options say now.
     config = load_config(out) if can_resume(opts, out) else opts.model_config(tokenizer.vocab_size)
-    data = TrainingData.encode(pairs, splits.valid, tokenizer, config.max_len, opts.max_tokens)
+    data = TrainingData.encode(pairs, valid, tokenizer, config.max_len, opts.max_tokens)
     model, optimizer, state = resume(opts, out, config, data.digest, rank, device, world)
     checkpointer = Checkpointer(out, opts, config.d_model, world, device, started)
     run = Run(opts, config, data, model, optimizer, rank, world, device, checkpointer)
