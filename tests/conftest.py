@@ -154,7 +154,9 @@ def empty_registry(monkeypatch):
 # ---------------------------------------------------------------- the app in a subprocess (browser and API tests)
 # Tiny random models saved under these names (seed000 is the default); seed004 is smaller, so that a switch of
 # model meets a layer and a head the new model lacks.
-APP_CHECKPOINTS = {"seed000": {}, "seed004": dict(n_layers=1, n_heads=2)}
+# max_len keeps the untrained models' endless outputs short (small figures, quick pages); seed004's is long enough for
+# a 20-token translation (the lesson's layout at 1280×720).
+APP_CHECKPOINTS = {"seed000": dict(max_len=16), "seed004": dict(n_layers=1, n_heads=2, max_len=24)}
 # seed000 also keeps training snapshots, so the replay tab has something to replay; seed004 keeps none, so it says so.
 APP_SNAPSHOT_STEPS = {"seed000": (10, 20, 40)}
 
@@ -210,8 +212,7 @@ def app_server(tmp_path_factory):
     else:
         folder = tmp_path_factory.mktemp("checkpoints")
         for preset, shape in APP_CHECKPOINTS.items():
-            # max_len 16 keeps the untrained models' endless outputs short: small figures, quick pages.
-            model = tiny_translator(preset, max_len=16, **shape).model
+            model = tiny_translator(preset, **shape).model
             save_checkpoint(folder / preset, model, tiny_tokenizer_file())
             if preset in APP_SNAPSHOT_STEPS:
                 save_tiny_snapshots(folder / preset, model, APP_SNAPSHOT_STEPS[preset])

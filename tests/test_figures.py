@@ -96,23 +96,30 @@ def test_attention_head_mean_and_title(trace):
     assert "Layer 0" in single.layout.title.text and "Head 2" in single.layout.title.text
 
 
-@pytest.mark.parametrize("rows", [6, 12, 20])
-def test_a_fitted_head_map_is_its_boxs_height_with_a_label_per_row_that_fits_it(translator, rows):
+@pytest.mark.parametrize("rows", [6, 12, 20, 24])
+def test_a_fitted_head_map_is_its_boxs_height_with_labels_that_fit_their_rows(translator, rows):
     """The lesson's map drawn for a box (fit_px): that tall, tight margins, and a query-label font no taller than
-    a row's share of what the margins leave (at least the smallest readable font); without fit_px, as before."""
+    the rows' share of what the margins leave; where rows are too close for the smallest readable font, every
+    second row (or third) is labelled and the hover names every row; without fit_px, every row labelled."""
     from transformer_viz.figures.labels import MIN_TICK_PX
 
     trace = translator.trace("the dog sees the dog.", max_new_tokens=rows)
     rows = len(trace.target_ids)
-    fig = F.attention_head(trace, "cross", 0, "mean", step=1, fit_px=316)
+    fig = F.attention_head(trace, "cross", 0, "mean", step=1, fit_px=290)
     layout = fig.layout
-    assert layout.height == 316 and layout.margin.t < 70  # not the free-standing figure's 100-px title band
-    pitch = (316 - layout.margin.t - layout.margin.b) / rows
-    font = layout.yaxis.tickfont.size
-    assert font == MIN_TICK_PX or 1.25 * font <= pitch
-    assert len(layout.yaxis.ticktext) == rows  # every row keeps its label
+    assert layout.height == 290 and layout.margin.t < 70  # not the free-standing figure's 100-px title band
+    pitch = (290 - layout.margin.t - layout.margin.b) / rows
+    labels, font = list(layout.yaxis.ticktext), layout.yaxis.tickfont.size
+    stride = layout.yaxis.tickvals[1] - layout.yaxis.tickvals[0]
+    assert font >= MIN_TICK_PX and 1.25 * font <= stride * pitch  # each label within its share of the rows
     free = F.attention_head(trace, "cross", 0, "mean", step=1)
-    assert free.layout.height > 316 and list(free.layout.yaxis.ticktext) == list(layout.yaxis.ticktext)
+    assert free.layout.height > 290 and len(free.layout.yaxis.ticktext) == rows
+    assert labels == list(free.layout.yaxis.ticktext)[::stride]
+    if stride == 1:
+        assert fig.data[0].customdata is None and "%{y}" in fig.data[0].hovertemplate
+    else:  # the rows without a label are named in the hover
+        assert rows > 12 and [row[0] for row in fig.data[0].customdata] == list(free.layout.yaxis.ticktext)
+        assert "%{customdata}" in fig.data[0].hovertemplate and "%{y}" not in fig.data[0].hovertemplate
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from transformer_viz.app import models
 from transformer_viz.app import session as sessions
 from transformer_viz.app.markdown import md
 from transformer_viz.app.registry import PLOTS, View
+from transformer_viz.app.tabs import beyond_qkv
 from transformer_viz.figures.style import piece_label
 
 SENTENCE = "I see the house."
@@ -360,7 +361,7 @@ def test_a_new_session_draws_the_qkv_view_through_its_one_redraw_path(page_handl
     demo, translated = page_handlers
     chain = chain_after(demo, translated)
     menu = next(i for i, fn in enumerate(chain) if fn.fn is not None and "fresh" in fn.name)
-    scripts = [i for i, fn in enumerate(chain) if fn.fn is None and fn.js and "qkv-redraw" in fn.js]
+    scripts = [i for i, fn in enumerate(chain) if fn.fn is None and fn.js == beyond_qkv.STEP_JS]
     assert scripts and scripts[0] > menu
     redraw = next(fn for fn in demo.fns.values() if any(t[1] == "click" for t in fn.targets) and fn.name == "draw")
     assert redraw.trigger_mode == "always_last"
@@ -385,7 +386,7 @@ def test_a_new_layer_or_head_is_painted_in_the_page_before_anything_asks_the_ser
     control = next(block for block in demo.blocks.values() if getattr(block, "elem_id", None) == elem_id)
     started = sorted((index, fn) for index, fn in demo.fns.items() if (control._id, "input") in map(tuple, fn.targets))
     (_, first), (_, second), *rest = started
-    assert first.fn is None and "tvSwitches" in first.js
+    assert first.fn is None and "transformerViz.onSwitch(" in first.js
     assert second.name == "frames_unless_drawn" and second.queue is False and "drawn" in second.js
     assert rest and all(fn.name != "lesson_frame" for _, fn in rest)  # no second, server-drawn lesson
 
@@ -399,7 +400,7 @@ def test_the_lesson_is_asked_for_directly_and_the_heavy_work_waits_for_its_paint
     direct = [fn for fn in fns.values() if fn.name == "lesson_frame" and fn.trigger_after is None]
     assert len(direct) == 3 and all(fn.queue is False for fn in direct)  # look, units, language
     after = [fn for fn in fns.values() if fn.trigger_after == translated._id]
-    assert [fn.fn for fn in after] == [None] and "requestAnimationFrame" in after[0].js
+    assert [fn.fn for fn in after] == [None] and after[0].js == "() => transformerViz.painted()"
     following = [fn for fn in fns.values() if fn.trigger_after == after[0]._id]
     assert len(following) == 1 and following[0].queue is not False and "step_frames" in following[0].name
 

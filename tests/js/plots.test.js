@@ -64,3 +64,33 @@ test('the translation shown is read as the server writes it: the text and the mo
   values['#model input'].value = 'mine';
   assert.equal(page.shownKey(doc), JSON.stringify(['Ich sehe.', 'mine']));
 });
+
+test('a step moved presses the query view\'s redraw while its tab shows, else once it shows again', () => {
+  let clicks = 0, seen = null;
+  global.IntersectionObserver = class {
+    constructor(callback) {
+      seen = callback;
+    }
+    observe() {}
+  };
+  const tab = {offsetParent: null}, button = {tagName: 'BUTTON', click: () => (clicks += 1)};
+  const doc = {getElementById: (id) => ({'tab-qkv': tab, 'qkv-redraw': button})[id] || null};
+  page.qkvStep(doc); // hidden: marked stale, not drawn
+  assert.equal(clicks, 0);
+  assert.equal(page.PAGE.qkv.stale, true);
+  seen([{isIntersecting: true}]); // the tab comes on screen: drawn once
+  seen([{isIntersecting: true}]);
+  assert.equal(clicks, 1);
+  tab.offsetParent = {}; // on screen: every step redraws it
+  page.qkvStep(doc);
+  assert.equal(clicks, 2);
+  delete global.IntersectionObserver;
+});
+
+test('painted waits for the next painted frame, then a task', async () => {
+  const order = [];
+  global.requestAnimationFrame = (fn) => setTimeout(() => (order.push('frame'), fn()), 1);
+  await page.painted().then(() => order.push('done'));
+  assert.deepEqual(order, ['frame', 'done']);
+  delete global.requestAnimationFrame;
+});

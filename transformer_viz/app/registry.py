@@ -113,9 +113,10 @@ def _step_head(head: int | str) -> int | str:
 
 
 STEP, HEAD, LAYER, KIND = (frozenset({name}) for name in FOLLOWS)
-# The lesson's map on screen is drawn for the height of its box at 1280×720 (common.LESSON_HEIGHT there), a
-# projector's screen, and stretched to a taller box: every row's label fits at 720 px, and so on any taller screen.
-LESSON_FIT_PX = 316
+# The lesson's map on screen is drawn for the height of its plot at 1280×720 (common.LESSON_HEIGHT there, less the
+# plot's 24 px of room in its box) where a long translation wraps its box to two lines, a projector's screen, and
+# stretched to a taller box: every row's label fits at 720 px, and so on any taller screen.
+LESSON_FIT_PX = 290
 # fmt: off
 PLOTS = [
     Plot("plot-topk", "page", None, follows=STEP,

@@ -289,6 +289,7 @@ def attention_head(
     key_ticks = x_token_ticks(ax.key_labels, 900 if fit_px is None else width - 160, st.font_size, pieces=False)
     title = t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, trace.n_heads)) + ax.suffix()
     title += step_suffix(trace, kind, step)
+    stride = 1  # every query row labelled
     if fit_px is None:
         height = max(1.6 * st.panel_px, 1.3 * st.row_px * n_rows) + 200 + 4 * st.font_size
         query_font, margin = tick_font(n_rows, 1.3 * st.row_px * n_rows, st.font_size), {}
@@ -299,11 +300,16 @@ def attention_head(
         bottom = tick_label_px(ax.key_labels, key_ticks["tickangle"], key_font) + 2 * LINE_EM * st.font_size + 8
         height, margin = fit_px, dict(t=top, b=bottom)
         pitch = (fit_px - top - bottom) / max(n_rows, 1)  # one row's height
-        query_font = dict(tickfont=dict(size=int(max(MIN_TICK_PX, min(st.font_size, pitch / 1.3)))))
+        # rows too close for the smallest font's labels: every stride-th row labelled (the hover still names each)
+        stride = max(1, math.ceil(1.3 * MIN_TICK_PX / pitch))
+        query_font = dict(tickfont=dict(size=int(max(MIN_TICK_PX, min(st.font_size, stride * pitch / 1.3)))))
+    query_ticks = token_ticks(ax.query_labels, pieces=False)
+    if stride > 1:
+        query_ticks = {key: values[::stride] for key, values in query_ticks.items()}
     layout = dict(
         xaxis=dict(**key_ticks, title=dict(text=axis_title(key_axis_title(kind, ax.words)))),
         yaxis=dict(
-            **token_ticks(ax.query_labels, pieces=False),
+            **query_ticks,
             autorange="reversed",
             title=dict(text=axis_title(query_axis_title(kind, ax.words))),
             **query_font,
@@ -315,6 +321,9 @@ def attention_head(
         layout["margin"] = margin
     name = download_name(ax.named(KIND_NAMES[kind]), layer, head, shown_step(kind, step))
     data = [weight_heatmap(z, label, show_values)]
+    if stride > 1:  # the rows without a tick label are named in the hover by the cells' own data
+        data[0]["customdata"] = [[esc(query)] * z.shape[1] for query in ax.query_labels]
+        data[0]["hovertemplate"] = data[0]["hovertemplate"].replace("%{y}", "%{customdata}")
     return finish(data, layout, st, title, height, name, width=width, tight=fit_px is not None)
 
 

@@ -23,6 +23,9 @@ function fitLesson(doc = document, win = window) {
   const root = doc.documentElement.style;
   if (root.getPropertyValue('--tv-lesson-height') === value) return false;
   root.setProperty('--tv-lesson-height', value);
+  // the plots follow their boxes (a ResizeObserver in plots.js); one drawn while the boxes changed is fitted again
+  const fit = win.transformerViz && win.transformerViz.plots && win.transformerViz.plots.fitPlot;
+  if (fit) win.requestAnimationFrame(() => row.querySelectorAll('.js-plotly-plot').forEach((el) => fit(el)));
   return true;
 }
 

@@ -58,7 +58,11 @@ const waiting = new Map(); // plots in tabs to draw after the page has shown the
  * in one go and at the last step asked for. A plot not drawn yet gets its Gradio value, now. */
 function drawPlot(id, json, lesson, doc = document) {
   const el = doc.querySelector('#' + id + ' .js-plotly-plot');
-  if (lesson || !el || !el.data) return redraw(id, json, doc);
+  if (lesson || !el || !el.data) {
+    const value = redraw(id, json, doc);
+    if (el && el.data) requestAnimationFrame(() => fitPlot(el));
+    return value;
+  }
   const first = waiting.size === 0;
   waiting.set(id, json);
   if (first)
@@ -72,19 +76,24 @@ function drawPlot(id, json, lesson, doc = document) {
   return {__type__: 'update'};
 }
 
+/** A plot laid out again to its element's size where it was drawn at another (true then): one with no height of its
+ * own (a fitted plot) to the element's height, and every plot to its width. A fitted plot that Gradio drew is not
+ * laid out to its element by Plotly (no autosize): it is told to now. */
+function fitPlot(el, Plotly = window.Plotly) {
+  const full = el && el._fullLayout;
+  if (!full || !Plotly || el.clientWidth === 0) return false;
+  const taller = !el.layout.height && Math.abs(full.height - el.clientHeight) > 1;
+  if (taller && !full.autosize) Plotly.relayout(el, {autosize: true});
+  else if (full.autosize && (taller || Math.abs(full.width - el.clientWidth) > 1)) Plotly.Plots.resize(el);
+  else return false;
+  return true;
+}
+
 /** Each plot refitted when its box gets a width (or, for a fitted plot with no height of its own, a height) it was
  * not drawn at: a plot redrawn while its tab was hidden is laid out at Plotly's default 700 px, and Gradio does not
  * draw it again when the tab opens. Figures with a size of their own are left. */
 function refitPlots(doc = document) {
-  const fitted = new ResizeObserver((entries) => {
-    for (const {target} of entries) {
-      const full = target._fullLayout;
-      if (!full || !full.autosize || !window.Plotly || target.clientWidth === 0) continue;
-      const wider = Math.abs(full.width - target.clientWidth) > 1;
-      const taller = !target.layout.height && Math.abs(full.height - target.clientHeight) > 1;
-      if (wider || taller) window.Plotly.Plots.resize(target);
-    }
-  });
+  const fitted = new ResizeObserver((entries) => entries.forEach(({target}) => fitPlot(target)));
   return () =>
     doc.querySelectorAll('.js-plotly-plot').forEach((el) => {
       if (!el.dataset.tvFit) {
@@ -125,6 +134,6 @@ function attachClicks(clicks, doc = document) {
   }
 }
 
-const api = {layoutChanges, redraw, drawPlot, refitPlots, READERS, writeBox, attachClicks};
+const api = {layoutChanges, redraw, drawPlot, fitPlot, refitPlots, READERS, writeBox, attachClicks};
 if (typeof module !== 'undefined') module.exports = api;
 else window.transformerViz = Object.assign(window.transformerViz || {}, {plots: api});
