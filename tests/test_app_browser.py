@@ -11,6 +11,7 @@ refresh them is in tests/pages.py, with the helpers that wait for and read back 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from urllib.parse import parse_qsl, urlparse
 
@@ -289,6 +290,29 @@ def test_download_trace_is_schema_json(page, server):
     assert data["schema"] == "transformer-viz/trace/2"
     assert data["source"]["text"] == SENTENCE and data["target"]["ids"] == trace.target_ids
     assert len(data["attention"]["cross"]) == trace.n_layers
+
+
+def test_download_lesson_is_the_translation_as_one_html_page(page, server):
+    """Download lesson writes the translation shown as the lesson file, opening on the page's layer and head."""
+    _, models = server
+    trace = expected_trace(models["seed000"])
+    if translation(page) != trace.target_text:  # on its own, it translates first
+        page.fill("#sentence textarea", SENTENCE)
+        page.click("#translate")
+        wait_translation(page, trace.target_text)
+    page.fill("#layer input[type=number]", "1")
+    page.press("#layer input[type=number]", "Enter")
+    wait_plot(page, "plot-cross", "Layer 1 ")
+    with page.expect_download(timeout=WAIT) as download:
+        page.click("#download-lesson")
+    assert download.value.suggested_filename.endswith(".html")
+    text = Path(download.value.path()).read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="lesson-data">(.*?)</script>', text, re.S).group(1).replace("<\\/", "</"))
+    assert data["frames"]["steps"] == len(trace.target_ids) and data["view"]["layer"] == 1
+    assert json.loads(data["frames"]["shown"])[0] == trace.target_text
+    page.fill("#layer input[type=number]", "0")  # as the other tests find the page
+    page.press("#layer input[type=number]", "Enter")
+    wait_plot(page, "plot-cross", "Layer 0 ")
 
 
 def test_switching_model_translates_with_it(page, server):

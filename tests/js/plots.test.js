@@ -94,3 +94,19 @@ test('painted waits for the next painted frame, then a task', async () => {
   assert.deepEqual(order, ['frame', 'done']);
   delete global.requestAnimationFrame;
 });
+
+test('a file is downloaded once its box shows a link it did not show before', async () => {
+  const clicked = [];
+  let link = {href: 'http://host/file=old.html', click: () => clicked.push(link.href)};
+  const doc = {querySelector: () => link};
+  page.PAGE.downloaded['lesson-file'] = link.href; // the last lesson's link, still shown
+  let waited = 0;
+  const wait = async () => {
+    waited += 1;
+    if (waited === 3) link = {href: 'http://host/file=new.html', click: () => clicked.push('http://host/file=new.html')};
+  };
+  assert.equal(await page.downloadFile('lesson-file', doc, wait), true);
+  assert.deepEqual(clicked, ['http://host/file=new.html'], 'the new file, not the last one again');
+  link = null;
+  assert.equal(await page.downloadFile('lesson-file', {querySelector: () => null}, async () => {}), false);
+});

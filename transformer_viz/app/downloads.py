@@ -1,4 +1,5 @@
-"""The trace offered as a download: one JSON file per translation, swept after an hour."""
+"""The downloads: the trace (one JSON file per translation) and, on demand, the lesson file (one HTML page that
+steps through the translation with no server); both swept after an hour."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import gradio as gr
 
+from ..figures.lesson import lesson
 from ..trace import Trace
 
 TRACE_FILE_AGE_S = 3600  # a download link older than this may be gone; Gradio keeps its own copy as long
@@ -21,20 +23,26 @@ def trace_folder() -> Path:
     return Path(tempfile.mkdtemp(prefix="transformer-viz-traces-"))
 
 
-def trace_file(trace: Trace, max_age_s: float = TRACE_FILE_AGE_S) -> Path:
-    """Write `trace` as JSON for the download button; delete this process's trace files older than `max_age_s`.
+def new_file(suffix: str, max_age_s: float = TRACE_FILE_AGE_S) -> Path:
+    """A new file's path in trace_folder(); this process's downloads older than `max_age_s` are deleted first.
 
-    Every translation writes one (~0.1–0.5 MB): without the sweep a public server's disk would only fill.
+    Every translation writes a trace (~0.1–0.5 MB), every lesson asked for ~5 MB: without the sweep a public
+    server's disk would only fill.
     """
     folder = trace_folder()
     cutoff = time.time() - max_age_s
-    for old in folder.glob("trace-*.json"):
+    for old in [*folder.glob("trace-*.json"), *folder.glob("lesson-*.html")]:
         try:
             if old.stat().st_mtime < cutoff:
                 old.unlink()
         except FileNotFoundError:  # another request swept it first
             pass
-    path = folder / f"trace-{uuid.uuid4().hex}.json"
+    return folder / f"{suffix.split('.')[0]}-{uuid.uuid4().hex}.{suffix.split('.')[1]}"
+
+
+def trace_file(trace: Trace, max_age_s: float = TRACE_FILE_AGE_S) -> Path:
+    """Write `trace` as JSON for the download button."""
+    path = new_file("trace.json", max_age_s)
     path.write_text(trace.to_json(), encoding="utf-8")
     return path
 
@@ -44,3 +52,17 @@ def offered(sess):
     if sess is None:
         return gr.skip()
     return gr.update(value=str(trace_file(sess.trace)), interactive=True)
+
+
+def lesson_ready(sess):
+    """The lesson download button: pressable once there is a translation (no change without one)."""
+    return gr.skip() if sess is None else gr.update(interactive=True)
+
+
+def lesson_download(sess, lang, layer, head):
+    """The session's lesson file, opening on the layer and head shown, in the visitor's language (or no change)."""
+    if sess is None:
+        return gr.skip()
+    path = new_file("lesson.html")
+    lesson(sess.trace, path, lang=lang, layer=int(layer), head=str(head))
+    return gr.update(value=str(path), visible=True)

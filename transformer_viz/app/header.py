@@ -9,6 +9,7 @@ from ..decoding import CHOSEN, STRATEGIES
 from ..figures import UNITS
 from ..translator import MAX_CHARS
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
+from .downloads import lesson_download
 from .handlers import tokens_table
 from .models import model_choices
 from .session import SLIDER_RANGES
@@ -45,6 +46,8 @@ class Header:
     presentation: gr.Radio  # one of LOOKS
     units: gr.Radio  # the attention maps' rows and columns: one of figures.UNITS, "pieces" or "words"
     download: gr.DownloadButton
+    lesson_btn: gr.Button  # the lesson file (downloads.lesson_download)
+    lesson_file: gr.File  # where the lesson file is offered
     share: gr.Textbox
     copy: gr.Button
     # the decoding steps, one at a time
@@ -119,7 +122,16 @@ def lay_out(words: Words, models: list[str]) -> Header:
             lay_out_translation(words, top)
         with gr.Column(scale=2):
             lay_out_options(words, top)
+    wire_lesson_download(top)
     return top
+
+
+def wire_lesson_download(top: Header) -> None:
+    """Download lesson: the file written for the translation shown (its layer, head and language), then downloaded
+    in the page from its file box (js/page.js)."""
+    inputs = [top.session, top.lang, top.layer, top.head]
+    written = top.lesson_btn.click(lesson_download, inputs, [top.lesson_file], api_visibility="private")
+    written.then(None, js="() => transformerViz.downloadFile('lesson-file')", api_visibility="private")
 
 
 def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
@@ -216,6 +228,10 @@ def lay_out_translation(words: Words, top: Header) -> None:
         top.download = words(
             gr.DownloadButton(T("download"), elem_id="download-trace", interactive=False), "label", "download"
         )  # value is the file
+        top.lesson_btn = words(
+            gr.Button(T("download-lesson"), elem_id="download-lesson", interactive=False), "value", "download-lesson"
+        )  # written when pressed (downloads.lesson_download), into the file box, and downloaded from there
+    top.lesson_file = gr.File(visible=False, elem_id="lesson-file", interactive=False)
     with gr.Row():
         top.share = words(
             gr.Textbox(label=T("share"), elem_id="share-link", interactive=False, scale=4), "label", "share"

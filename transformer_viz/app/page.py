@@ -14,7 +14,7 @@ from ..decoding import CHOSEN, DecodeOptions
 from ..errors import Notice, UserError
 from . import handlers as h
 from .common import CSS, THEME, Words, localised_errors, page_head, plot, slides, user_error
-from .downloads import TRACE_FILE_AGE_S, offered
+from .downloads import TRACE_FILE_AGE_S, lesson_ready, offered
 from .frames import lesson_frame, step_frames, variants
 from .header import Header
 from .header import lay_out as lay_out_header
@@ -75,7 +75,8 @@ def build_demo() -> gr.Blocks:
         # a new session: its frames with its trace file; the groups' views that only close, in one round trip; a
         # view that draws itself anew (it reads its own controls too) after the other plots; the page's own scripts
         # (JavaScript only) last
-        new_frames = Event.merged([frames, Event(offered, [top.session], [top.download])])
+        offers = [Event(offered, [top.session], [top.download]), Event(lesson_ready, [top.session], [top.lesson_btn])]
+        new_frames = Event.merged([frames, *offers])
         on_new = [event for group in groups for event in group.on_new_session]
         closing = [event for event in on_new if event.inputs == [top.session]]
         scripts = [event for event in on_new if event.fn is None]

@@ -14,6 +14,7 @@ const {stepping, plots} =
 const PAGE = Object.assign(stepping.newState(), {
   outputs: 0, // how many components a step paints (frames.N_OUT), set by start
   qkv: {stale: false, watching: null}, // "One query, real numbers": whether a step moved while it was hidden
+  downloaded: {}, // the last link each file box's download clicked
 });
 
 /** The translation the page shows, as frames.shown_key writes it: its text and the model's name, which ends the
@@ -111,11 +112,26 @@ function qkvStep(doc = document) {
   else PAGE.qkv.stale = true;
 }
 
+/** The file the server just offered in the file box `id`, downloaded as if its link were clicked, once the box shows
+ * it (a link it did not show before); false where none came within a few seconds. */
+async function downloadFile(id, doc = document, wait = (ms) => new Promise((done) => setTimeout(done, ms))) {
+  for (let tries = 0; tries < 100; tries++) {
+    const link = doc.querySelector(`#${id} a[href]`);
+    if (link && link.href !== PAGE.downloaded[id]) {
+      PAGE.downloaded[id] = link.href;
+      link.click();
+      return true;
+    }
+    await wait(50);
+  }
+  return false;
+}
+
 /** A promise kept once the page has painted its next frame. */
 function painted() {
   return new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
 }
 
-const api = {PAGE, painted, shownKey, stripStep, start, onStep, onFrames, onVariants, onSwitch, drawnHere, onPlay, qkvStep};
+const api = {PAGE, painted, downloadFile, shownKey, stripStep, start, onStep, onFrames, onVariants, onSwitch, drawnHere, onPlay, qkvStep};
 if (typeof module !== 'undefined') module.exports = api;
 else window.transformerViz = Object.assign(window.transformerViz || {}, api, {page: PAGE});
