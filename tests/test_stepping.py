@@ -8,7 +8,6 @@ from types import SimpleNamespace
 import pytest
 
 from tests.tiny import tiny_translator
-from transformer_viz.app import stepping
 from transformer_viz.app.common import LOOKS
 from transformer_viz.app.frames import LESSON_PLOTS, N_OUT, draw_step, lesson_frame, step_frames
 from transformer_viz.app.models import model_label
@@ -48,13 +47,13 @@ def test_the_frames_know_what_they_were_drawn_for(session):
     assert json.loads(frames["key"]) == [1, "mean", LOOKS[1], "ko", "words"]
     assert frames["key"] == '[1,"mean","slides (PNG download)","ko","words"]'  # as the browser's JSON.stringify
     assert frames["play"] != step_frames(session, 0, 1, "mean", LOOKS[1], "en")["play"]  # in Korean
-    # and which translation: its text and the model's name, which ends the menu's label (SHOWN_KEY_JS reads both),
+    # and which translation: its text and the model's name, which ends the menu's label (js/page.js: shownKey reads
+    # both; tests/js/plots.test.js),
     # the same in every language: a new language's frames are painted before the menu is relabelled
     name = json.loads(frames["shown"])[1]
     assert json.loads(frames["shown"])[0] == session.trace.target_text
     assert all(model_label(session.model, lng).endswith(f"({name})") or name == session.model for lng in ("en", "ko"))
     assert frames["shown"] == step_frames(session, 0, 1, "mean", LOOKS[1], "ja", "words")["shown"]
-    assert "#translation textarea" in stepping.SHOWN_KEY_JS and "#model input" in stepping.SHOWN_KEY_JS
 
 
 def test_the_lesson_frame_is_the_lessons_plots_at_one_step(session):
@@ -101,14 +100,3 @@ def test_the_lessons_plots_are_drawn_first_and_every_set_of_frames_is_new(sessio
 
 def test_no_session_no_frames():
     assert step_frames(None, 0, 0, "mean", LOOKS[0], "en") is None
-
-
-def test_each_step_event_returns_the_step_and_every_step_output():
-    js = stepping.step_js(stepping.MOVES["next"])
-    paint = stepping.PAINT_JS.count(stepping.SKIP)  # a lesson plot redrawn in place keeps its Gradio value
-    # no frames: all kept; stale, or the lesson's frame of another step: all but the step; and the step itself
-    # where it does not move (set again, the value it had when the event ran undid a step chosen since)
-    assert js.count(stepping.SKIP) - paint == 3 * N_OUT + 2
-    assert "const step = to === t ? " in js
-    assert "if (f.key !== " in js and "f.shown !== " in js  # frames drawn for other controls are not drawn from
-    assert "f.only !== to" in js  # nor the lesson's frame of one step at another
