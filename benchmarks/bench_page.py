@@ -34,7 +34,6 @@ from bench_load import free_port, start_app, wait_for_page  # noqa: E402
 from common import parser  # noqa: E402  (it puts the project root on the path)
 
 from tests.conftest import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (the browser tests' Chromium and its flags)
-from transformer_viz.app.stepping import SHOWN_KEY_JS  # noqa: E402
 
 SENTENCES = [  # ten words each
     "The children are playing in the garden with their friends.",
@@ -75,8 +74,8 @@ WALL: list[float] = []  # each clicked()'s wall-clock milliseconds, in order
 ALSO: dict[str, list[float]] = {}  # by name: the times until a clicked()'s `also` predicate held
 # new variants (not those the page held before the last clicked()) for the translation on the page have arrived
 VARIANTS = (
-    "() => { const v = window.tvVariants, b = v && (window.tvBases || {})[v.base]; "
-    f"return v !== window.tvHeldVariants && !!b && b.shown === {SHOWN_KEY_JS}; }}"
+    "() => { const {variants: v, bases} = transformerViz.page, b = v && bases.get(v.base); "
+    "return v !== window.tvHeldVariants && !!b && b.shown === transformerViz.shownKey(); }"
 )
 
 
@@ -85,7 +84,7 @@ def clicked(page, action, predicate: str, arg=None, also: tuple[str, str] | None
     time until `also` = (name, predicate) holds too, if given, goes to ALSO[name]."""
     predicates = [predicate] + ([also[1]] if also else [])
     page.evaluate(ARM, [predicates, arg])
-    page.evaluate("() => { window.tvHeldVariants = window.tvVariants; }")
+    page.evaluate("() => { window.tvHeldVariants = transformerViz.page.variants; }")
     start = time.perf_counter()
     action()
     until(page, "() => window.tvPainted.every(t => t !== null)")
@@ -148,16 +147,16 @@ def head_changes(page, repeat: int, by_server: bool = False) -> list[float]:
     """A head chosen in the menu (0 and 1 in turn): the main map names it. by_server: with the variants put aside,
     so that the server draws the head's frames; the baseline."""
     samples = []
-    kept = page.evaluate("() => window.tvVariants")
+    kept = page.evaluate("() => transformerViz.page.variants")
     for i in range(repeat):
         if by_server:
-            page.evaluate("() => { window.tvVariants = null; }")
+            page.evaluate("() => { transformerViz.page.variants = null; }")
         page.click("#head input")
         option = page.locator("ul[role=listbox] li", has_text=str(i % 2)).first
         samples.append(clicked(page, option.click, f"() => {TITLE}('plot-cross').includes('Head {i % 2}<br>')"))
         if by_server:
             settled(page, variants=False)
-    page.evaluate("v => { window.tvVariants = v; }", kept)
+    page.evaluate("v => { transformerViz.page.variants = v; }", kept)
     return samples
 
 
@@ -225,8 +224,8 @@ def settled(page, variants: bool = True) -> None:
     """Until every step's frames have arrived after the lesson's frame, and the variants after them where asked
     (a visitor does not switch twice a second, and the server's drawing of the variants must not slow the next
     measurement)."""
-    lesson = page.evaluate("() => window.tvFrames.only !== null ? window.tvFrames.serial : -1")
-    until(page, "s => window.tvFrames.only === null && window.tvFrames.serial > s", lesson)
+    lesson = page.evaluate("() => { const f = transformerViz.page.frames; return f.only !== null ? f.serial : -1; }")
+    until(page, "s => { const f = transformerViz.page.frames; return f.only === null && f.serial > s; }", lesson)
     if variants:
         until(page, VARIANTS)
 
