@@ -101,6 +101,10 @@ def test_empty_and_unreadable_sentences_leave_the_translation_as_it_was(open_pag
     # the answer to this one
     assert i18n.text("notice-previous-kept", "en")[1:] in said
     assert page.evaluate(GREYED) == dict.fromkeys(ANSWER, True)
+    # only markup: nothing to translate either
+    translate(page, "<b></b> <br>")
+    said = wait_message(page, i18n.text("err-only-markup", "en")[1:])
+    assert page.evaluate(SHOWN) == before and i18n.text("notice-previous-kept", "en")[1:] in said
     # the next good sentence clears the message and the grey
     translate(page, "I see the dog.")
     wait_translation(page, expected_trace(library, "I see the dog.").target_text)
@@ -117,6 +121,15 @@ def test_a_long_paste_is_translated_and_its_cut_announced_in_place(open_page, li
     wait_message(page, i18n.text("notice-cut-chars", "en", n=MAX_CHARS)[1:])
     wait_translation(page, expected_trace(library, LONG).target_text)
     assert page.evaluate(SHOWN)["strip"] != before["strip"]
+    assert toasts(page) == []
+
+
+def test_markup_around_a_sentence_is_left_out_and_said(open_page, library):
+    page = open_page("en-US")
+    translate_first(page, library)
+    translate(page, "<b>I see the dog.</b>")
+    wait_message(page, i18n.text("notice-markup", "en", n=2)[1:])
+    wait_translation(page, expected_trace(library, "I see the dog.").target_text)  # the text between the tags
     assert toasts(page) == []
 
 

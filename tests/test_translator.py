@@ -126,6 +126,29 @@ def test_reaching_the_output_limit_says_so_and_a_finished_translation_does_not(t
         assert [n.key for n in cut.notices][-1] == "notice-output-limit"
 
 
+@pytest.mark.parametrize("markup", ["<b>{}</b>", "<img src=x onerror=alert(1)> {}", '{}<br/><a href="#">', "<P>{}"])
+def test_markup_is_left_out_of_what_the_model_reads_and_said(translator, markup):
+    text = markup.format(TEXT)
+    src, notices = translator.encode_sources([text])
+    plain, _ = translator.encode_sources([TEXT])
+    assert src.tolist() == plain.tolist()  # the model reads the text between the tags
+    tags = markup.count("<")
+    assert [n.key for n in notices[0]] == ["notice-markup"] and notices[0][0].params == {"n": tags}
+    assert translator.translate(text, max_new_tokens=4) == translator.translate(TEXT, max_new_tokens=4)
+
+
+@pytest.mark.parametrize("text", ["<b></b>", " <br> <img src=x onerror=alert(1)> ", "<p>\u200b</p>"])
+def test_a_sentence_of_markup_alone_is_refused(translator, text):
+    with pytest.raises(ValueError, match="only HTML tags") as refused:
+        translator.trace(text)
+    assert refused.value.key == "err-only-markup"
+
+
+def test_angle_brackets_that_are_not_tags_are_read(translator):
+    _, notices = translator.encode_sources(["3 < 5 and 7 > 2", "a <- b", "<3"])
+    assert notices == [[], [], []]
+
+
 def test_overlong_text_is_cut_to_max_chars_with_a_notice(translator):
     text = "a " * MAX_CHARS  # 2 * MAX_CHARS characters
     _, notices = translator.encode_sources([text, TEXT])

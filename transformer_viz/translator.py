@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import unicodedata
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -47,6 +48,8 @@ TARGET_HOOKS = (
 )
 PATTERN_HOOKS = SOURCE_HOOKS + TARGET_HOOKS  # what a trace records
 UNKNOWN_SHARE = 0.5  # from this share of <unk> pieces on, a trace says that the model cannot read its input
+# An HTML or XML tag (<b>, </b>, <img src=x>): markup, not English, left out of what the model reads ("3 < 5" stays).
+MARKUP = re.compile(r"</?[A-Za-z][^<>]*>")
 
 
 def clean_text(text: str) -> str:
@@ -112,8 +115,13 @@ class Translator:
             cleaned = clean_text(text[:MAX_CHARS])
             if not cleaned:
                 raise UserError("err-empty")
-            if len(text) > MAX_CHARS:  # in the order the cuts are made: the characters first, then the tokens
+            if len(text) > MAX_CHARS:  # in the order the cuts are made: the characters, the markup, the tokens
                 notes.append(Notice("notice-cut-chars", n=MAX_CHARS))
+            if tags := MARKUP.findall(cleaned):
+                cleaned = clean_text(MARKUP.sub(" ", cleaned))
+                if not cleaned:
+                    raise UserError("err-only-markup")
+                notes.append(Notice("notice-markup", n=len(tags)))
             ids = self.tokenizer.encode(cleaned)
             if len(ids) > max_len:
                 ids = ids[: max_len - 1] + [self.config.eos_id]
