@@ -169,6 +169,15 @@ STEPPING_STATE = """() => {
 }"""
 
 
+def wait_settled(page) -> None:
+    """Until every step's frames of the translation shown have reached the page (after the lesson's frame)."""
+    page.wait_for_function(
+        "() => { const f = transformerViz.page.frames; "
+        "return !!f && f.only === null && f.shown === transformerViz.shownKey(); }",
+        timeout=WAIT,
+    )
+
+
 def wait_step(page, step: int) -> None:
     """The step-dependent views show `step` (the slider, the label and the top-k chart agree)."""
     try:

@@ -31,6 +31,7 @@ from tests.pages import (
     settled,
     translation,
     wait_plot,
+    wait_settled,
     wait_step,
     wait_ticks,
     wait_translation,
@@ -49,7 +50,7 @@ pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.browser
 
-EVIL = "<img src=x onerror=alert(1)>"
+EVIL = "I see <img src=x onerror=alert(1)> the house."  # the tag is left out of what the model reads
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +210,8 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
     """The presentation control redraws every figure for slides and switches the camera button's format."""
     look = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
         const opts = el && el._context ? el._context.toImageButtonOptions : null;
-        return opts ? [el.layout.font.size, el.layout.plot_bgcolor, opts.format, opts.scale, opts.filename] : null; }"""
+        return opts ? [el.layout.font.size, el.layout.plot_bgcolor, opts.format, opts.scale, opts.filename,
+                       opts.width, opts.height] : null; }"""
     screen = page.evaluate(look, "plot-cross")
     tooltip = "() => document.querySelector(\"#plot-cross .modebar-btn[data-title*='Download']\").dataset.title"
     assert page.evaluate(tooltip) == "Download this figure as PNG"
@@ -224,6 +226,7 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
     assert screen[2] == "png" and screen[3] >= 3
     assert screen[4].startswith("cross-attention_L") and "_step-" in screen[4]  # named after what it shows
     assert slides[0] > screen[0] and slides[1] in ("white", "#ffffff", "#fff") and slides[2] == "svg"
+    assert screen[5:] == [None, None] and slides[5] == 1280 and slides[6] >= 720  # as shown; a slide at 16:9 or taller
     # the camera button's tooltip names the format it downloads
     page.wait_for_function(f"() => ({tooltip})() === 'Download this figure as SVG'", timeout=WAIT)
     page.get_by_role("radio", name="screen", exact=True).check()
@@ -403,6 +406,9 @@ def test_a_shared_link_brings_back_the_whole_lesson(visit, server):
             choose(page, "alternative", label)
             page.click("#branch")
             wait_translation(page, branched.target_text)
+            # every step's frames of the branch, before the next step is typed (a step typed while they arrive
+            # was once seen lost: the slider went back to the branch's step)
+            wait_settled(page)
     page.fill("#layer input[type=number]", str(layer))
     page.press("#layer input[type=number]", "Enter")
     choose(page, "head", "1")

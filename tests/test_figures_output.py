@@ -95,6 +95,20 @@ def test_plot_config_and_figure_json(trace):
     assert data["config"]["toImageButtonOptions"]["format"] == "svg" and data["data"] and data["layout"]
 
 
+def test_a_slide_downloads_at_16_9_or_its_own_height_and_the_screen_at_its_size(trace):
+    """On screen the camera downloads the figure as the page shows it (no width of Plotly's own 700 px); a slide
+    is laid out 1280 px wide and 720 tall or taller, a PNG of it 1920×1080 pixels or taller."""
+    screen = json.loads(F.figure_json(F.topk_bar(trace, 0)))["config"]["toImageButtonOptions"]
+    assert screen["width"] is None and screen["height"] is None and screen["scale"] == 3
+    short = F.topk_bar(trace, 0, presentation=True)
+    short.layout.height = 500
+    png = json.loads(F.figure_json(short, slide=True))["config"]["toImageButtonOptions"]
+    assert (png["width"] * png["scale"], png["height"] * png["scale"]) == (1920, 1080)
+    tall = F.positional_heatmap(trace.positional_encoding, presentation=True)
+    svg = json.loads(F.figure_json(tall, fmt="svg", slide=True))["config"]["toImageButtonOptions"]
+    assert svg["width"] == 1280 and svg["height"] == tall.layout.height > 720 and svg["scale"] == 1
+
+
 def test_the_camera_buttons_tooltip_names_the_format_in_the_figures_language():
     """Plotly titles the camera button from the config's locale: "…as a png" for PNG, "Download plot" otherwise."""
     for fmt, lang, expected in [

@@ -89,7 +89,8 @@ def plot(fig, look=LOOKS[0], fit: bool = False) -> PlotData | None:
         return None
     if fit:
         fig.layout.height = None
-    return PlotData(type="plotly", plot=figures.figure_json(fig, fmt="svg" if look == LOOKS[2] else "png"))
+    fmt = "svg" if look == LOOKS[2] else "png"
+    return PlotData(type="plotly", plot=figures.figure_json(fig, fmt=fmt, slide=slides(look)))
 
 
 def user_error(fn):

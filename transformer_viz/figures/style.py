@@ -94,7 +94,7 @@ DIVERGING_SCALE = "RdBu"  # signed values (positional encodings, raw scores), ce
 MASKED_GREY = "#D9D9D9"  # "masked" cells, "not produced yet" rows, pruned beams
 FUTURE_SHADE = "rgba(120, 120, 120, 0.35)"
 
-# The modebar's camera button downloads a PNG at 3x the on-screen size: sharp on a projector.
+# The modebar's camera button downloads a PNG at 3x the on-screen size (a slide: SLIDE_PX below), sharp on a projector.
 # A vector SVG is available too: plot_config("svg") (Plotly's toImageButtonOptions format "svg").
 DEFAULT_NAME = "transformer-viz"  # the download's name when a figure does not carry one
 PLOT_CONFIG = {
@@ -109,11 +109,22 @@ KIND_NAMES = {
 }
 
 
-def plot_config(fmt: str = "png", filename: str = DEFAULT_NAME) -> dict:
-    """The Plotly config for showing a figure: its download in format `fmt`, named `filename` (Plotly adds ".png")."""
+# A slide's download is laid out SLIDE_PX wide (the slide look's fonts are sized for it), at least SLIDE_PX tall (16:9;
+# a taller figure keeps its own height), and a PNG of it is SLIDE_SCALE times that: 1920×1080 pixels. On screen the
+# download is the size the page shows the figure (Plotly's own default would lay it out 700 px wide), 3× as a PNG.
+SLIDE_PX, SLIDE_SCALE = (1280, 720), 1.5
+
+
+def plot_config(fmt: str = "png", filename: str = DEFAULT_NAME, slide_height: float | None = None) -> dict:
+    """The Plotly config for showing a figure: its download in format `fmt`, named `filename` (Plotly adds ".png");
+    for a slide (`slide_height`: the figure's own height), at 16:9 or taller (SLIDE_PX)."""
     if fmt not in ("png", "svg", "jpeg", "webp"):
         raise ValueError(f"fmt must be 'png', 'svg', 'jpeg' or 'webp', got {fmt!r}")
     scale = 1 if fmt == "svg" else 3  # SVG is vector: scaling it only changes its nominal size
+    size = {"width": None, "height": None}  # Plotly: the graph's size on the page
+    if slide_height is not None:
+        scale = 1 if fmt == "svg" else SLIDE_SCALE
+        size = {"width": SLIDE_PX[0], "height": max(SLIDE_PX[1], int(slide_height))}
     # The camera button's tooltip names the download's format in the figure's language: Plotly looks its title up
     # in the config's locale dictionary ("…as a PNG" for PNG, "…as a png" before Plotly.js 3, "Download plot" else).
     tooltip = t("download", fmt=fmt.upper())
@@ -121,7 +132,7 @@ def plot_config(fmt: str = "png", filename: str = DEFAULT_NAME) -> dict:
     locale = {"dictionary": dict.fromkeys(titles, tooltip)}
     return {
         **PLOT_CONFIG,
-        "toImageButtonOptions": {"format": fmt, "scale": scale, "filename": filename},
+        "toImageButtonOptions": {"format": fmt, "scale": scale, "filename": filename, **size},
         "locale": "transformer-viz",
         "locales": {"transformer-viz": locale},
     }
@@ -151,7 +162,7 @@ def download_name_of(fig: go.Figure) -> str:
     return meta.get("download", DEFAULT_NAME) if isinstance(meta, dict) else DEFAULT_NAME
 
 
-def figure_json(fig: go.Figure, fmt: str = "png", filename: str | None = None) -> str:
+def figure_json(fig: go.Figure, fmt: str = "png", filename: str | None = None, slide: bool = False) -> str:
     """The figure's JSON with a "config" key: Gradio's gr.Plot front end passes that key to Plotly.
 
     In the UI: `gr.Plot(value=PlotData(type="plotly", plot=figure_json(fig)))`, where PlotData
@@ -159,14 +170,16 @@ def figure_json(fig: go.Figure, fmt: str = "png", filename: str | None = None) -
     The same JSON as fig.to_json() (numpy arrays as base64 typed arrays; <, > and / escaped so it is
     safe inside an HTML <script>) but non-ASCII text left as UTF-8, written straight from the figure's
     properties: to_json first deep-copies them and walks every list element looking for arrays.
-    The download is named `filename`, else the name the figure carries (with_download_name).
+    The download is named `filename`, else the name the figure carries (with_download_name); a `slide` is
+    downloaded at 16:9 or its own height (plot_config).
     """
     data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)  # the dicts fig.to_dict() copies
     if fig.frames or data is None or layout is None:  # animation frames, or a plotly that keeps them elsewhere
         body = fig.to_plotly_json()
     else:
         body = {"data": data, "layout": layout}
-    body["config"] = plot_config(fmt, filename or download_name_of(fig))
+    slide_height = (fig.layout.height or SLIDE_PX[1]) if slide else None
+    body["config"] = plot_config(fmt, filename or download_name_of(fig), slide_height)
     options = dict(separators=(",", ":"), ensure_ascii=False)  # "▁", in most tokens: 3 UTF-8 bytes, not a 6-byte escape
     text = json.dumps(body, default=json_default, **options)
     if "NaN" in text or "Infinity" in text:  # a non-finite Python float: JSON has none, Plotly reads null as a gap
