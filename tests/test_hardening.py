@@ -47,7 +47,7 @@ def no_eos(model):
 ODD = {
     "emoji": "I see 😀 the house 🎉.",
     "rtl": "مرحبا I see שלום the house.",
-    "html": EVIL,
+    "html": f"I see {EVIL} the house.",  # the tag is left out of what the model reads, with a notice
     "control": "I\x00 see\x07 the\u200b house\u202e.\ufeff",
     "lone surrogate": "I see \ud800 the house.",
     "cjk": "我 see the 家.",
@@ -75,6 +75,14 @@ def test_characters_the_tokenizer_does_not_know_are_unknown_pieces(translator, n
     unk = translator.config.unk_id
     assert unk in trace.source_ids
     assert all(piece == "<unk>" for piece, i in zip(trace.source_tokens, trace.source_ids) if i == unk)
+
+
+def test_markup_does_not_reach_the_model_and_markup_alone_is_refused(translator):
+    trace = translator.trace(ODD["html"], max_new_tokens=4)
+    assert trace.source_ids == translator.trace("I see the house.", max_new_tokens=4).source_ids
+    assert [n.key for n in trace.notices][:1] == ["notice-markup"]
+    with pytest.raises(ValueError, match="only HTML tags"):
+        translator.trace(EVIL)
 
 
 def test_control_and_zero_width_characters_do_not_reach_the_model(translator):
