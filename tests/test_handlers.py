@@ -95,8 +95,12 @@ def test_trace_files_are_swept_after_an_hour(trace, monkeypatch, tmp_path):
     monkeypatch.setattr(downloads, "trace_folder", lambda: tmp_path)
     first, second = downloads.trace_file(trace), downloads.trace_file(trace)
     assert first != second and json.loads(first.read_text(encoding="utf-8")) == trace.to_dict()
+    lesson = downloads.new_file("lesson", "html")  # a lesson file asked for, as large as it is, is swept alike
+    lesson.write_text("<!DOCTYPE html>", encoding="utf-8")
+    assert lesson.name.startswith("lesson-") and lesson.suffix == ".html"
     hour_ago = time.time() - downloads.TRACE_FILE_AGE_S - 1
-    os.utime(first, (hour_ago, hour_ago))
+    for old in (first, lesson):
+        os.utime(old, (hour_ago, hour_ago))
     third = downloads.trace_file(trace)
     assert sorted(tmp_path.iterdir()) == sorted([second, third])
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import gradio as gr
 from gradio.components.plot import PlotData
 
 from .. import __version__, figures, i18n
+from ..figures.lesson import inline_scripts
 
 EXAMPLES = [
     "I switch off the light.",  # separable verb: "schalte … aus" (or "ab"), the particle at the end
@@ -61,10 +61,7 @@ JS_FILES = ("stepping.js", "plots.js", "page.js", "share.js", "lesson.js")
 
 def page_head() -> str:
     """The <script> elements of JS_FILES, for the page's <head>: each in a scope of its own, as Node runs a module."""
-    folder = Path(__file__).parent / "js"
-    return "".join(
-        f"<script>(function () {{\n{(folder / name).read_text(encoding='utf-8')}}})();</script>\n" for name in JS_FILES
-    )
+    return inline_scripts(JS_FILES)
 
 
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])

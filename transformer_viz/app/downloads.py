@@ -23,26 +23,27 @@ def trace_folder() -> Path:
     return Path(tempfile.mkdtemp(prefix="transformer-viz-traces-"))
 
 
-def new_file(suffix: str, max_age_s: float = TRACE_FILE_AGE_S) -> Path:
-    """A new file's path in trace_folder(); this process's downloads older than `max_age_s` are deleted first.
+def new_file(kind: str, extension: str, max_age_s: float = TRACE_FILE_AGE_S) -> Path:
+    """A new file's path in trace_folder() ("trace-….json"); this process's downloads older than `max_age_s`, every
+    file of the folder, are deleted first.
 
     Every translation writes a trace (~0.1–0.5 MB), every lesson asked for ~5 MB: without the sweep a public
     server's disk would only fill.
     """
     folder = trace_folder()
     cutoff = time.time() - max_age_s
-    for old in [*folder.glob("trace-*.json"), *folder.glob("lesson-*.html")]:
+    for old in folder.iterdir():
         try:
             if old.stat().st_mtime < cutoff:
                 old.unlink()
         except FileNotFoundError:  # another request swept it first
             pass
-    return folder / f"{suffix.split('.')[0]}-{uuid.uuid4().hex}.{suffix.split('.')[1]}"
+    return folder / f"{kind}-{uuid.uuid4().hex}.{extension}"
 
 
 def trace_file(trace: Trace, max_age_s: float = TRACE_FILE_AGE_S) -> Path:
     """Write `trace` as JSON for the download button."""
-    path = new_file("trace.json", max_age_s)
+    path = new_file("trace", "json", max_age_s)
     path.write_text(trace.to_json(), encoding="utf-8")
     return path
 
@@ -63,6 +64,6 @@ def lesson_download(sess, lang, layer, head):
     """The session's lesson file, opening on the layer and head shown, in the visitor's language (or no change)."""
     if sess is None:
         return gr.skip()
-    path = new_file("lesson.html")
+    path = new_file("lesson", "html")
     lesson(sess.trace, path, lang=lang, layer=int(layer), head=str(head))
     return gr.update(value=str(path), visible=True)

@@ -18,7 +18,7 @@ import time
 import gradio as gr
 
 from .. import i18n
-from ..figures.changes import step_changes
+from ..figures.changes import frame_key, step_changes
 from ..figures.strip import token_strip
 from . import handlers as h
 from .common import fills_box, plot, slides
@@ -105,11 +105,6 @@ def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
         play=i18n.text("play", lng),
         pause=i18n.text("pause", lng),
     )
-
-
-def frame_key(lay, hd, pres, lng, unt) -> str:
-    """What the frames were drawn for; the browser compares it with the controls' values (js/stepping.js: frameKey)."""
-    return json.dumps([int(lay), str(hd), str(pres), str(lng), str(unt)], separators=(",", ":"))
 
 
 def shown_key(sess, lng) -> str:

@@ -1,4 +1,5 @@
-"""Changes between JSON values: what the browser is sent to turn a figure it holds into another.
+"""Changes between JSON values: what the browser is sent to turn a figure it holds into another; and what a set of
+frames is drawn for (frame_key), which the browser compares with its controls.
 
 The variants (a new layer or head drawn in the page) and the lesson file send a plot's drawing at every step as
 changes: a cross-attention head's heatmap once, then each step's moved outline and title. The browser makes them
@@ -8,6 +9,11 @@ with applyChange (app/js/stepping.js); tests/test_js.py checks that both sides a
 from __future__ import annotations
 
 import json
+
+
+def frame_key(lay, hd, pres, lng, unt) -> str:
+    """What frames were drawn for: [layer, head, look, language, units], as app/js/stepping.js's frameKey writes it."""
+    return json.dumps([int(lay), str(hd), str(pres), str(lng), str(unt)], separators=(",", ":"))
 
 
 def json_changes(a, b):

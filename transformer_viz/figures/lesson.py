@@ -19,7 +19,7 @@ import plotly.offline
 from .. import i18n
 from ..trace import Trace
 from . import attention, steps
-from .changes import step_changes
+from .changes import frame_key, step_changes
 from .strip import token_strip
 from .style import figure_json, piece_label
 from .words import language
@@ -52,11 +52,6 @@ def _drawn(trace: Trace, layer: int, head: str) -> list[str]:
     ]
 
 
-def _key(layer: int, head: str, lang: str) -> str:
-    """What frames are drawn for, as app/js/stepping.js's frameKey writes it."""
-    return json.dumps([layer, head, LOOK, lang, UNITS], separators=(",", ":"))
-
-
 def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mean") -> dict:
     """The frames (at `layer` and `head`, in app/js/stepping.js's format) and the variants of every other layer and
     head, with the menus' choices and the controls' words."""
@@ -76,8 +71,8 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
                     patches[combo] = step_changes(cross, _drawn(trace, other_layer, other))
     shown = json.dumps([trace.target_text, trace.model.get("name", "")], ensure_ascii=False)
     frames = dict(
-        key=_key(layer, head, lang), shown=shown, base="lesson", ids=list(PLOT_IDS), lesson=[True, True],
-        serial=1, steps=total, only=None, plots=[cross, topk],
+        key=frame_key(layer, head, LOOK, lang, UNITS), shown=shown, base="lesson", ids=list(PLOT_IDS),
+        lesson=[True, True], serial=1, steps=total, only=None, plots=[cross, topk],
         label=[step_line(trace, t, lang) for t in range(total)], alternatives=[[] for _ in range(total)],
         strip=[token_strip(trace, t, lang) for t in range(total)],
         last=i18n.text("at-last-step", lang), play=i18n.text("play", lang), pause=i18n.text("pause", lang),
@@ -90,9 +85,12 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
     )  # fmt: skip
 
 
-def _script(text: str) -> str:
-    """A <script> element that runs `text` in a scope of its own."""
-    return f"<script>(function () {{\n{text}\n}})();</script>"
+def inline_scripts(names: tuple[str, ...]) -> str:
+    """The browser modules `names` of JS_FOLDER as <script> elements, each run in a scope of its own (as Node runs
+    a module): the page's <head> and the lesson file hold them alike."""
+    return "".join(
+        f"<script>(function () {{\n{(JS_FOLDER / name).read_text(encoding='utf-8')}}})();</script>\n" for name in names
+    )
 
 
 def lesson(trace: Trace, path: str | Path | None = None, lang: str = "en", layer: int = 0, head="mean") -> str:
@@ -100,7 +98,7 @@ def lesson(trace: Trace, path: str | Path | None = None, lang: str = "en", layer
     stepping module inlined, nothing fetched from anywhere."""
     data = json.dumps(lesson_data(trace, lang, layer, str(head)), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("</", "<\\/")  # the JSON cannot end its <script> element
-    scripts = "\n".join(_script((JS_FOLDER / name).read_text(encoding="utf-8")) for name in JS_FILES)
+    scripts = inline_scripts(JS_FILES)
     title = html.escape(f"{trace.source_text} → {trace.target_text}")
     page = LESSON_HTML.format(
         lang=i18n.language(lang), title=title, plotly=plotly.offline.get_plotlyjs(),

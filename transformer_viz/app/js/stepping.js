@@ -39,7 +39,7 @@ function newState() {
 // A layer or head the server drew, before its variants arrived, must not push out the frames the variants change.
 const BASES_KEPT = 4;
 
-/** What frames are drawn for, as the server's frames.frame_key writes it: [layer, head, look, language, units]. */
+/** What frames are drawn for, as the server's figures/changes.py frame_key writes it: [layer, head, look, language, units]. */
 function frameKey(view) {
   const {layer, head, presentation, lang, units} = view;
   return JSON.stringify([Math.round(Number(layer)), `${head}`, `${presentation}`, `${lang}`, `${units}`]);
