@@ -9,9 +9,13 @@ Same server as the other browser tests; with TRANSFORMER_VIZ_TEST_CHECKPOINTS=ch
 
 from __future__ import annotations
 
+import base64
+import io
 import itertools
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from tests.pages import DRAWN_LOOKS, RECORD_TOASTS, WAIT, expected_trace, open_tab, toasts, wait_translation
 from transformer_viz.app.common import slides
@@ -200,3 +204,86 @@ def test_every_plot_keeps_its_text_inside_and_apart(pages, library, look):
             box, scroll, drawn = page.evaluate(BOX, grid.id)
             assert grid_height == LESSON_FIT_PX and scroll <= box and box - 30 <= drawn <= box, (box, scroll, drawn)
     assert not found, f"[{look}] at {VIEWPORT}:\n" + report(found)
+
+
+# What the camera button downloads, made as it makes it (Plotly.toImage with the plot's own download options: a
+# slide's size, or the size the page shows), as an SVG (its texts measured in the page: box and font size) and as
+# the PNG itself (its pixels read for blank bands).
+EXPORTED = """async id => {
+    const gd = document.querySelector('#' + id + ' .js-plotly-plot');
+    const options = gd._context.toImageButtonOptions;
+    const width = options.width || gd._fullLayout.width, height = options.height || gd._fullLayout.height;
+    const url = await window.Plotly.toImage(gd, {format: 'svg', width, height});
+    const png = await window.Plotly.toImage(gd, {format: 'png', width, height, scale: options.scale});
+    const holder = document.createElement('div');
+    holder.style.cssText = 'position: absolute; left: 0; top: 0; visibility: hidden';
+    holder.innerHTML = decodeURIComponent(url.slice(url.indexOf(',') + 1));
+    document.body.appendChild(holder);
+    const svg = holder.querySelector('svg'), box = svg.getBoundingClientRect(), texts = [];
+    for (const node of svg.querySelectorAll('text')) {
+        const text = node.textContent.trim(), r = node.getBoundingClientRect();
+        if (!text || !r.width || !r.height || node.closest('.hoverlayer')) continue;
+        const group = node.closest('g[class]');
+        texts.push({text, where: group ? group.getAttribute('class') : 'svg',
+                    rect: [r.left - box.left, r.top - box.top, r.right - box.left, r.bottom - box.top],
+                    size: parseFloat(getComputedStyle(node).fontSize)});
+    }
+    holder.remove();
+    return {width, height, texts, png, note: !gd.data.length};
+}"""
+BAND = 0.10  # a run of blank rows may take at most this share of a download's height …
+BAND_PX = 24  # … or this many pixels (a margin's worth) of the figure as laid out
+SLIDE_FONT_PX = 14  # the smallest text on a slide laid out 1280×720 (21 px in its 1920×1080 PNG)
+
+
+def blank_band(png: str, scale: float) -> tuple[float, float]:
+    """The longest run of rows all of the background's colour in a PNG data URL: (its height, where it starts), in
+    pixels of the figure as laid out."""
+    pixels = np.asarray(Image.open(io.BytesIO(base64.b64decode(png.split(",", 1)[1]))).convert("RGB"), dtype=int)
+    blank = (np.abs(pixels - pixels[0, 0]).sum(axis=2) <= 6).all(axis=1)
+    longest = start = run = 0
+    for row, empty in enumerate(blank):
+        run = run + 1 if empty else 0
+        if run > longest:
+            longest, start = run, row - run + 1
+    return longest / scale, start / scale
+
+
+def download_misfits(exported: dict, scale: float, slide: bool) -> list[str]:
+    """What keeps a download from being pasted as it is: a text outside the image, a blank band, a slide's text too
+    small to read."""
+    found = []
+    width, height = exported["width"], exported["height"]
+    for text in exported["texts"]:
+        left, top, right, bottom = text["rect"]
+        if left < -INSIDE_PX or top < -INSIDE_PX or right > width + INSIDE_PX or bottom > height + INSIDE_PX:
+            found.append(f"{text['text']!r} ({text['where']}) at {rounded(text['rect'])} outside {width}×{height}")
+        if slide and text["size"] < SLIDE_FONT_PX:
+            found.append(f"{text['text']!r} ({text['where']}) in a {text['size']} px font")
+    band, at = blank_band(exported["png"], scale)
+    if band > max(BAND * height, BAND_PX):
+        found.append(f"a blank band {band:.0f} px high ({band / height:.0%}) from y = {at:.0f} of {height:.0f}")
+    return found
+
+
+@pytest.mark.parametrize("look", DRAWN_LOOKS)
+def test_every_download_is_ready_to_paste(pages, look):
+    """Every registered plot's camera download, in each look: every text inside the image, no blank band over a
+    tenth of its height, and on a slide no text under 14 px (the slide laid out 1280×720)."""
+    page = pages(look)
+    scale = 1.5 if slides(look) else 3  # the PNG's, as plot_config sets it
+    found, seen = {}, 0
+    for tab in [None, *TABS]:
+        if tab:
+            open_tab(page, tab.removeprefix("tab-"))
+        for plot in (p for p in PLOTS if p.tab == tab):
+            settled(page, plot.id, style(slides(look)).font_size)
+            exported = page.evaluate(EXPORTED, plot.id)
+            seen += 1
+            if slides(look):
+                # 16:9 or taller; a note alone (nothing to plot) at its own height
+                assert exported["width"] == 1280 and (exported["height"] >= 720 or exported["note"]), plot.id
+            if problems := download_misfits(exported, scale, slides(look)):
+                found[plot.id] = problems
+    assert seen == len(PLOTS)
+    assert not found, f"[{look}] downloads:\n" + report(found)

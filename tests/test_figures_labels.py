@@ -9,8 +9,15 @@ import pytest
 import transformer_viz.figures as F
 from tests.plots import assert_valid_plotly, tick_labels
 from tests.test_figures_output import builders
-from transformer_viz.figures.labels import title_chars
-from transformer_viz.figures.style import LINE_EM, TITLE_EM, piece_label, tick_angle, wrap_title, x_token_ticks
+from transformer_viz.figures.labels import min_font, title_chars
+from transformer_viz.figures.style import (
+    LINE_EM,
+    TITLE_EM,
+    piece_label,
+    tick_angle,
+    wrap_title,
+    x_token_ticks,
+)
 from transformer_viz.tokenizer import Tokenizer
 
 
@@ -92,7 +99,8 @@ def test_tilted_labels_fit_between_their_neighbours():
         ticks = x_token_ticks(words, axis_px, font)
         assert ticks["tickangle"] == -45
         size = ticks.get("tickfont", {}).get("size", font)
-        assert size * LINE_EM <= 0.71 * axis_px / len(words) + 1 or size == 8
+        assert size * LINE_EM <= 0.71 * axis_px / len(words) + 1 or size == min_font(font)  # or the look's least
+        assert size >= min_font(font) and min_font(20) == 14 and min_font(12) == 8  # a slide's labels stay readable
     assert "tickfont" not in x_token_ticks(["▁a", "b"], 900, 12)  # room to spare: the figure's own font
 
 
@@ -104,8 +112,10 @@ def test_long_titles_wrap_at_their_separators_for_the_width(trace):
     assert all(len(line) * TITLE_EM * 26 <= 380 for line in lines)
     assert " ".join(lines).replace("  ", " ") == title.replace("<br>", " ")  # only line breaks were added
     assert wrap_title(title, 2000, 16) == (title, 0)  # wide enough: unchanged
+    # a slide look's figure is drawn as wide as a slide: its title keeps the line it would lose at half a page
     fig = F.topk_bar(trace, 0, presentation=True)
-    assert "<br>" in fig.layout.title.text
+    assert "<br>" not in fig.layout.title.text
+    assert "<br>" in wrap_title(fig.layout.title.text, 478, 26)[0]
 
 
 def test_japanese_and_korean_titles_wrap_by_their_wider_characters():

@@ -105,6 +105,7 @@ def test_a_slide_downloads_at_16_9_or_its_own_height_and_the_screen_at_its_size(
     png = json.loads(F.figure_json(short, slide=True))["config"]["toImageButtonOptions"]
     assert (png["width"] * png["scale"], png["height"] * png["scale"]) == (1920, 1080)
     tall = F.positional_heatmap(trace.positional_encoding, presentation=True)
+    tall.layout.height = 900
     svg = json.loads(F.figure_json(tall, fmt="svg", slide=True))["config"]["toImageButtonOptions"]
     assert svg["width"] == 1280 and svg["height"] == tall.layout.height > 720 and svg["scale"] == 1
 

@@ -8,7 +8,7 @@ from .. import i18n
 from ..decoding import CHOSEN, STRATEGIES
 from ..figures import UNITS
 from ..translator import MAX_CHARS
-from .common import EXAMPLES, LOOK_KEYS, LOOKS, Words
+from .common import EXAMPLES, LOOK_KEYS, LOOKS, PLOT_ROW, Words
 from .downloads import lesson_download
 from .handlers import tokens_table
 from .models import model_choices
@@ -265,11 +265,11 @@ def lay_out_steps(words: Words, top: Header) -> None:
     top.variants = gr.JSON(visible=False, elem_id="step-variants")
     top.switch, top.drawn = hidden_box("step-switch"), hidden_box("frames-drawn")
     top.plots = Plots()
-    with gr.Row(elem_id="lesson-maps"):
+    with gr.Row(elem_id="lesson-maps", elem_classes=[PLOT_ROW]):
         with gr.Column(scale=3):
-            top.plots.place("plot-cross", show_label=False)
+            top.plots.place("plot-cross")
         with gr.Column(scale=2):
-            words(top.plots.place("plot-topk", label=T("topk"), show_label=False), "label", "topk")
+            words(top.plots.place("plot-topk", label=T("topk")), "label", "topk")
     # under the maps: the top-k chart's title says the step in short, and the strip shows where the input was cut
     top.step_md = gr.Markdown(elem_id="step-label")
     top.notices = gr.Markdown(elem_id="notices")

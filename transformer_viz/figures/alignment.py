@@ -141,4 +141,5 @@ def alignment_layout() -> dict:
         ),
         yaxis=dict(visible=False, autorange="reversed"),
         plot_bgcolor="white",
+        margin=dict(b=12),  # nothing under the last token
     )

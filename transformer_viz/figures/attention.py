@@ -14,6 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..trace import ATTENTION_KINDS, Trace
+from .labels import min_font, title_gap, title_room
 from .style import (
     FIGURE_PX,
     FUTURE_SHADE,
@@ -224,7 +225,8 @@ def attention_grid(
     heads: list[int | str] = [*range(n_heads), "mean"]
     cols = len(heads) if len(heads) <= 3 else math.ceil(math.sqrt(len(heads)))
     # fewer, wider columns where the key labels would not fit tilted even at the smallest font (sin 45° = 0.71)
-    cols = max(1, min(cols, int(width // (len(ax.keys) * LINE_EM * MIN_TICK_PX / 0.71 + 80))))
+    least = min_font(st.font_size)  # the look's smallest label: a slide's are larger, so its panels are wider
+    cols = max(1, min(cols, int(width // (len(ax.keys) * LINE_EM * least / 0.71 + 80))))
     rows = math.ceil(len(heads) / cols)
     panel = max(st.panel_px, st.row_px * len(ax.queries)) if panel_height is None else panel_height
     key_ticks = x_token_ticks(ax.key_labels, width / cols - 80, st.font_size, pieces=False)
@@ -294,11 +296,12 @@ def attention_head(
         height = max(1.6 * st.panel_px, 1.3 * st.row_px * n_rows) + 200 + 4 * st.font_size
         query_font, margin = tick_font(n_rows, 1.3 * st.row_px * n_rows, st.font_size), {}
     else:  # the title's lines on top; under the map the key labels and the key axis title's (two) lines
-        lines = wrap_title(title, width, st.title_size)[0].count("<br>") + 1
-        top = (LINE_EM * lines + 0.6) * st.title_size
+        top = title_room(
+            wrap_title(title, width, st.title_size)[0], st.title_size, title_gap({}, st.font_size)
+        )  # as finish's
         key_font = key_ticks.get("tickfont", {}).get("size", st.font_size)
         bottom = tick_label_px(ax.key_labels, key_ticks["tickangle"], key_font) + 2 * LINE_EM * st.font_size + 8
-        height, margin = fit_px, dict(t=top, b=bottom)
+        height, margin = fit_px, dict(b=bottom)
         pitch = (fit_px - top - bottom) / max(n_rows, 1)  # one row's height
         # rows too close for the smallest font's labels: every stride-th row labelled (the hover still names each)
         stride = max(1, math.ceil(1.3 * MIN_TICK_PX / pitch))
@@ -362,8 +365,10 @@ def overview(trace: Trace, kind: str, presentation: bool = False, units: str = "
         )
         layout["xaxis" + x[1:]]["showticklabels"] = False
         layout["yaxis" + y[1:]].update(showticklabels=False, autorange="reversed")
-    title = t("overview-title", kind=kind_name(kind)) + ax.suffix()
+    hint = "" if presentation else t("overview-hint")  # a slide is not clicked
+    title = t("overview-title", kind=kind_name(kind), hint=hint) + ax.suffix()
     name = download_name(ax.named(KIND_NAMES[kind]) + "-overview")
+    layout["margin"] = dict(b=16)  # no axis under the thumbnails
     return finish(data, {**layout, "coloraxis": weights_axis(presentation)}, st, title, height, name)
 
 

@@ -27,6 +27,7 @@ from .attention import (
     weights_axis,
 )
 from .style import (
+    FIGURE_PX,
     KIND_NAMES,
     OKABE_ITO,
     Style,
@@ -76,7 +77,7 @@ def probability_change(
     mean = float(delta.mean()) if delta.size else 0.0
     title = t("prob-title", mean=mean)
     height = 2 * st.panel_px + 8 * st.font_size + 160
-    return finish(data, layout, st, title, height, "probability-change")
+    return finish(data, layout, st, title, height, "probability-change", width=FIGURE_PX)  # models side by side
 
 
 def probability_hovers(
@@ -228,7 +229,7 @@ def attention_pair(
         if kind == "decoder_self":
             shapes.append(causal_edge(len(queries), len(keys), len(keys) - len(queries), (x, y), st.line_width))
     layout.update(shapes=shapes, coloraxis=weights_axis(presentation))
-    return finish(data, layout, st, title, height, download)
+    return finish(data, layout, st, title, height, download, width=FIGURE_PX)  # models side by side
 
 
 def attention_side_by_side(

@@ -13,11 +13,11 @@ import plotly.graph_objects as go
 from ..lab.geometry import Neighbours, QueryKeyPlane, query_key_plane
 from ..trace import Trace
 from .attention import head_label, kind_name
+from .labels import min_font
 from .style import (
     CATEGORICAL,
     CHAR_EM,
     LINE_EM,
-    MIN_TICK_PX,
     WEIGHTS_SCALE,
     colorbar,
     colorscale,
@@ -116,7 +116,7 @@ def neighbours_figure(neighbours: Neighbours, presentation: bool = False, width:
     labels = [[esc(piece_label(p)) for p in row] for row in neighbours.pieces]
     longest = max([len(piece_label(p)) for row in neighbours.pieces for p in row] + [4])
     cell_px = (width - 260) / max(k, 1)  # less the row labels and the colour bar
-    font = int(max(MIN_TICK_PX, min(st.font_size, cell_px / (CHAR_EM * longest))))
+    font = int(max(min_font(st.font_size), min(st.font_size, cell_px / (CHAR_EM * longest))))
     row_px = max(st.row_px * 1.6, 2 * LINE_EM * font + 8)
     rows = list(zip(labels, neighbours.cosines))
     text = [[f"{label}<br>{c:.2f}" for label, c in zip(row, cos)] for row, cos in rows]

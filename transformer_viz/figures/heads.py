@@ -67,7 +67,7 @@ def head_summary_figure(
         # lines so that no label runs into the next cell; the hover names it in full and lists every score
         text=texts,
         texttemplate="%{text}",
-        textfont=dict(size=cell_font(texts, n_heads, st.font_size)),
+        textfont=dict(size=cell_font(texts, n_heads, st.font_size, st.figure_px if presentation else SUMMARY_PX)),
         hovertext=hover,
         hovertemplate="%{hovertext}<extra></extra>",
         customdata=[[[layer, head] for head in range(n_heads)] for layer in range(n_layers)],
@@ -92,21 +92,20 @@ def head_summary_figure(
         ),
     )
     detectors = ", ".join(label_name(name) for name in DETECTORS[kind])
-    title = t("summary-title", kind=kind_name(kind), detectors=detectors, threshold=threshold)
-    layout["margin"] = dict(
-        t=60 + 5 * st.title_size
-    )  # the title runs to five short lines: it must fit a third of a row
+    hint = "" if presentation else t("summary-hint")  # a slide is not clicked
+    title = t("summary-title", kind=kind_name(kind), detectors=detectors, threshold=threshold, hint=hint)
     height = n_layers * (2.6 * st.row_px + 2 * st.font_size) + 120 + 6 * st.title_size
-    return finish([cell], layout, st, title, max(260, height), width=SUMMARY_PX)
+    return finish([cell], layout, st, title, max(260, height), width=None if presentation else SUMMARY_PX)
 
 
 SUMMARY_PX = 400  # a head summary's width on the page: three side by side
 
 
-def cell_font(texts: list[list[str]], n_heads: int, font_size: int) -> int:
-    """A cell text's font: its longest line fits the cell's width (a share of SUMMARY_PX beside the axes)."""
+def cell_font(texts: list[list[str]], n_heads: int, font_size: int, width: float) -> int:
+    """A cell text's font: its longest line fits the cell's width (a share of the figure's `width`, SUMMARY_PX on
+    screen, a slide's for slides, beside the axes)."""
     longest = max(len(line) for row in texts for text in row for line in text.split("<br>"))
-    cell_px = (SUMMARY_PX - 230) / max(n_heads, 1)  # less the layer labels and title, the colour bar
+    cell_px = (width - 230) / max(n_heads, 1)  # less the layer labels and title, the colour bar
     return int(max(8, min(font_size - 2, cell_px / (CHAR_EM * longest))))
 
 

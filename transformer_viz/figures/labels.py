@@ -27,6 +27,14 @@ CONTINUES, LONE_SPACE = "·", "␣"
 SPECIAL_PIECES = frozenset({"<s>", "</s>", "<unk>", "<pad>"})
 CHAR_EM = 0.6  # a tick label character's width in em, roughly, for the proportional sans-serif fonts
 MIN_TICK_PX = 8  # the smallest tick label font: smaller is unreadable on a projector
+SLIDE_MIN_EM = 0.7  # and on a slide, a label is at least this share of the look's font (20 px: 14 px)
+
+
+def min_font(font_size: float) -> int:
+    """The smallest label font of a look whose font is `font_size`: MIN_TICK_PX on screen, 14 px on a slide."""
+    return max(MIN_TICK_PX, round(SLIDE_MIN_EM * font_size))
+
+
 LINE_EM = 1.4  # a line of text's height in em, ascent and descent with room for an axis narrower than assumed
 
 
@@ -51,7 +59,7 @@ def token_ticks(tokens: Sequence[str], pieces: bool = True) -> dict:
 def tick_font(n_ticks: int, panel_px: float, font_size: int) -> dict:
     """Axis settings for a tick font small enough that n_ticks labels fit along panel_px pixels; none when the
     figure's font_size fits (ticks inherit it, and each setting costs time on every subplot axis)."""
-    size = int(max(MIN_TICK_PX, min(font_size, 1.2 * panel_px / max(n_ticks, 1))))
+    size = int(max(min_font(font_size), min(font_size, 1.2 * panel_px / max(n_ticks, 1))))
     return {} if size == font_size else dict(tickfont=dict(size=size))
 
 
@@ -82,7 +90,7 @@ def x_token_ticks(tokens: Sequence[str], axis_px: float, font_size: int, pieces:
     size = font.get("tickfont", {}).get("size", font_size)
     angle = tick_angle(labels, axis_px, size)
     if angle and labels:
-        fits = int(max(MIN_TICK_PX, 0.71 * axis_px / len(labels) / LINE_EM))  # sin 45° = 0.71
+        fits = int(max(min_font(font_size), 0.71 * axis_px / len(labels) / LINE_EM))  # sin 45° = 0.71
         if fits < size:
             font = dict(tickfont=dict(size=fits))
     return dict(**ticks, tickangle=angle, **font)
@@ -137,3 +145,39 @@ def wrapped_axis_titles(layout: dict, plot_px: float, size: float) -> dict:
             text, _ = wrap_title(axis["title"]["text"], max(120.0, (high - low) * plot_px), size)
             out[key] = {**axis, "title": {**axis["title"], "text": text}}
     return out
+
+
+TITLE_PAD = 8  # px between the figure's top edge and its title
+
+
+def default_top(title_size: float) -> float:
+    """The top margin the builders' heights were given for: 70 px and two title lines."""
+    return 70 + 2 * title_size
+
+
+# Plotly hangs a title with yanchor "top" this many of its ems above its pad (measured in Chromium: a line of text
+# is LINE_SPACING em apart, and a title of two lines or more is lifted by about one em, one line by a fifth).
+LIFT_EM, LIFT_MULTILINE_EM, LINE_SPACING_EM = 0.2, 0.95, 1.3
+
+
+def title_lift(title: str) -> float:
+    """How far above its pad Plotly draws a top-anchored title's first line, in ems of its font."""
+    return LIFT_MULTILINE_EM if "<br>" in title else LIFT_EM
+
+
+def title_room(title: str, size: float, gap: float) -> float:
+    """The top margin of a figure titled `title` in a `size` px font: TITLE_PAD, its lines, and `gap` over the plot."""
+    if not title:
+        return TITLE_PAD + gap
+    return TITLE_PAD + (LINE_SPACING_EM * (title.count("<br>") + 1) - 0.1) * size + gap
+
+
+def title_gap(layout: dict, font_size: float) -> float:
+    """Room between the title and the plot area: a line of text where something sits above the plot (panel
+    titles, a legend, an axis's labels on top), else a little."""
+    above = (
+        any(note.get("yanchor") == "bottom" for note in layout.get("annotations", []))
+        or (layout.get("legend", {}).get("y", 0) >= 1)
+        or any(isinstance(axis, dict) and axis.get("side") == "top" for key, axis in layout.items() if "axis" in key)
+    )
+    return 1.5 * font_size + 8 if above else 0.5 * font_size

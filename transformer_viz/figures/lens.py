@@ -13,11 +13,11 @@ import plotly.graph_objects as go
 
 from ..trace import Trace, residual_points
 from .attention import axis_title
+from .labels import min_font
 from .style import (
     CHAR_EM,
     DIVERGING_SCALE,
     LINE_EM,
-    MIN_TICK_PX,
     WEIGHTS_SCALE,
     colorbar,
     colorscale,
@@ -49,7 +49,7 @@ def fitted_texts(labels: list[list[str]], cell_px: float, font_size: int) -> tup
     """(cell texts, their font): the largest font up to font_size at which the longest text fits its cell's width;
     at the smallest font, texts still too long are cut with "…"."""
     longest = max((len(text) for row in labels for text in row), default=1)
-    font = int(max(MIN_TICK_PX, min(font_size, (cell_px - 4) / (CHAR_EM * max(longest, 1)))))
+    font = int(max(min_font(font_size), min(font_size, (cell_px - 4) / (CHAR_EM * max(longest, 1)))))
     room = max(2, int((cell_px - 4) / (CHAR_EM * font)))
     cut = [[text if len(text) <= room else text[: room - 1] + "…" for text in row] for row in labels]
     return cut, font

@@ -9,12 +9,14 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import axis_title, check_step, key_axis_title, mark_step, query_axis_title, weights_axis
+from .labels import min_font
 from .style import (
     CHAR_EM,
     DIVERGING_SCALE,
     FIGURE_PX,
     MASKED_GREY,
     OKABE_ITO,
+    PRESENTATION,
     Style,
     colorscale,
     download_name,
@@ -150,8 +152,11 @@ def score_pipeline(
     mask = np.asarray(trace.masks["decoder"], dtype=bool)
     weights = trace.attention["decoder_self"][layer, head].astype(np.float32)
     titles = [t("pipe-scores"), t("pipe-mask", minus_inf=MINUS_INF), t("pipe-softmax")]
-    refs, layout = subplot_grid(1, 3, 3, titles, 0.1 if presentation else 0.07, 0.0)
+    refs, layout = subplot_grid(1, 3, 3, titles, 0.03 if presentation else 0.07, 0.0)
     data = pipeline_heatmaps(scores, mask, weights, len(queries))
+    for cells in data if presentation else []:  # cell texts at a slide's smallest font, not Plotly's fit to the cell
+        if "texttemplate" in cells:
+            cells["textfont"] = {**cells.get("textfont", {}), "size": min_font(st.font_size)}
     shapes = pipeline_axes(layout, refs, queries, keys, scores, step, st)
     angle = layout["xaxis"]["tickangle"]  # the key labels push the bottom margin down: room for them too
     label_px = tick_label_px([piece_label(k) for k in keys], angle, st.font_size)
@@ -243,13 +248,15 @@ def pipeline_axes(
     for col, (x, y) in enumerate(refs, start=1):
         shapes += mark_step(scores, "mask", step, st.line_width, (x, y))
         layout["xaxis" + x[1:]].update(
-            **x_token_ticks(keys, 1000 / 3 - 80, st.font_size),
+            **x_token_ticks(keys, max(1000, st.figure_px) / 3 - 80, st.font_size),  # a slide's: as wide as it
             title=dict(text=axis_title(key_axis_title("decoder_self")) if col == 2 else t("key")),
         )
         layout["yaxis" + y[1:]].update(
             **token_ticks(queries),
             autorange="reversed",
             **title_text(axis_title(query_axis_title("decoder_self")) if col == 1 else None),
+            # the same rows in every panel: on a slide only the first names them, leaving the panels room
+            showticklabels=col == 1 or st is not PRESENTATION,
         )
     return shapes
 

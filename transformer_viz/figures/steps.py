@@ -8,8 +8,18 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .attention import check_step
-from .labels import CHAR_EM, LINE_EM, title_chars
-from .style import MASKED_GREY, OKABE_ITO, Style, download_name, esc, finish, piece_label, style, token_ticks
+from .labels import CHAR_EM, LINE_EM, default_top, title_chars
+from .style import (
+    MASKED_GREY,
+    OKABE_ITO,
+    Style,
+    download_name,
+    esc,
+    finish,
+    piece_label,
+    style,
+    token_ticks,
+)
 from .words import t
 
 CHOSEN = OKABE_ITO["vermillion"]
@@ -69,7 +79,8 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
     forced = t("forced-prefix") if step < trace.forced_prefix else ""
     title = t("topk-title", step=step, entropy=float(record["entropy"]), forced=forced)
     height = max(300, 1.6 * st.row_px * len(tokens)) + 160 + 2 * st.font_size
-    return finish(data, layout, st, title, height, download_name("next-token-top-k", step=step), width=TOPK_PX)
+    width = None if presentation else TOPK_PX  # a slide look's: as wide as a slide
+    return finish(data, layout, st, title, height, download_name("next-token-top-k", step=step), width=width)
 
 
 def candidates_margin(trace: Trace, font_size: int) -> int:
@@ -169,8 +180,9 @@ def no_beam_figure(trace: Trace, st: Style) -> go.Figure:
         x=0.5,
         y=0.5,
     )
-    layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False))
-    return finish([], layout, st, t("beam-title"), 300, BEAM_NAME)
+    # as short as the note: the title, the note's line and a little room (a slide of it keeps that size)
+    layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False), margin=dict(b=8))
+    return finish([], layout, st, t("beam-title"), default_top(st.title_size) + 1.5 * st.font_size + 8, BEAM_NAME)
 
 
 def node_ranks(nodes: list[dict]) -> tuple[list[int], dict[int, int]]:

@@ -41,6 +41,7 @@ from .labels import (
 from .labels import (
     TITLE_EM as TITLE_EM,
 )
+from .labels import TITLE_PAD, default_top, title_gap, title_lift, title_room
 from .labels import (
     WORD_START as WORD_START,
 )
@@ -117,14 +118,16 @@ SLIDE_PX, SLIDE_SCALE = (1280, 720), 1.5
 
 def plot_config(fmt: str = "png", filename: str = DEFAULT_NAME, slide_height: float | None = None) -> dict:
     """The Plotly config for showing a figure: its download in format `fmt`, named `filename` (Plotly adds ".png");
-    for a slide (`slide_height`: the figure's own height), at 16:9 or taller (SLIDE_PX)."""
+    for a slide (`slide_height`: the figure's own height), at 16:9 or taller (SLIDE_PX), or at -slide_height."""
     if fmt not in ("png", "svg", "jpeg", "webp"):
         raise ValueError(f"fmt must be 'png', 'svg', 'jpeg' or 'webp', got {fmt!r}")
     scale = 1 if fmt == "svg" else 3  # SVG is vector: scaling it only changes its nominal size
     size = {"width": None, "height": None}  # Plotly: the graph's size on the page
     if slide_height is not None:
         scale = 1 if fmt == "svg" else SLIDE_SCALE
-        size = {"width": SLIDE_PX[0], "height": max(SLIDE_PX[1], int(slide_height))}
+        # a negative slide_height: that height exactly (a figure sized to its content)
+        height = -slide_height if slide_height < 0 else max(SLIDE_PX[1], slide_height)
+        size = {"width": SLIDE_PX[0], "height": int(height)}
     # The camera button's tooltip names the download's format in the figure's language: Plotly looks its title up
     # in the config's locale dictionary ("…as a PNG" for PNG, "…as a png" before Plotly.js 3, "Download plot" else).
     tooltip = t("download", fmt=fmt.upper())
@@ -179,6 +182,8 @@ def figure_json(fig: go.Figure, fmt: str = "png", filename: str | None = None, s
     else:
         body = {"data": data, "layout": layout}
     slide_height = (fig.layout.height or SLIDE_PX[1]) if slide else None
+    if slide and not fig.data:  # a note alone (nothing to plot yet): a slide of its own size, not a blank 16:9
+        slide_height = -(fig.layout.height or 0)
     body["config"] = plot_config(fmt, filename or download_name_of(fig), slide_height)
     options = dict(separators=(",", ":"), ensure_ascii=False)  # "▁", in most tokens: 3 UTF-8 bytes, not a 6-byte escape
     text = json.dumps(body, default=json_default, **options)
@@ -250,12 +255,17 @@ class Style:
     paper_bg: str
     panel_px: int  # nominal height of one heatmap panel, before scaling with the number of rows
     row_px: int  # pixels per token row
+    # how wide a figure is drawn where its builder does not say: half a tab on screen (two share a row), a slide's
+    # width in a slide look (the page puts plots that share a row on screen one under the other: app.common.PLOT_ROW)
+    figure_px: int
 
 
-LIGHT = Style(font_size=12, title_size=16, line_width=2.0, plot_bg="#F7F7F7", paper_bg="white", panel_px=260, row_px=16)
-PRESENTATION = Style(
-    font_size=20, title_size=26, line_width=4.0, plot_bg="white", paper_bg="white", panel_px=380, row_px=26
-)
+# fmt: off
+LIGHT = Style(font_size=12, title_size=16, line_width=2.0, plot_bg="#F7F7F7", paper_bg="white", panel_px=260, row_px=16,
+              figure_px=FIGURE_PX)
+PRESENTATION = Style(font_size=20, title_size=26, line_width=4.0, plot_bg="white", paper_bg="white", panel_px=380,
+                     row_px=26, figure_px=SLIDE_PX[0] - 80)
+# fmt: on
 
 
 def style(presentation: bool) -> Style:
@@ -276,7 +286,7 @@ def finish(
     title: str,
     height: float,
     download: str = DEFAULT_NAME,
-    width: float = FIGURE_PX,
+    width: float | None = None,
     tight: bool = False,
 ) -> go.Figure:
     """The figure from plain Plotly JSON, with the shared look: fonts, backgrounds, title, margins.
@@ -284,26 +294,36 @@ def finish(
     `data` and `layout` follow Plotly's JSON schema (every key nested: title=dict(text=…), never
     title_text); `title` must already be escaped. Plotly's per-property validation is skipped: it cost
     100–1000 ms a figure. test_figures.py validates every builder's output, so the dicts stay valid Plotly.
+    `width`: how wide the page draws the figure, where the builder knows (else the look's figure_px).
     `download` names the modebar's download (download_name()). The title is wrapped to about `width` pixels, how
     wide the page draws the figure, and the figure grows by the room its lines need; a `tight` figure keeps its
     height and the margins `layout` gives it (a map fitted to a box that holds its title and labels).
     """
+    width = st.figure_px if width is None else width
     title, _ = wrap_title(title, width, st.title_size)
-    margin = {**dict(l=40, r=40, t=70 + 2 * st.title_size, b=40), **layout.get("margin", {})}
-    # Plotly sets the title's first baseline in the middle of the top margin and its other lines below: the margin
-    # must hold them and, under them, a line of panel titles (annotations at the panels' top)
-    below = (title.count("<br>") * LINE_EM + 0.3) * st.title_size + 1.5 * st.font_size + 8
-    extra_px = 0.0 if tight else max(0.0, 2 * below - margin["t"])
-    margin["t"] += extra_px
+    gap = title_gap(layout, st.font_size)
+    # the title hangs from the top edge (so, at any height, no blank band over it); the margin holds it and `gap`
+    margin = {**dict(l=40, r=40, b=40), **layout.get("margin", {}), "t": title_room(title, st.title_size, gap)}
+    # `height` was given for default_top: the figure takes the room its title needs instead (a tight one keeps it)
+    extra_px = 0.0 if tight else margin["t"] - default_top(st.title_size)
     full = {
         "template": TEMPLATE,
-        "title": dict(text=title, font=dict(size=st.title_size), x=0.5, xanchor="center"),
+        "title": dict(
+            text=title,
+            font=dict(size=st.title_size),
+            x=0.5,
+            xanchor="center",
+            yref="container",
+            y=1,
+            yanchor="top",
+            pad=dict(t=TITLE_PAD + title_lift(title) * st.title_size),
+        ),
         "font": dict(size=st.font_size, color="#222222"),
         "paper_bgcolor": st.paper_bg,
         "plot_bgcolor": st.plot_bg,
         **wrapped_axis_titles(layout, width - margin["l"] - margin["r"], st.font_size),
         "margin": margin,
-        "height": int(height + extra_px),
+        "height": int(max(height + extra_px, margin["t"] + margin["b"] + 2 * st.font_size)),
         "hoverlabel": dict(font=dict(size=st.font_size)),
         "meta": {"download": download},
     }

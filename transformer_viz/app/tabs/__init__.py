@@ -96,19 +96,23 @@ def emptied(session: gr.State, closed: dict) -> Event:
 
 
 class Plots(dict):
-    """The registry's plots a part of the page lays out: plot id → gr.Plot."""
+    """The registry's plots a part of the page lays out: plot id → gr.Plot.
+
+    Without a label: each figure has its own title, and Gradio's plot component pushes a labelled plot's top margin
+    to 100 px, which would leave the title's lines where Plotly puts them when it need not push (figures.finish).
+    """
 
     def place(self, plot_id: str, **kwargs) -> gr.Plot:
         """A gr.Plot for the registered plot `plot_id`, here in the layout."""
         if plot_id not in PLOT_IDS or plot_id in self:
             raise ValueError(f"{plot_id!r} is not a registered plot, or is placed twice")
-        self[plot_id] = gr.Plot(elem_id=plot_id, **kwargs)
+        self[plot_id] = gr.Plot(elem_id=plot_id, show_label=False, **kwargs)
         return self[plot_id]
 
 
 def opened_view(elem_id: str) -> gr.Plot:
     """The box of a view a click opens (a head large, a beam node): hidden until a click gives it a figure."""
-    return gr.Plot(elem_id=elem_id, visible=False)
+    return gr.Plot(elem_id=elem_id, visible=False, show_label=False)
 
 
 def shown(figure) -> dict:

@@ -6,7 +6,7 @@ import gradio as gr
 
 from ... import figures
 from .. import handlers as h
-from ..common import Words, localised_errors, plot, slides
+from ..common import PLOT_ROW, Words, localised_errors, plot, slides
 from . import Controls, Event, Plots, TabGroup, emptied, explain, hidden_box, opened_view, redrawn, shown, tab
 
 
@@ -38,7 +38,7 @@ def build(words: Words, controls: Controls) -> TabGroup:
     with tab(words, "group-analysis"), gr.Tabs(elem_id="views-analysis"):
         with tab(words, "tab-heads"):
             explain(words, "heads")
-            with gr.Row():
+            with gr.Row(elem_classes=[PLOT_ROW]):
                 for plot_id in ("plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self"):
                     plots.place(plot_id)
             heads_clicked = hidden_box("heads-click")  # js/plots.js writes the clicked cell's "kind layer head" here

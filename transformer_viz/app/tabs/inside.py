@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from ..common import Words
+from ..common import PLOT_ROW, Words
 from . import Controls, Plots, TabGroup, explain, tab
 
 
@@ -22,19 +22,19 @@ def build(words: Words, controls: Controls) -> InsideGroup:
         with tab(words, "tab-pe"):
             explain(words, "pe")
             plots.place("plot-pe")
-            with gr.Row():
+            with gr.Row(elem_classes=[PLOT_ROW]):
                 plots.place("plot-pe-curves")
                 plots.place("plot-pe-similarity")
             explain(words, "pe-compare")
-            with gr.Row():
+            with gr.Row(elem_classes=[PLOT_ROW]):
                 plots.place("plot-pe-sinusoidal")
                 plots.place("plot-pe-learned")
-            with gr.Row():
+            with gr.Row(elem_classes=[PLOT_ROW]):
                 plots.place("plot-pe-sinusoidal-similarity")
                 plots.place("plot-pe-learned-similarity")
         with tab(words, "tab-masks"):
             explain(words, "masks")
-            with gr.Row():  # two to a row: three leave a slide's key labels no room
+            with gr.Row(elem_classes=[PLOT_ROW]):  # two to a row on screen
                 plots.place("plot-enc-mask")
                 plots.place("plot-masks")
             plots.place("plot-cross-mask")
