@@ -90,7 +90,8 @@ def x_token_ticks(tokens: Sequence[str], axis_px: float, font_size: int, pieces:
     size = font.get("tickfont", {}).get("size", font_size)
     angle = tick_angle(labels, axis_px, size)
     if angle and labels:
-        fits = int(max(min_font(font_size), 0.71 * axis_px / len(labels) / LINE_EM))  # sin 45° = 0.71
+        # tilted labels apart come first: under a slide's least font where they must (a view not laid out for it)
+        fits = int(max(MIN_TICK_PX, 0.71 * axis_px / len(labels) / LINE_EM))  # sin 45° = 0.71
         if fits < size:
             font = dict(tickfont=dict(size=fits))
     return dict(**ticks, tickangle=angle, **font)
