@@ -230,7 +230,7 @@ EXPORTED = """async id => {
                     size: parseFloat(getComputedStyle(node).fontSize)});
     }
     holder.remove();
-    return {width, height, texts, png, note: !gd.data.length};
+    return {width, height, scale: options.scale, texts, png, note: !gd.data.length};
 }"""
 BAND = 0.10  # a run of blank rows may take at most this share of a download's height …
 BAND_PX = 24  # … or this many pixels (a margin's worth) of the figure as laid out
@@ -250,19 +250,18 @@ def blank_band(png: str, scale: float) -> tuple[float, float]:
     return longest / scale, start / scale
 
 
-def download_misfits(exported: dict, scale: float, slide: bool) -> list[str]:
+def download_misfits(exported: dict, slide: bool) -> list[str]:
     """What keeps a download from being pasted as it is: a text outside the image, a blank band, a slide's text too
     small to read."""
     found = []
     width, height = exported["width"], exported["height"]
     for text in exported["texts"]:
-        left, top, right, bottom = text["rect"]
-        if left < -INSIDE_PX or top < -INSIDE_PX or right > width + INSIDE_PX or bottom > height + INSIDE_PX:
+        if outside(text, [0, 0, width, height]):
             found.append(f"{text['text']!r} ({text['where']}) at {rounded(text['rect'])} outside {width}×{height}")
         # a slide's text at least 14 px; tilted key labels (x ticks) may shrink further to stay apart on a long axis
         if slide and text["size"] < SLIDE_FONT_PX and not re.fullmatch(r"x\d*tick", text["where"]):
             found.append(f"{text['text']!r} ({text['where']}) in a {text['size']} px font")
-    band, at = blank_band(exported["png"], scale)
+    band, at = blank_band(exported["png"], exported["scale"])
     if band > max(BAND * height, BAND_PX):
         found.append(f"a blank band {band:.0f} px high ({band / height:.0%}) from y = {at:.0f} of {height:.0f}")
     return found
@@ -273,7 +272,6 @@ def test_every_download_is_ready_to_paste(pages, look):
     """Every registered plot's camera download, in each look: every text inside the image, no blank band over a
     tenth of its height, and on a slide no text under 14 px (the slide laid out 1280×720)."""
     page = pages(look)
-    scale = 1.5 if slides(look) else 3  # the PNG's, as plot_config sets it
     found, seen = {}, 0
     for tab in [None, *TABS]:
         if tab:
@@ -285,7 +283,7 @@ def test_every_download_is_ready_to_paste(pages, look):
             if slides(look):
                 # 16:9 or taller; a note alone (nothing to plot) at its own height
                 assert exported["width"] == 1280 and (exported["height"] >= 720 or exported["note"]), plot.id
-            if problems := download_misfits(exported, scale, slides(look)):
+            if problems := download_misfits(exported, slides(look)):
                 found[plot.id] = problems
     assert seen == len(PLOTS)
     assert not found, f"[{look}] downloads:\n" + report(found)

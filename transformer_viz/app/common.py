@@ -30,6 +30,7 @@ LOOKS = ["screen", "slides (PNG download)", "slides (SVG download)"]
 LOOK_KEYS = ["look-screen", "look-png", "look-svg"]
 FITTED_PLOTS = ("plot-topk", "plot-cross")
 PLOT_ROW = "tv-plots"  # the class of a row of plots
+SLIDE_LOOK = f".gradio-container:has(#presentation input[value='{LOOKS[0]}']:not(:checked))"  # a slide look chosen
 LESSON_HEIGHT = "var(--tv-lesson-height, clamp(300px, calc(100vh - 380px), 820px))"
 CSS = (
     "#step-label {min-height: 1.5em} #step-label p {margin: 0} .tv-hidden {display: none !important}"
@@ -54,9 +55,7 @@ CSS = (
     " button.tv-piece {cursor: pointer; border-color: var(--border-color-primary)}"
     " button.tv-piece.tv-current {background: var(--color-accent); color: white; font-weight: bold}"
     # plots side by side on screen are one under the other in a slide look: each is drawn as wide as a slide
-    f" .gradio-container:has(#presentation input[value='{LOOKS[0]}']:not(:checked)) .{PLOT_ROW}"
-    " {flex-direction: column} "
-    f" .gradio-container:has(#presentation input[value='{LOOKS[0]}']:not(:checked)) .{PLOT_ROW} > * {{width: 100%}}"
+    f" {SLIDE_LOOK} .{PLOT_ROW} {{flex-direction: column}} {SLIDE_LOOK} .{PLOT_ROW} > * {{width: 100%}}"
 )
 # System fonts only: the page must load nothing from outside the machine.
 # The page's browser code, in files of its own (js/): each defines its functions and, in the browser, puts them on

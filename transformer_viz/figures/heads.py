@@ -58,6 +58,7 @@ def head_summary_figure(
     keys = attention_axes(trace, kind)[1]
     hover = [[hover_text(summary.head(layer, head), keys) for head in range(n_heads)] for layer in range(n_layers)]
     texts = [[cell_text(summary.head(layer, head)) for head in range(n_heads)] for layer in range(n_layers)]
+    width = st.figure_px if presentation else SUMMARY_PX  # a slide look's: as wide as a slide
     cell = dict(
         type="heatmap",
         z=summary.confidence.astype(np.float32),
@@ -67,7 +68,7 @@ def head_summary_figure(
         # lines so that no label runs into the next cell; the hover names it in full and lists every score
         text=texts,
         texttemplate="%{text}",
-        textfont=dict(size=cell_font(texts, n_heads, st.font_size, st.figure_px if presentation else SUMMARY_PX)),
+        textfont=dict(size=cell_font(texts, n_heads, st.font_size, width)),
         hovertext=hover,
         hovertemplate="%{hovertext}<extra></extra>",
         customdata=[[[layer, head] for head in range(n_heads)] for layer in range(n_layers)],
@@ -95,7 +96,7 @@ def head_summary_figure(
     hint = "" if presentation else t("summary-hint")  # a slide is not clicked
     title = t("summary-title", kind=kind_name(kind), detectors=detectors, threshold=threshold, hint=hint)
     height = n_layers * (2.6 * st.row_px + 2 * st.font_size) + 120 + 6 * st.title_size
-    return finish([cell], layout, st, title, max(260, height), width=None if presentation else SUMMARY_PX)
+    return finish([cell], layout, st, title, max(260, height), width=width)
 
 
 SUMMARY_PX = 400  # a head summary's width on the page: three side by side

@@ -29,13 +29,12 @@ CHAR_EM = 0.6  # a tick label character's width in em, roughly, for the proporti
 MIN_TICK_PX = 8  # the smallest tick label font: smaller is unreadable on a projector
 SLIDE_MIN_EM = 0.7  # and on a slide, a label is at least this share of the look's font (20 px: 14 px)
 
+LINE_EM = 1.4  # a line of text's height in em, ascent and descent with room for an axis narrower than assumed
+
 
 def min_font(font_size: float) -> int:
     """The smallest label font of a look whose font is `font_size`: MIN_TICK_PX on screen, 14 px on a slide."""
     return max(MIN_TICK_PX, round(SLIDE_MIN_EM * font_size))
-
-
-LINE_EM = 1.4  # a line of text's height in em, ascent and descent with room for an axis narrower than assumed
 
 
 def piece_label(piece: str) -> str:
@@ -161,9 +160,10 @@ def default_top(title_size: float) -> float:
 LIFT_EM, LIFT_MULTILINE_EM, LINE_SPACING_EM = 0.2, 0.95, 1.3
 
 
-def title_lift(title: str) -> float:
-    """How far above its pad Plotly draws a top-anchored title's first line, in ems of its font."""
-    return LIFT_MULTILINE_EM if "<br>" in title else LIFT_EM
+def title_pad(title: str, size: float) -> float:
+    """The pad over a top-anchored title in a `size` px font that puts its first line TITLE_PAD under the top edge
+    (Plotly draws it higher than its pad: LIFT_EM)."""
+    return TITLE_PAD + (LIFT_MULTILINE_EM if "<br>" in title else LIFT_EM) * size
 
 
 def title_room(title: str, size: float, gap: float) -> float:

@@ -154,8 +154,8 @@ def score_pipeline(
     titles = [t("pipe-scores"), t("pipe-mask", minus_inf=MINUS_INF), t("pipe-softmax")]
     refs, layout = subplot_grid(1, 3, 3, titles, 0.03 if presentation else 0.07, 0.0)
     data = pipeline_heatmaps(scores, mask, weights, len(queries))
-    for cells in data if presentation else []:  # cell texts at a slide's smallest font, not Plotly's fit to the cell
-        if "texttemplate" in cells:
+    if presentation:  # cell texts at a slide's smallest font, not Plotly's fit to the cell
+        for cells in (cells for cells in data if "texttemplate" in cells):
             cells["textfont"] = {**cells.get("textfont", {}), "size": min_font(st.font_size)}
     shapes = pipeline_axes(layout, refs, queries, keys, scores, step, st)
     angle = layout["xaxis"]["tickangle"]  # the key labels push the bottom margin down: room for them too

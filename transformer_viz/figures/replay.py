@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from ..trace import Trace
 from .attention import attention_grid, axis_title, query_axis_title
 from .heads import SUMMARY_PX, head_summary_figure
-from .labels import LINE_SPACING_EM, TITLE_PAD, title_lift
+from .labels import title_pad, title_room
 from .style import (
     CATEGORICAL,
     HIGHLIGHT,
@@ -65,9 +65,9 @@ def with_title_line(fig: go.Figure, line: str, presentation: bool, width: float)
     the height grown by the lines it takes."""
     size = style(presentation).title_size
     line, added = wrap_title(line, width, size)
-    extra = int((1 + added) * LINE_SPACING_EM * size + 1)
-    fig.layout.title.text = f"{fig.layout.title.text}<br>{line}"
-    fig.layout.title.pad.t = TITLE_PAD + title_lift(fig.layout.title.text) * size  # as finish hangs it
+    title = f"{fig.layout.title.text}<br>{line}"
+    extra = int(title_room(title, size, 0) - title_room(fig.layout.title.text, size, 0) + 1)
+    fig.layout.title.update(text=title, pad=dict(t=title_pad(title, size)))  # hung as finish hangs a title
     fig.layout.margin.t += extra
     fig.layout.height += extra
     return fig

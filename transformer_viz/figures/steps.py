@@ -182,7 +182,7 @@ def no_beam_figure(trace: Trace, st: Style) -> go.Figure:
     )
     # as short as the note: the title, the note's line and a little room (a slide of it keeps that size)
     layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False), margin=dict(b=8))
-    return finish([], layout, st, t("beam-title"), default_top(st.title_size) + 1.5 * st.font_size + 8, BEAM_NAME)
+    return finish([], layout, st, t("beam-title"), default_top(st.title_size) + 2 * st.font_size + 8, BEAM_NAME)
 
 
 def node_ranks(nodes: list[dict]) -> tuple[list[int], dict[int, int]]:

@@ -41,10 +41,10 @@ from .labels import (
 from .labels import (
     TITLE_EM as TITLE_EM,
 )
-from .labels import TITLE_PAD, default_top, title_gap, title_lift, title_room
 from .labels import (
     WORD_START as WORD_START,
 )
+from .labels import default_top, title_gap, title_pad, title_room
 from .labels import (
     esc as esc,
 )
@@ -118,16 +118,14 @@ SLIDE_PX, SLIDE_SCALE = (1280, 720), 1.5
 
 def plot_config(fmt: str = "png", filename: str = DEFAULT_NAME, slide_height: float | None = None) -> dict:
     """The Plotly config for showing a figure: its download in format `fmt`, named `filename` (Plotly adds ".png");
-    for a slide (`slide_height`: the figure's own height), at 16:9 or taller (SLIDE_PX), or at -slide_height."""
+    for a slide, SLIDE_PX[0] wide and `slide_height` tall (figure_json: 16:9 or the figure's own height)."""
     if fmt not in ("png", "svg", "jpeg", "webp"):
         raise ValueError(f"fmt must be 'png', 'svg', 'jpeg' or 'webp', got {fmt!r}")
     scale = 1 if fmt == "svg" else 3  # SVG is vector: scaling it only changes its nominal size
     size = {"width": None, "height": None}  # Plotly: the graph's size on the page
     if slide_height is not None:
         scale = 1 if fmt == "svg" else SLIDE_SCALE
-        # a negative slide_height: that height exactly (a figure sized to its content)
-        height = -slide_height if slide_height < 0 else max(SLIDE_PX[1], slide_height)
-        size = {"width": SLIDE_PX[0], "height": int(height)}
+        size = {"width": SLIDE_PX[0], "height": int(slide_height)}
     # The camera button's tooltip names the download's format in the figure's language: Plotly looks its title up
     # in the config's locale dictionary ("…as a PNG" for PNG, "…as a png" before Plotly.js 3, "Download plot" else).
     tooltip = t("download", fmt=fmt.upper())
@@ -181,9 +179,10 @@ def figure_json(fig: go.Figure, fmt: str = "png", filename: str | None = None, s
         body = fig.to_plotly_json()
     else:
         body = {"data": data, "layout": layout}
-    slide_height = (fig.layout.height or SLIDE_PX[1]) if slide else None
-    if slide and not fig.data:  # a note alone (nothing to plot yet): a slide of its own size, not a blank 16:9
-        slide_height = -(fig.layout.height or 0)
+    slide_height = None
+    if slide:  # 16:9 or taller; a note alone (nothing to plot yet) at its own size, not a blank 16:9
+        own = fig.layout.height or SLIDE_PX[1]
+        slide_height = own if not fig.data else max(SLIDE_PX[1], own)
     body["config"] = plot_config(fmt, filename or download_name_of(fig), slide_height)
     options = dict(separators=(",", ":"), ensure_ascii=False)  # "▁", in most tokens: 3 UTF-8 bytes, not a 6-byte escape
     text = json.dumps(body, default=json_default, **options)
@@ -316,14 +315,14 @@ def finish(
             yref="container",
             y=1,
             yanchor="top",
-            pad=dict(t=TITLE_PAD + title_lift(title) * st.title_size),
+            pad=dict(t=title_pad(title, st.title_size)),
         ),
         "font": dict(size=st.font_size, color="#222222"),
         "paper_bgcolor": st.paper_bg,
         "plot_bgcolor": st.plot_bg,
         **wrapped_axis_titles(layout, width - margin["l"] - margin["r"], st.font_size),
         "margin": margin,
-        "height": int(max(height + extra_px, margin["t"] + margin["b"] + 2 * st.font_size)),
+        "height": int(height + extra_px),
         "hoverlabel": dict(font=dict(size=st.font_size)),
         "meta": {"download": download},
     }
