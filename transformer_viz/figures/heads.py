@@ -45,7 +45,11 @@ def label_name(label: str) -> str:
 
 
 def head_summary_figure(
-    trace: Trace, kind: str, presentation: bool = False, threshold: float = DETECTOR_THRESHOLD
+    trace: Trace,
+    kind: str,
+    presentation: bool = False,
+    threshold: float = DETECTOR_THRESHOLD,
+    width: float | None = None,
 ) -> go.Figure:
     """Layer (rows) × head (columns): colour = confidence, text = label; hover adds entropy and every score.
 
@@ -58,7 +62,8 @@ def head_summary_figure(
     keys = attention_axes(trace, kind)[1]
     hover = [[hover_text(summary.head(layer, head), keys) for head in range(n_heads)] for layer in range(n_layers)]
     texts = [[cell_text(summary.head(layer, head)) for head in range(n_heads)] for layer in range(n_layers)]
-    width = st.figure_px if presentation else SUMMARY_PX  # a slide look's: as wide as a slide
+    if width is None:  # how wide the page draws it: a third of a tab on screen, as wide as a slide in a slide look
+        width = st.figure_px if presentation else SUMMARY_PX
     cell = dict(
         type="heatmap",
         z=summary.confidence.astype(np.float32),

@@ -189,7 +189,7 @@ def replay_figures(
     grid = attention_grid(then, "cross", layer, presentation=presentation, width=width)
     grid = with_title_line(grid, line, presentation, width)
     grid.layout.meta = {"download": download_name("cross", layer) + f"_training-step-{step}"}
-    heads = head_summary_figure(then, "cross", presentation=presentation)
+    heads = head_summary_figure(then, "cross", presentation=presentation, width=SUMMARY_PX)  # beside the probs
     heads = with_title_line(heads, line, presentation, SUMMARY_PX)
     heads.layout.meta = {"download": f"cross-head-summary_training-step-{step}"}
     return dict(

@@ -34,7 +34,7 @@ NODE_COLOURS = {"pruned": MASKED_GREY, "kept": OKABE_ITO["blue"], "chosen": CHOS
 TOPK_PX = 460  # the top-k bars beside the lesson's map: two fifths of a 1280 px page
 
 
-def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
+def topk_bar(trace: Trace, step: int, presentation: bool = False, width: float | None = None) -> go.Figure:
     """The most likely next tokens at `step` (probabilities at temperature 1), the chosen one highlighted.
 
     A sampled token outside the recorded alternatives gets a bar of its own, so the choice is always shown.
@@ -79,7 +79,8 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
     forced = t("forced-prefix") if step < trace.forced_prefix else ""
     title = t("topk-title", step=step, entropy=float(record["entropy"]), forced=forced)
     height = max(300, 1.6 * st.row_px * len(tokens)) + 160 + 2 * st.font_size
-    width = None if presentation else TOPK_PX  # a slide look's: as wide as a slide
+    if width is None:  # how wide the page draws it: beside the lesson's map on screen, under it in a slide look
+        width = st.figure_px if presentation else TOPK_PX
     return finish(data, layout, st, title, height, download_name("next-token-top-k", step=step), width=width)
 
 

@@ -62,7 +62,7 @@ def comparison_parts(traces: dict[str, Trace], step, layer, presentation: bool, 
             grid = figures.attention_grid(
                 trace, "cross", lay, step=t, units=units, width=COLUMN_PX, presentation=presentation
             )
-        topk = figures.show(trace, "topk", step=t, **kw)
+        topk = figures.show(trace, "topk", step=t, width=COLUMN_PX, **kw)
         for fig in (grid, topk):
             figures.with_download_name(fig, f"{figures.download_name_of(fig)}_{name}")
         label = model_label(name, lang)
