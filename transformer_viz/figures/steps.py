@@ -172,18 +172,15 @@ def beam_tree_figure(trace: Trace, id_to_token: dict[int, str] | None = None, pr
 
 
 def no_beam_figure(trace: Trace, st: Style) -> go.Figure:
-    """The figure for a trace without a beam tree: a note naming the strategy it was decoded with."""
-    note = dict(
-        text=t("no-beam", strategy=esc(trace.options.get("strategy", "greedy"))),
-        showarrow=False,
-        xref="paper",
-        yref="paper",
-        x=0.5,
-        y=0.5,
-    )
-    # as short as the note: the title, the note's line and a little room (a slide of it keeps that size)
-    layout = dict(annotations=[note], xaxis=dict(visible=False), yaxis=dict(visible=False), margin=dict(b=8))
-    return finish([], layout, st, t("beam-title"), default_top(st.title_size) + 2 * st.font_size + 8, BEAM_NAME)
+    """The figure for a trace without a beam tree: a note naming the strategy it was decoded with, under the title.
+
+    The title and its note are the whole figure (a slide of it keeps that size): under them no plot, one pixel
+    high, and a thin margin, so that no blank band is left between the note and the edges.
+    """
+    note = t("no-beam", strategy=esc(trace.options.get("strategy", "greedy")))
+    title = f"{t('beam-title')}<br><span style='font-size:75%'>{note}</span>"
+    layout = dict(xaxis=dict(visible=False), yaxis=dict(visible=False), margin=dict(b=4))
+    return finish([], layout, st, title, default_top(st.title_size) + 5, BEAM_NAME)
 
 
 def node_ranks(nodes: list[dict]) -> tuple[list[int], dict[int, int]]:
