@@ -175,35 +175,53 @@ BOX = """id => { const box = document.getElementById(id), el = box.querySelector
     return [box.clientHeight, box.scrollHeight, el.querySelector('.main-svg').getBoundingClientRect().height]; }"""
 
 
-def assert_scrolls_in_its_box(page, plot_id: str, look: str, figure: float) -> None:
+def assert_scrolls_in_its_box(measured: list[float], plot_id: str, look: str, figure: float) -> None:
     """The plot keeps the height `figure` it was made with, in a box no taller than the screen that scrolls to
     show all of it."""
-    box, scroll, drawn = page.evaluate(BOX, plot_id)
+    box, scroll, drawn = measured  # BOX's reading
     assert abs(drawn - figure) <= 1, f"{plot_id} [{look}] squeezed: drawn {drawn} px high, made {figure} px"
     assert box <= VIEWPORT["height"], f"{plot_id} [{look}]'s box ({box} px) is taller than the screen"
     assert scroll >= drawn or drawn <= box, f"{plot_id} [{look}] is cut: its box scrolls {scroll} px of {drawn}"
 
 
+@pytest.fixture(scope="module")
+def walks(pages):
+    """walks(look) → what the page shows in `look`, read once for both tests below: each registered plot's texts as
+    drawn (`drawn`), its camera download (`exported`, EXPORTED), and the lesson map's box (`box`, BOX)."""
+    done = {}
+
+    def walk(look: str) -> dict:
+        if look not in done:
+            page, font = pages(look), style(slides(look)).font_size
+            seen = done[look] = {"drawn": {}, "exported": {}}
+            for tab in [None, *TABS]:
+                if tab:
+                    open_tab(page, tab.removeprefix("tab-"))
+                for plot in (p for p in PLOTS if p.tab == tab):
+                    seen["drawn"][plot.id] = settled(page, plot.id, font)
+                    seen["exported"][plot.id] = page.evaluate(EXPORTED, plot.id)
+                if tab is None:
+                    seen["box"] = page.evaluate(BOX, "plot-cross")
+        return done[look]
+
+    return walk
+
+
 @pytest.mark.parametrize("look", DRAWN_LOOKS)
-def test_every_plot_keeps_its_text_inside_and_apart(pages, library, look):
-    page = pages(look)
+def test_every_plot_keeps_its_text_inside_and_apart(walks, library, look):
+    walked = walks(look)
     grid = next(plot for plot in PLOTS if plot.id == "plot-cross")  # the lesson's grid, as the page shows it first
     grid_height = grid.figure(View(expected_trace(library, SENTENCE), presentation=slides(look))).layout.height
-    font = style(slides(look)).font_size
     found = {}
-    for tab in [None, *TABS]:
-        if tab:
-            open_tab(page, tab.removeprefix("tab-"))
-        for plot in (p for p in PLOTS if p.tab == tab):
-            drawn = settled(page, plot.id, font)
-            assert drawn["texts"], f"{plot.id} [{look}] shows no text at all"
-            if problems := misfits(drawn):
-                found[plot.id] = problems
-        if tab is None and slides(look):
-            assert_scrolls_in_its_box(page, grid.id, look, grid_height)
-        elif tab is None:  # on screen the lesson's map is fitted: whole in its box, which does not scroll
-            box, scroll, drawn = page.evaluate(BOX, grid.id)
-            assert grid_height == LESSON_FIT_PX and scroll <= box and box - 30 <= drawn <= box, (box, scroll, drawn)
+    for plot_id, drawn in walked["drawn"].items():
+        assert drawn["texts"], f"{plot_id} [{look}] shows no text at all"
+        if problems := misfits(drawn):
+            found[plot_id] = problems
+    if slides(look):
+        assert_scrolls_in_its_box(walked["box"], grid.id, look, grid_height)
+    else:  # on screen the lesson's map is fitted: whole in its box, which does not scroll
+        box, scroll, drawn = walked["box"]
+        assert grid_height == LESSON_FIT_PX and scroll <= box and box - 30 <= drawn <= box, (box, scroll, drawn)
     assert not found, f"[{look}] at {VIEWPORT}:\n" + report(found)
 
 
@@ -268,22 +286,16 @@ def download_misfits(exported: dict, slide: bool) -> list[str]:
 
 
 @pytest.mark.parametrize("look", DRAWN_LOOKS)
-def test_every_download_is_ready_to_paste(pages, look):
+def test_every_download_is_ready_to_paste(walks, look):
     """Every registered plot's camera download, in each look: every text inside the image, no blank band over a
     tenth of its height, and on a slide no text under 14 px (the slide laid out 1280×720)."""
-    page = pages(look)
-    found, seen = {}, 0
-    for tab in [None, *TABS]:
-        if tab:
-            open_tab(page, tab.removeprefix("tab-"))
-        for plot in (p for p in PLOTS if p.tab == tab):
-            settled(page, plot.id, style(slides(look)).font_size)
-            exported = page.evaluate(EXPORTED, plot.id)
-            seen += 1
-            if slides(look):
-                # 16:9 or taller; a note alone (nothing to plot) at its own height
-                assert exported["width"] == 1280 and (exported["height"] >= 720 or exported["note"]), plot.id
-            if problems := download_misfits(exported, slides(look)):
-                found[plot.id] = problems
-    assert seen == len(PLOTS)
+    exports = walks(look)["exported"]
+    found = {}
+    for plot_id, exported in exports.items():
+        if slides(look):
+            # 16:9 or taller; a note alone (nothing to plot) at its own height
+            assert exported["width"] == 1280 and (exported["height"] >= 720 or exported["note"]), plot_id
+        if problems := download_misfits(exported, slides(look)):
+            found[plot_id] = problems
+    assert len(exports) == len(PLOTS)
     assert not found, f"[{look}] downloads:\n" + report(found)
