@@ -22,6 +22,30 @@ torch.set_num_threads(1)
 TINY = dict(src_vocab_size=50, tgt_vocab_size=50, d_model=32, n_heads=4, n_layers=2, d_ff=64, dropout=0.0, max_len=64)
 
 
+def pytest_addoption(parser) -> None:
+    parser.addoption(
+        "--shuffle",
+        type=int,
+        metavar="SEED",
+        help="run each module's tests in an order shuffled by SEED, modules whole and in their order: a test that "
+        "needs what another test left fails",
+    )
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """--shuffle SEED: each module's tests in a random order of that seed (module fixtures are still set up once)."""
+    seed = config.getoption("shuffle")
+    if seed is None:
+        return
+    import random
+
+    modules: dict[str, list] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    shuffle = random.Random(seed)
+    items[:] = [item for tests in modules.values() for item in shuffle.sample(tests, len(tests))]
+
+
 @pytest.fixture(autouse=True)
 def _seed() -> None:
     """Every test starts from the same random state, whatever ran before it."""

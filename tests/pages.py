@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlparse
 
 from transformer_viz.app.common import LOOKS, slides
+from transformer_viz.app.share import share_query
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
 from transformer_viz.figures.style import piece_label
@@ -237,3 +239,78 @@ def screenshot(page, selector: str, name: str, max_height: int = 2000) -> None:
 def escaped(tokens) -> list[str]:
     """The tick text of an axis labelled with these pieces (as piece_label shows them, escaped)."""
     return [esc(piece_label(t)) for t in tokens]
+
+
+# ------------------------------------------------------------------------------------------------ a test's own start
+# The view a share link sets besides the sentence, the model and the options (js/share.js), as a lesson opens.
+LESSON_VIEW = dict(step=0, layer=0, head="mean", tab="tab-cross", lang="en")
+
+
+def lesson_link(url: str, sentence: str = SENTENCE, model: str = "seed000", branches=(), **view) -> str:
+    """The share link of a lesson: `sentence` translated by `model` with the page's default options (and these
+    forced tokens), on LESSON_VIEW with `view`'s changes (step=2, layer=1, head="2", tab="tab-pe", lang="ja")."""
+    return url + share_query(sentence, model, DecodeOptions(), branches) + "&" + urlencode(LESSON_VIEW | view)
+
+
+# What a page holds now beyond its share link: the sentence box, the looks, Play, the message under the sentence
+# and whether every step's frames of the translation shown have arrived. null on a page that is not the app.
+AT_REST = """() => {
+  const p = window.transformerViz && transformerViz.page, box = document.querySelector('#share-link textarea');
+  if (!p || !box) return null;
+  const checked = (id) => (document.querySelector('#' + id + ' input:checked') || {}).value;
+  const message = document.querySelector('#sentence-error');
+  return {link: box.value, sentence: document.querySelector('#sentence textarea').value,
+          look: checked('presentation'), units: checked('units'), playing: p.playing,
+          message: message ? message.innerText.trim() : '',
+          settled: !!p.frames && p.frames.only === null && p.frames.shown === transformerViz.shownKey()};
+}"""
+# The page's share link holds every parameter of the lesson wanted, and no other.
+LINK_IS = """want => { const box = document.querySelector('#share-link textarea');
+  if (!box || !box.value.startsWith('http')) return false;
+  const have = Object.fromEntries(new URL(box.value).searchParams);
+  return Object.keys(have).length === Object.keys(want).length && Object.entries(want).every(([k, v]) => have[k] === v);
+}"""
+
+
+def start_lesson(page, link: str, fresh: bool = False) -> None:
+    """Put `page` on the lesson that `link` opens, whatever an earlier test left there: its translation at rest,
+    on the link's step, layer, head, tab and language, in the screen look with pieces, scrolled to the top.
+
+    A page that already shows that translation so is set to the view in place, as a visitor would (cheaper than
+    opening the app again); any other page, or any page when `fresh`, is opened from the link."""
+    want = dict(parse_qsl(urlparse(link).query))
+    now = page.evaluate(AT_REST) if page.url.startswith(link.split("?")[0]) and not fresh else None
+    server_part = {k: v for k, v in want.items() if k not in LESSON_VIEW or k == "lang"}
+    in_place = (
+        now is not None
+        and now["settled"]
+        and not now["playing"]
+        and now["message"] == ""
+        and now["sentence"] == want["sentence"]
+        and (now["look"], now["units"]) == (LOOKS[0], "pieces")
+        and {k: v for k, v in parse_qsl(urlparse(now["link"]).query) if k not in LESSON_VIEW or k == "lang"}
+        == server_part
+    )
+    if not in_place:
+        page.goto(link, wait_until="load")
+        page.wait_for_selector("#sentence textarea", timeout=WAIT)
+    else:
+        have = dict(parse_qsl(urlparse(now["link"]).query))
+        if have.get("tab") != want["tab"]:
+            open_tab(page, want["tab"].removeprefix("tab-"))
+        for key in ("layer", "step"):
+            if have.get(key) != want[key]:
+                box = "#layer input[type=number]" if key == "layer" else "#step-slider input[type=number]"
+                page.fill(box, want[key])
+                page.press(box, "Enter")
+        if have.get("head") != want["head"]:
+            choose(page, "head", want["head"])
+    try:
+        page.wait_for_function(LINK_IS, arg=want, timeout=WAIT)
+        wait_settled(page)
+    except PageTimeout:
+        raise AssertionError(
+            f"the page never showed the lesson {want}; it holds {page.evaluate(AT_REST)}, "
+            f"its stepping {page.evaluate(STEPPING_STATE)}"
+        ) from None
+    page.evaluate("() => window.scrollTo(0, 0)")

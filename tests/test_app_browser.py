@@ -1,11 +1,12 @@
 """The app end to end: app.py in a subprocess, driven by headless Chromium through Playwright.
 
 One server (the session fixture `app_server` in conftest.py: two tiny random checkpoints, seed000 and
-seed004) and one page for the whole module; the tests run in file order and each starts from the state the
-previous one left (translated, stepped, branched, …), as a visitor's session would. Expected values come
-from the library itself (load_model + Translator), so the page must show exactly what the library computes.
-Screenshots of every view are written to $TRANSFORMER_VIZ_SCREENSHOTS (docs/screenshots/ for the README; how to
-refresh them is in tests/pages.py, with the helpers that wait for and read back what the page shows).
+seed004) and one browser tab for the module, which each test puts on the lesson it starts from (`lesson`: a share
+link's translation, step, layer, head, tab and language, whatever the test before left), so the tests pass in any
+order (`--shuffle SEED`). Expected values come from the library itself (load_model + Translator), so the page must
+show exactly what the library computes. Screenshots of every view are written to $TRANSFORMER_VIZ_SCREENSHOTS
+(docs/screenshots/ for the README; how to refresh them is in tests/pages.py, with the helpers that wait for and read
+back what the page shows).
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from tests.pages import (
     choose,
     escaped,
     expected_trace,
+    lesson_link,
     open_tab,
     plot_info,
     readable_text,
     screenshot,
     settled,
+    start_lesson,
     translation,
     wait_plot,
     wait_settled,
@@ -87,13 +90,29 @@ def visit(browser, server):
 
 
 @pytest.fixture(scope="module")
-def page(visit):
+def app_tab(visit):
+    """The module's one browser tab."""
     return visit()
 
 
+@pytest.fixture
+def lesson(app_tab, server):
+    """lesson(**view) → the module's tab on SENTENCE translated by seed000, on LESSON_VIEW changed by `view`
+    (model=, sentence= and step=, layer=, head=, tab=, lang=)."""
+
+    def put(model: str = "seed000", sentence: str = SENTENCE, **view):
+        start_lesson(app_tab, lesson_link(server[0], sentence, model, **view))
+        return app_tab
+
+    return put
+
+
 # ------------------------------------------------------------------------------------------------ tests
-def test_translate_shows_the_library_translation(page, server):
-    _, models = server
+def test_translate_shows_the_library_translation(app_tab, server):
+    url, models = server
+    page = app_tab
+    page.goto(url, wait_until="load")  # the app as a visitor opens it
+    page.wait_for_selector("#sentence textarea", timeout=WAIT)
     trace = expected_trace(models["seed000"])
     assert page.input_value("#model input") == MENU["seed000"]  # the default checkpoint comes first
     page.fill("#sentence textarea", SENTENCE)
@@ -112,21 +131,23 @@ def test_translate_shows_the_library_translation(page, server):
     screenshot(page, "#plot-topk", "topk.png")
 
 
-def test_step_buttons_move_one_token(page, server):
+def test_step_buttons_move_one_token(lesson, server):
     _, models = server
+    page = lesson()
     assert len(expected_trace(models["seed000"]).target_ids) > 2
     page.click("#step-next")
     wait_step(page, 1)
     assert "step 1: producing" in wait_plot(page, "plot-cross", "step 1:")["title"]
     page.click("#step-prev")
     wait_step(page, 0)
-    # Typing a step number goes straight there (the views for step 2 are used by the tests below).
+    # Typing a step number goes straight there.
     page.fill("#step-slider input[type=number]", "2")
     page.press("#step-slider input[type=number]", "Enter")
     wait_step(page, 2)
 
 
-def test_layer_slider_and_head_dropdown(page):
+def test_layer_slider_and_head_dropdown(lesson):
+    page = lesson(step=2)
     page.fill("#layer input[type=number]", "1")
     page.press("#layer input[type=number]", "Enter")
     wait_plot(page, "plot-cross", "Layer 1", "step 2: producing")
@@ -150,8 +171,9 @@ VIEWS = {  # tab → (plots in it, screenshot)
 
 
 @pytest.mark.parametrize("tab", list(VIEWS))
-def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
+def test_each_view_labels_its_axes_with_the_tokens(lesson, server, tab):
     _, models = server
+    page = lesson(step=2, layer=1)
     trace = expected_trace(models["seed000"])
     source, target, dec_in = (
         escaped(trace.source_tokens),
@@ -206,8 +228,9 @@ def test_each_view_labels_its_axes_with_the_tokens(page, server, tab):
     screenshot(page, f"#tab-{tab}", png)
 
 
-def test_slides_look_enlarges_fonts_and_downloads_svg(page):
+def test_slides_look_enlarges_fonts_and_downloads_svg(lesson):
     """The presentation control redraws every figure for slides and switches the camera button's format."""
+    page = lesson()
     look = """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
         const opts = el && el._context ? el._context.toImageButtonOptions : null;
         return opts ? [el.layout.font.size, el.layout.plot_bgcolor, opts.format, opts.scale, opts.filename,
@@ -238,25 +261,23 @@ def test_slides_look_enlarges_fonts_and_downloads_svg(page):
     )
 
 
-def test_model_card_lists_hook_shapes(page):
+def test_model_card_lists_hook_shapes(lesson):
+    page = lesson()
     open_tab(page, "card")
     page.wait_for_selector("#model-card table", timeout=WAIT)
     card = page.inner_text("#model-card")
     assert "seed000 (preset seed000)" in card
     assert "decoder.layers.0.cross_attn.hook_pattern\t(B, H, T, S)" in card
     screenshot(page, "#tab-card", "card.png", max_height=900)
-    open_tab(page, "cross")
 
 
-def test_branch_forces_a_token_and_unbranch_goes_back(page, server):
+def test_branch_forces_a_token_and_unbranch_goes_back(lesson, server):
     _, models = server
     tr = models["seed000"]
     trace, t = expected_trace(tr), 2
     label, forced = next((label, i) for label, i in h.alternatives(trace, t) if i != trace.target_ids[t])
+    page = lesson(step=t)  # the branch forces the token at the step the page is on
     assert page.locator("#unbranch").is_disabled()  # nothing to go back to yet
-    # its own step, whatever the tests before it left: the branch forces the token at the step the page is on
-    page.fill("#step-slider input[type=number]", str(t))
-    page.press("#step-slider input[type=number]", "Enter")
     wait_step(page, t)
     choose(page, "alternative", label)
     page.click("#branch")
@@ -284,8 +305,9 @@ def test_branch_forces_a_token_and_unbranch_goes_back(page, server):
     page.wait_for_function("() => document.querySelector('#unbranch').disabled", timeout=WAIT)  # back: nothing to undo
 
 
-def test_download_trace_is_schema_json(page, server):
+def test_download_trace_is_schema_json(lesson, server):
     _, models = server
+    page = lesson()
     with page.expect_download(timeout=WAIT) as download:
         page.click("#download-trace")
     data = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
@@ -295,33 +317,27 @@ def test_download_trace_is_schema_json(page, server):
     assert len(data["attention"]["cross"]) == trace.n_layers
 
 
-def test_download_lesson_is_the_translation_as_one_html_page(page, server):
+def test_download_lesson_is_the_translation_as_one_html_page(lesson, server):
     """Download lesson writes the translation shown as the lesson file, opening on the page's layer and head."""
     _, models = server
     trace = expected_trace(models["seed000"])
-    if translation(page) != trace.target_text:  # on its own, it translates first
-        page.fill("#sentence textarea", SENTENCE)
-        page.click("#translate")
-        wait_translation(page, trace.target_text)
-    found = int(page.input_value("#layer input[type=number]"))  # the layer it finds, given back at the end
-    page.fill("#layer input[type=number]", str(1 - found))
+    page = lesson()
+    page.fill("#layer input[type=number]", "1")
     page.press("#layer input[type=number]", "Enter")
-    wait_plot(page, "plot-cross", f"Layer {1 - found} ")
+    wait_plot(page, "plot-cross", "Layer 1 ")
     with page.expect_download(timeout=WAIT) as download:
         page.click("#download-lesson")
     assert download.value.suggested_filename.endswith(".html")
     text = Path(download.value.path()).read_text(encoding="utf-8")
     data = json.loads(re.search(r'id="lesson-data">(.*?)</script>', text, re.S).group(1).replace("<\\/", "</"))
-    assert data["frames"]["steps"] == len(trace.target_ids) and data["view"]["layer"] == 1 - found
+    assert data["frames"]["steps"] == len(trace.target_ids) and data["view"]["layer"] == 1
     assert json.loads(data["frames"]["shown"])[0] == trace.target_text
-    page.fill("#layer input[type=number]", str(found))
-    page.press("#layer input[type=number]", "Enter")
-    wait_plot(page, "plot-cross", f"Layer {found} ")
 
 
-def test_switching_model_translates_with_it(page, server):
+def test_switching_model_translates_with_it(lesson, server):
     """Choosing seed004 retranslates the sentence with it: one the two models translate differently, so it shows."""
     _, models = server
+    page = lesson(layer=1, head="2")
     sentence = next(
         s
         for s in (SENTENCE, "I am hungry.", "It is raining.", "How old are you?", "She reads a book.", *EXAMPLES)
@@ -332,7 +348,7 @@ def test_switching_model_translates_with_it(page, server):
         page.click("#translate")
         wait_translation(page, models["seed000"].translate(sentence))
     expected = models["seed004"].translate(sentence)
-    # Layer 1, head 2 of seed000 (set above); the tiny seed004 has neither: its last layer and the mean instead.
+    # Layer 1, head 2 of seed000; the tiny seed004 has neither: its last layer and the mean instead.
     before = int(page.input_value("#layer input[type=number]")), page.input_value("#head input")
     assert before == (1, "2")
     cfg = models["seed004"].config
@@ -352,8 +368,9 @@ def test_switching_model_translates_with_it(page, server):
     wait_plot(page, "plot-alignment", f"Layer {layer}", f"Head {head}", "step 0: producing")
 
 
-def test_html_in_the_sentence_is_shown_as_text(page, visit, server):
+def test_html_in_the_sentence_is_shown_as_text(lesson, visit, server):
     _, models = server
+    page = lesson(model="seed004")
     page.fill("#sentence textarea", EVIL)
     page.click("#translate")
     wait_translation(page, models["seed004"].translate(EVIL))
@@ -367,9 +384,10 @@ def test_html_in_the_sentence_is_shown_as_text(page, visit, server):
     assert visit.dialogs == []
 
 
-def test_share_link_reopens_the_same_translation(visit, page, server):
-    """The link of the page above (model seed004, the HTML sentence) opens a second page on the same translation."""
+def test_share_link_reopens_the_same_translation(visit, lesson, server):
+    """The link of a page on the HTML sentence translated by seed004 opens a second page on the same translation."""
     _, models = server
+    page = lesson(model="seed004", sentence=EVIL)
     link = page.input_value("#share-link textarea")
     assert link.startswith(server[0]) and "model=seed004" in link and "%3Cimg" in link
     other = visit(link)
@@ -453,8 +471,12 @@ def test_a_shared_link_brings_back_the_whole_lesson(visit, server):
         other.close()
 
 
-def test_no_request_leaves_the_machine(page, visit, server):
-    url, _ = server
+def test_no_request_leaves_the_machine(lesson, visit, server):
+    page = lesson()  # a translation, a step and another tab: every request the page makes is recorded
+    page.click("#step-next")
+    wait_step(page, 1)
+    open_tab(page, "pe")
+    wait_plot(page, "plot-pe")
     requests = visit.requests
     assert requests, "no request was recorded"
     outside = [

@@ -1,5 +1,6 @@
 """The side-by-side tab in Chromium at 1280×720, in Japanese: both models' translations, maps and top-k, stepped
-together; the model with fewer layers held to its last. Expected values come from the library."""
+together; the model with fewer layers held to its last. Expected values come from the library. Each test opens
+the comparison it starts from on the module's page (tests/pages.py: start_lesson), so they pass in any order."""
 
 from __future__ import annotations
 
@@ -7,13 +8,12 @@ import pytest
 
 from tests.pages import (
     SCREENSHOTS,
-    SENTENCE,
     WAIT,
     expected_trace,
+    lesson_link,
     open_app_page,
-    open_tab,
+    start_lesson,
     wait_plot,
-    wait_translation,
 )
 from tests.test_figures_fit import misfits, report, settled
 from transformer_viz import figures, i18n
@@ -82,17 +82,24 @@ def held_note(traces, step: int, layer: int) -> str:
     return " ".join(said)
 
 
-def test_both_models_side_by_side_stepped_together(page, traces):
-    page.fill("#sentence textarea", SENTENCE)
-    page.click("#translate")
-    wait_translation(page, traces["seed000"].target_text)
-    open_tab(page, "compare-models")
+def compare(page, app_server, traces) -> None:
+    """The page opened afresh on SENTENCE's lesson in Japanese (no comparison yet), its side-by-side tab run: both
+    models at step 0, layer 0."""
+    start_lesson(page, lesson_link(app_server[0], lang=LANG, tab="tab-compare-models"), fresh=True)
     assert page.locator("#tab-compare-models").inner_text().count(i18n.text("explain-compare-models", LANG)[:10]) == 1
     for i, name in enumerate(PAIR):  # each box is labelled with its model before anything is compared
-        assert model_label(name, LANG) in page.locator(f"#compare-translation-{i}").inner_text()
+        page.wait_for_function(
+            "([id, label]) => document.querySelector('#' + id).innerText.includes(label)",
+            arg=[f"compare-translation-{i}", model_label(name, LANG)],
+            timeout=WAIT,
+        )
     page.click("#compare-run")
     wait_translations(page, traces)
     wait_models_at(page, traces, 0, 0)
+
+
+def test_both_models_side_by_side_stepped_together(page, app_server, traces):
+    compare(page, app_server, traces)
     # the two models' columns side by side, inside the 1280 px page
     boxes = [page.locator(f"#compare-cross-{i}").bounding_box() for i in range(2)]
     assert boxes[0]["x"] + boxes[0]["width"] <= boxes[1]["x"] and boxes[1]["x"] + boxes[1]["width"] <= 1280
@@ -118,6 +125,12 @@ def test_both_models_side_by_side_stepped_together(page, traces):
 
 def test_an_open_comparison_follows_the_next_translation(page, app_server, traces):
     _, folder = app_server
+    compare(page, app_server, traces)
+    page.fill("#compare-step input[type=number]", "3")
+    page.press("#compare-step input[type=number]", "Enter")
+    page.fill("#layer input[type=number]", "1")
+    page.press("#layer input[type=number]", "Enter")
+    wait_models_at(page, traces, 3, 1)
     sentence = "We need a train station."
     before = traces
     traces = {name: expected_trace(load_model(folder / name, device="cpu"), sentence) for name in PAIR}

@@ -1,6 +1,7 @@
 """The lesson at 1280×720 (a projector), driven by Chromium: what a teacher needs is on screen without scrolling.
 
-Same server as test_app_browser.py (two tiny random checkpoints); the tests run in file order on one page.
+Same server as test_app_browser.py (two tiny random checkpoints); one browser tab for the module, which each test
+puts on the lesson it starts from (tests/pages.py: start_lesson), so the tests pass in any order.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from tests.pages import (
     WAIT,
     PageTimeout,
     expected_trace,
+    lesson_link,
     open_tab,
     plot_info,
+    start_lesson,
     wait_plot,
     wait_step,
     wait_translation,
@@ -54,19 +57,32 @@ def library(app_server):
 
 
 @pytest.fixture(scope="module")
-def page(browser, app_server):
+def app_tab(browser, app_server):
+    """The module's one browser tab, at 1280×720."""
     url, _ = app_server
     context = browser.new_context(locale="en-US", viewport=VIEWPORT)
     context.add_init_script(f"({RECORD_TOASTS})()")  # keeps every toast, the notice at the last step among them
     page = context.new_page()
-    page.goto(url, wait_until="load")
-    page.wait_for_selector("#sentence textarea", timeout=WAIT)
     yield page
     context.close()
 
 
-def test_after_translating_the_lesson_fits_the_screen_at_step_0(page, library):
+@pytest.fixture
+def lesson(app_tab, app_server):
+    """lesson(**view) → the module's tab on SENTENCE translated by seed000, at LESSON_VIEW changed by `view`."""
+
+    def put(**view):
+        start_lesson(app_tab, lesson_link(app_server[0], **view))
+        return app_tab
+
+    return put
+
+
+def test_after_translating_the_lesson_fits_the_screen_at_step_0(app_tab, app_server, library):
     trace = expected_trace(library)
+    page = app_tab
+    page.goto(app_server[0], wait_until="load")  # the app as a visitor opens it
+    page.wait_for_selector("#sentence textarea", timeout=WAIT)
     page.fill("#sentence textarea", SENTENCE)
     page.click("#translate")
     wait_translation(page, trace.target_text)
@@ -155,8 +171,9 @@ def test_the_whole_lesson_map_and_top_k_fit_a_projectors_first_screen(browser, a
         context.close()
 
 
-def test_the_strip_shows_readable_pieces_and_marks_the_step(page, library):
+def test_the_strip_shows_readable_pieces_and_marks_the_step(lesson, library):
     trace = expected_trace(library)
+    page = lesson()
     source = page.locator("#token-strip span.tv-piece").all_inner_texts()
     target = page.locator("#token-strip button.tv-piece").all_inner_texts()
     assert [t.strip() for t in source] == [readable(p)[0] for p in trace.source_tokens]
@@ -166,8 +183,9 @@ def test_the_strip_shows_readable_pieces_and_marks_the_step(page, library):
     assert current.count() == 1 and current.get_attribute("data-step") == "0"
 
 
-def test_clicking_a_target_token_jumps_to_its_step(page):
-    before = wait_plot(page, "plot-cross", "step 0: producing")["title"]  # the frames may still be arriving
+def test_clicking_a_target_token_jumps_to_its_step(lesson):
+    page = lesson()
+    before = wait_plot(page, "plot-cross", "step 0: producing")["title"]
     page.locator("#token-strip button.tv-piece").nth(2).click()  # the third target token
     wait_step(page, 2)
     after = wait_plot(page, "plot-cross", "step 2: producing")["title"]
@@ -178,7 +196,8 @@ def test_clicking_a_target_token_jumps_to_its_step(page):
     )
 
 
-def test_play_turns_into_pause_and_back(page):
+def test_play_turns_into_pause_and_back(lesson):
+    page = lesson()
     play, pause = i18n.text("play", "en"), i18n.text("pause", "en")
     label = "t => document.querySelector('#step-play').innerText.trim() === t"
     step = "() => Number(document.querySelector('#step-slider input[type=number]').value)"
@@ -195,10 +214,9 @@ def test_play_turns_into_pause_and_back(page):
     assert page.evaluate(step) == paused  # and Pause stopped it
 
 
-def test_next_at_the_last_step_says_so(page, library):
+def test_next_at_the_last_step_says_so(lesson, library):
     last = len(expected_trace(library).target_ids) - 1
-    page.fill("#step-slider input[type=number]", str(last))
-    page.press("#step-slider input[type=number]", "Enter")
+    page = lesson(step=last)
     wait_step(page, last)
     page.click("#step-next")
     page.wait_for_function(
@@ -209,9 +227,10 @@ def test_next_at_the_last_step_says_so(page, library):
     assert page.input_value("#step-slider input[type=number]") == str(last)
 
 
-def test_stepping_is_drawn_in_the_browser_without_asking_the_server(page, library):
+def test_stepping_is_drawn_in_the_browser_without_asking_the_server(lesson, library):
     """Previous, Next, the slider and the strip change the map, the label, the strip and the alternatives."""
     trace = expected_trace(library)
+    page = lesson(step=len(trace.target_ids) - 1)
     wait_step(page, len(trace.target_ids) - 1)
     asked = []
     page.on("request", lambda request: asked.append(request.url))
@@ -242,10 +261,11 @@ def test_stepping_is_drawn_in_the_browser_without_asking_the_server(page, librar
     assert not [url for url in asked if "/gradio_api/" in url and "heartbeat" not in url], asked
 
 
-def test_the_last_translations_frames_do_not_paint_a_new_one(page, library):
+def test_the_last_translations_frames_do_not_paint_a_new_one(lesson, library):
     """A new translation's text comes before its frames: until they arrive, a step moves without painting the
     last translation's map over the new one."""
     trace = expected_trace(library)
+    page = lesson()
     wait_step(page, 0)
     text = "document.querySelector('#translation textarea')"
     page.evaluate(f"() => {{ {text}.value = 'Eine neue Übersetzung.'; }}")  # as if a new session had come
@@ -261,12 +281,13 @@ def test_the_last_translations_frames_do_not_paint_a_new_one(page, library):
     wait_plot(page, "plot-cross", "step 2: producing")
 
 
-def test_a_step_redraws_every_drawn_plot_in_place_named_for_the_step(page, library):
+def test_a_step_redraws_every_drawn_plot_in_place_named_for_the_step(lesson, library):
     """The lesson's plots at once and the tabs' plots (shown or hidden) just after, with no request: each names
     the step in its title, and its camera button downloads it under the step's name. Translating the same
     sentence again goes back to step 0, though its figures are the ones Gradio holds already."""
     trace = expected_trace(library)
     last = len(trace.target_ids) - 1
+    page = lesson()
     open_tab(page, "dec-self")  # Gradio mounts a tab's plots when it first opens; from then on they are redrawn
     wait_plot(page, "plot-dec-self", "step")
     open_tab(page, "cross")
@@ -291,9 +312,10 @@ def test_a_step_redraws_every_drawn_plot_in_place_named_for_the_step(page, libra
     assert page.evaluate(filename, "plot-cross").endswith("_step-0")
 
 
-def test_a_new_head_or_layer_is_drawn_from_the_variants_without_new_frames(page, library):
+def test_a_new_head_or_layer_is_drawn_from_the_variants_without_new_frames(lesson, library):
     """Once every step's frames and their variants have arrived, a head chosen in the menu and a layer on the slider
     repaint the map and the open tab's step plots from them: the server draws no frames for them."""
+    page = lesson()
     wait_step(page, 0)
     page.wait_for_function(
         "() => { const {frames: f, variants: v, bases} = transformerViz.page; "

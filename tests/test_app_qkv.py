@@ -1,5 +1,6 @@
 """The "One query in numbers" tab in Chromium at 1280×720: drawn after a translation at the page's step, its text
 inside its SVG in both looks, a click on a key opening q ∘ k, and its explanation and figures in Japanese and Korean.
+Each test puts the module's page on the lesson it starts from (tests/pages.py: start_lesson).
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from tests.pages import (
     WAIT,
     escaped,
     expected_trace,
+    lesson_link,
     open_app_page,
     open_tab,
     screenshot,
+    start_lesson,
     toasts,
     wait_plot,
     wait_step,
-    wait_translation,
 )
 from tests.test_figures_fit import VIEWPORT, misfits, report, settled
 from transformer_viz import i18n
@@ -52,20 +54,27 @@ def click_key(page, key: int, n_keys: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def page(browser, app_server):
-    url, folder = app_server
-    translator = load_model(folder / "seed000", device="cpu")
-    context, page = open_app_page(browser, url, "en-US", VIEWPORT)
-    page.fill("#sentence textarea", SENTENCE)
-    page.click("#translate")
-    wait_translation(page, translator.translate(SENTENCE))
-    page.trace = expected_trace(translator, SENTENCE)
+def app_tab(browser, app_server):
+    """The module's one browser tab, at 1280×720."""
+    context, page = open_app_page(browser, app_server[0], "en-US", VIEWPORT)
     yield page
     context.close()
 
 
-def test_one_query_at_the_pages_step_in_both_looks_and_a_key_clicked(page):
-    trace = page.trace
+@pytest.fixture
+def lesson(app_tab, app_server):
+    """lesson(**view) → the module's tab on SENTENCE translated by seed000, at LESSON_VIEW changed by `view`."""
+
+    def put(**view):
+        start_lesson(app_tab, lesson_link(app_server[0], SENTENCE, **view))
+        return app_tab
+
+    return put
+
+
+def test_one_query_at_the_pages_step_in_both_looks_and_a_key_clicked(lesson, app_server):
+    trace = expected_trace(load_model(app_server[1] / "seed000", device="cpu"), SENTENCE)
+    page = lesson()
     assert len(trace.target_ids) >= 3, "the test steps twice"
     # a step moved while the tab is hidden (the slider: it moves even before the steps' frames arrive) is shown
     # once the tab opens
@@ -99,7 +108,13 @@ def test_one_query_at_the_pages_step_in_both_looks_and_a_key_clicked(page):
 
 
 @pytest.mark.parametrize("lang, title", [("ja", "1 つのクエリを数値で"), ("ko", "쿼리 하나를 숫자로")])
-def test_the_explanation_and_the_figures_speak_the_language(page, lang, title):
+def test_the_explanation_and_the_figures_speak_the_language(lesson, app_server, lang, title):
+    trace = expected_trace(load_model(app_server[1] / "seed000", device="cpu"), SENTENCE)
+    page = lesson(step=1, tab="tab-qkv")
+    wait_plot(page, "plot-qkv", "One query in numbers", "step 1")
+    fits(page, "plot-qkv", presentation=False)  # drawn and at rest: a click now lands on its keys
+    click_key(page, 0, len(trace.source_tokens))  # both figures, before the language changes
+    wait_plot(page, "plot-qkv-key", "q ∘ k for key 0 ", "step 1")
     page.get_by_label(i18n.LANGUAGES[lang]).check()
     explanation = i18n.text("explain-qkv", lang)[:20]
     page.wait_for_function(
