@@ -1,13 +1,16 @@
 """The training replay and query–key geometry tabs in Chromium at 1280×720, after a translation, in English and
 Japanese: the replay runs through the model's snapshots and its slider steps back through them, a model without
-snapshots says so; the plane and the neighbours are drawn with their text inside their figures."""
+snapshots says so; the plane and the neighbours are drawn with their text inside their figures, and no two of the
+plane's point labels on each other, on screen and on a slide."""
 
 from __future__ import annotations
+
+import itertools
 
 import pytest
 
 from tests.pages import WAIT, choose, open_app_page, screenshot, toasts, wait_plot, wait_translation
-from tests.test_figures_fit import TEXTS, VIEWPORT, misfits, outside, settled
+from tests.test_figures_fit import VIEWPORT, misfits, outside, overlap_depth, settled
 from transformer_viz import i18n
 from transformer_viz.app.models import model_label
 from transformer_viz.figures.style import style
@@ -19,12 +22,27 @@ pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
 
 SENTENCE = "I see the house."
+LABELS_APART_PX = 1.0  # two point labels may share a strip this deep (subpixel rounding)
 
 
 def open_view(page, tab: str) -> None:
     """The Beyond attention group, then one of its tabs (without waiting on navigation: a tab click makes none)."""
     page.click("#group-beyond-button", no_wait_after=True, timeout=WAIT)
     page.click(f"#tab-{tab}-button", no_wait_after=True, timeout=WAIT)
+
+
+def point_labels(drawn: dict) -> list[dict]:
+    """The plane's point labels (its queries' and keys' tokens) among a drawn plot's texts (TEXTS' reading)."""
+    return [t for t in drawn["texts"] if t["where"].endswith(" in textpoint")]
+
+
+def labels_on_labels(labels: list[dict]) -> list[str]:
+    """The pairs of point labels drawn on each other."""
+    return [
+        f"{a['text']!r} and {b['text']!r} overlap by {depth:.1f} px"
+        for a, b in itertools.combinations(labels, 2)
+        if (depth := overlap_depth(a["corners"], b["corners"])) > LABELS_APART_PX
+    ]
 
 
 def snapshot_said(lang: str, n: int, total: int) -> str:
@@ -90,13 +108,21 @@ def test_both_tabs_after_a_translation(browser, app_server, library, locale):
         font = style(False).font_size
         plane = settled(page, "plot-geometry", font)
         assert [t["text"] for t in plane["texts"] if outside(t, plane["svg"])] == []
+        assert point_labels(plane), "the plane labels its points"
+        assert labels_on_labels(point_labels(plane)) == []
         neighbours = settled(page, "plot-neighbours", font)
         if lang == "en":  # the README's
             screenshot(page, "#tab-geometry", "geometry-en.png")
         assert neighbours["texts"] and not misfits(neighbours), misfits(neighbours)
+        page.locator("#presentation input").nth(1).check()  # a slides' look (LOOKS[1]): larger labels
+        slide = point_labels(settled(page, "plot-geometry", style(True).font_size))
+        assert slide, "the plane labels its points"
+        assert labels_on_labels(slide) == []
         page.click("#geometry-kind label:nth-of-type(2)")  # decoder self-attention
         wait_plot(page, "plot-geometry", i18n.text("fig-kind-decoder_self", lang).split(" ")[0])
-        assert page.evaluate(TEXTS, "plot-geometry")["texts"]
+        decoder = point_labels(settled(page, "plot-geometry", style(True).font_size))
+        assert decoder, "the plane labels its points"
+        assert labels_on_labels(decoder) == []
         assert not toasts(page), toasts(page)
     finally:
         context.close()
