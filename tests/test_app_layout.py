@@ -45,6 +45,7 @@ LESSON = [
     "#step-slider",
     "#layer",
     "#head",  # beside the layer: the main map's head is chosen without scrolling
+    "#step-label",  # the step in words, whole (not cut at the screen's edge)
     "#plot-cross",
     "#plot-topk",
 ]
@@ -114,6 +115,14 @@ LESSON_FIT = """() => {
   out.overlap = Math.max(0, ...labels.slice(1).map((r, i) => labels[i].bottom - r.top));
   return out;
 }"""
+# The step line's box, how many lines its text takes and whether its box cuts the text.
+STEP_LINE = """() => {
+  const el = document.querySelector('#step-label'), text = el.querySelector('p') || el, r = el.getBoundingClientRect();
+  const style = getComputedStyle(text), pitch = parseFloat(style.lineHeight) || 1.2 * parseFloat(style.fontSize);
+  const lines = Math.round(text.getBoundingClientRect().height / pitch);
+  return {bottom: r.bottom, right: r.right, lines, text: el.innerText,
+          cut: el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1};
+}"""
 LONG_SENTENCE = "My brother and my sister are going to the cinema with their friends tonight."
 # The main map of the translation shown has its rows drawn: one per target token (their labels, or where the labels
 # are thinned, the cells' own hover names).
@@ -157,6 +166,9 @@ def test_the_whole_lesson_map_and_top_k_fit_a_projectors_first_screen(browser, a
                 pass  # measured as it is: the assertions below say what does not fit
             fit = page.evaluate(LESSON_FIT)
             assert page.evaluate("() => window.scrollY") == 0
+            line = page.evaluate(STEP_LINE)  # the step in words: one whole line on the first screen
+            assert line["bottom"] <= VIEWPORT["height"] and line["right"] <= VIEWPORT["width"], line
+            assert line["lines"] == 1 and not line["cut"], line
             for plot_id in ("plot-cross", "plot-topk"):
                 shown = fit[plot_id]
                 assert shown["boxBottom"] <= VIEWPORT["height"], f"{plot_id} ends below the screen: {shown}"

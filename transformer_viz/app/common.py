@@ -33,7 +33,10 @@ PLOT_ROW = "tv-plots"  # the class of a row of plots
 SLIDE_LOOK = f".gradio-container:has(#presentation input[value='{LOOKS[0]}']:not(:checked))"  # a slide look chosen
 LESSON_HEIGHT = "var(--tv-lesson-height, clamp(300px, calc(100vh - 380px), 820px))"
 CSS = (
-    "#step-label {min-height: 1.5em} #step-label p {margin: 0} .tv-hidden {display: none !important}"
+    # the step line between the step controls and the maps, closer to both than the page's gaps: the maps keep
+    # their room on a projector's first screen
+    "#step-label {min-height: 1.5em; margin: -12px 0 -10px} #step-label p {margin: 0}"
+    " .tv-hidden {display: none !important}"
     # a refused sentence: the answer still on the page is the sentence before's, greyed out
     " .gradio-container:has(#sentence-error.tv-refused) :is(#translation, #token-strip, #lesson-maps, #step-label)"
     " {opacity: .35; filter: grayscale(1)}"

@@ -261,6 +261,8 @@ def lay_out_steps(words: Words, top: Header) -> None:
             "label",
             "head",
         )
+    # the step in words, over the maps: on the first screen with them, one line at 1280 px in every language
+    top.step_md = gr.Markdown(elem_id="step-label")
     top.frames = gr.JSON(visible=False, elem_id="step-frames")
     top.variants = gr.JSON(visible=False, elem_id="step-variants")
     top.switch, top.drawn = hidden_box("step-switch"), hidden_box("frames-drawn")
@@ -270,8 +272,6 @@ def lay_out_steps(words: Words, top: Header) -> None:
             top.plots.place("plot-cross")
         with gr.Column(scale=2):
             words(top.plots.place("plot-topk", label=T("topk")), "label", "topk")
-    # under the maps: the top-k chart's title says the step in short, and the strip shows where the input was cut
-    top.step_md = gr.Markdown(elem_id="step-label")
     top.notices = gr.Markdown(elem_id="notices")
 
 
