@@ -11,6 +11,7 @@ import transformer_viz.figures as F
 from tests.plots import axes_of, heatmaps, hover_at, strings
 from tests.plots import tick_labels as labels
 from tests.tiny import EVIL
+from transformer_viz import i18n
 from transformer_viz.figures.style import esc, piece_label
 
 
@@ -188,7 +189,27 @@ def test_topk_bar_probabilities_and_the_chosen_token(trace):
     assert fig.layout.yaxis.ticktext[chosen.y[0]] == esc(piece_label(record["token"]))
     assert chosen.marker.color != bars["alternative"].marker.color
     assert fig.layout.yaxis.ticktext == tuple(labels(o["token"] for o in record["top_k"]))
-    assert fig.layout.title.text == f"Step {t}: next-token probabilities (entropy {record['entropy']:.2f} nats)"
+    assert fig.layout.title.text == f"Step {t}: next-token probabilities<br>entropy {record['entropy']:.2f} nats"
+
+
+@pytest.mark.parametrize("presentation", [False, True])
+@pytest.mark.parametrize("lang", ["en", "ja", "ko"])
+def test_topk_title_keeps_two_lines_inside_and_after_a_forced_prefix(translator, trace, lang, presentation):
+    """Beside the lesson's map (TOPK_PX wide on screen), the title is two lines at every step: a step inside a
+    branch's forced prefix (its note added) takes the same room as one after it, so the bars do not jump."""
+    branched = translator.trace("the dog sees the dog.", forced_prefix=trace.target_ids[:3], max_new_tokens=6)
+    assert branched.forced_prefix == 3
+    with F.language(lang):
+        forced, free = (F.topk_bar(branched, step, presentation=presentation) for step in (1, 4))
+    for fig in (forced, free):
+        assert fig.layout.title.text.count("<br>") + 1 <= 2, fig.layout.title.text
+    note = i18n.text("fig-forced-prefix", lang)
+    assert note in forced.layout.title.text and note not in free.layout.title.text
+    if lang == "en":  # the browser tests wait for the chart of step n by its title's start
+        assert forced.layout.title.text.startswith("Step 1:") and free.layout.title.text.startswith("Step 4:")
+    assert forced.layout.height == free.layout.height
+    assert forced.layout.margin.t == free.layout.margin.t
+    assert forced.layout.title.pad.t == free.layout.title.pad.t
 
 
 def test_topk_bars_stay_put_from_step_to_step(trace):

@@ -12,7 +12,8 @@ from tests.plots import assert_valid_plotly, axes_of, heatmaps, strings
 from tests.plots import tick_labels as labels
 from tests.tiny import EVIL, EVIL_ESCAPED, with_evil_tokens
 from transformer_viz.decoding import DecodeOptions
-from transformer_viz.figures.style import esc, piece_label
+from transformer_viz.figures.labels import min_font
+from transformer_viz.figures.style import esc, piece_label, style
 from transformer_viz.lab.compare import compare
 from transformer_viz.probes.interventions import Intervention
 
@@ -91,6 +92,41 @@ def test_side_by_side_of_the_head_mean(ablated):
         fig.layout.font.size
         > F.attention_side_by_side(ablated.original, ablated.changed, "cross", 0, 0).layout.font.size
     )
+
+
+@pytest.mark.parametrize("presentation", [False, True])
+@pytest.mark.parametrize("sentence", ["I see the house.", "the dog sees the dog.", "I see the dog and the house."])
+def test_side_by_side_key_labels_stay_readable(translator, sentence, presentation):
+    """A sentence of 11, 15 or 20 pieces: every key is labelled in at least the look's smallest label font (8 px on
+    screen, 14 on a slide), side by side where they fit so, else with the maps one above the other."""
+    trace = translator.trace(sentence, max_new_tokens=6)
+    assert 10 <= len(trace.source_tokens) <= 20
+    least = min_font(style(presentation).font_size)
+    for kind in ("cross", "encoder_self"):  # the source's pieces as keys
+        fig = F.attention_side_by_side(trace, trace, kind, 0, 0, presentation=presentation)
+        for x in (fig.layout.xaxis, fig.layout.xaxis2):
+            assert list(x.ticktext) == labels(trace.source_tokens)
+            assert (x.tickfont.size or fig.layout.font.size) >= least, (len(trace.source_tokens), x.tickfont.size)
+        assert_valid_plotly(fig)
+
+
+def test_side_by_side_maps_stand_one_above_the_other_when_their_keys_need_the_width():
+    """Keys that fit side by side stay so; too many for half the width put the maps one above the other, each
+    across the whole width, the lower one's title under the upper one's key labels."""
+    queries = [f"▁q{i}" for i in range(8)]
+
+    def pair(n_keys: int, presentation: bool):
+        keys = [f"▁k{i}" for i in range(n_keys)]
+        panels = [(np.zeros((8, n_keys)), queries, keys, name) for name in ("a", "b")]
+        return F.attention_pair(panels, "cross", "t", presentation=presentation)
+
+    for presentation in (False, True):
+        side, stacked = pair(12, presentation).layout, pair(40 if presentation else 80, presentation).layout
+        assert side.yaxis.domain == side.yaxis2.domain and side.xaxis.domain[1] < side.xaxis2.domain[0]
+        assert stacked.xaxis.domain == stacked.xaxis2.domain == (0, 1)
+        assert stacked.yaxis2.domain[1] < stacked.yaxis.domain[0]  # the second map below the first
+        assert stacked.yaxis.title.text and stacked.yaxis2.title.text  # each map names its rows
+        assert stacked.height > side.height
 
 
 def test_padding_figure_shows_the_pad_keys(comparison):

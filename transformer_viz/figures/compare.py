@@ -7,6 +7,7 @@ share one 0–1 colour scale so equal colours mean equal weights.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -26,6 +27,7 @@ from .attention import (
     weight_heatmap,
     weights_axis,
 )
+from .labels import LINE_EM, min_font
 from .style import (
     FIGURE_PX,
     KIND_NAMES,
@@ -169,6 +171,27 @@ def causal_edge(n_rows: int, n_cols: int, offset: int, axes: tuple[str, str], li
     )
 
 
+PAIR_PX = 1200  # about how wide the page draws a pair of maps: a tab to itself (the labs' results), at 1280 px
+
+
+def key_axis_px(cols: int, spacing: float, st: Style) -> float:
+    """About how long each panel's key axis is drawn, `cols` panels to a row across PAIR_PX: the plot area (less
+    the query labels and title on the left and the colour bar on the right, about 8 em and 80 px) shared by the
+    columns and the `spacing` between them (measured at 1280 px: 478 px on screen, 426 on a slide)."""
+    return (PAIR_PX - 8 * st.font_size - 80) * (1 - spacing * (cols - 1)) / cols
+
+
+def pair_key_ticks(keys: Sequence[Sequence[str]], spacing: float, st: Style) -> tuple[int, list[dict]]:
+    """How many panels go to a row, and each panel's key axis settings (x_token_ticks). All side by side while
+    every panel's key labels fit tilted in the look's smallest label font (min_font) or larger; else one above
+    the other, each as wide as the figure: a long sentence's keys keep labels that can be read from afar."""
+    least = min_font(st.font_size)
+    # tilted labels lie across a slanted strip a line (LINE_EM) wide each: the space between ticks × sin 45°
+    side_by_side = all(len(k) * LINE_EM * least / 0.71 <= key_axis_px(len(keys), spacing, st) for k in keys)
+    cols = len(keys) if side_by_side else 1
+    return cols, [x_token_ticks(k, key_axis_px(cols, spacing, st), st.font_size) for k in keys]
+
+
 def attention_pair(
     panels: Sequence[tuple[np.ndarray, Sequence[str], Sequence[str], str]],
     kind: str,
@@ -181,7 +204,8 @@ def attention_pair(
     """Attention maps side by side on one shared 0–1 colour scale; each panel is (weights (Q, K), query tokens,
     key tokens, label). For decoder self-attention a dotted staircase marks where the causal mask begins; the
     first `n_pad` key columns (left padding) are framed. `title` is shown as given: escape user text in it;
-    `download` names its download."""
+    `download` names its download. Where the key labels would not fit side by side, the maps stand one above
+    the other (pair_key_ticks)."""
     check_kind(kind)
     st = style(presentation)
     for z, queries, keys, label in panels:
@@ -189,47 +213,50 @@ def attention_pair(
             raise ValueError(
                 f"panel {label!r}: weights {np.shape(z)} do not match {len(queries)} queries × {len(keys)} keys"
             )
-    n = len(panels)
-    longest_rows = max(len(q) for _, q, _, _ in panels)
-    panel_px = max(st.panel_px, st.row_px * longest_rows)
-    all_keys = [k for _, _, keys, _ in panels for k in keys]
-    angle = max(x_token_ticks(keys, 1000 / n - 80, st.font_size)["tickangle"] for _, _, keys, _ in panels)
-    label_px = 14 + tick_label_px([piece_label(k) for k in all_keys], angle, st.font_size) + 3 * st.font_size
-    height = panel_px + label_px + 140 + 3 * st.font_size
-    refs, layout = subplot_grid(1, n, n, [esc(label) for *_, label in panels], 0.12 if presentation else 0.08, 0.0)
+    n, spacing = len(panels), 0.12 if presentation else 0.08
+    panel_px = max(st.panel_px, st.row_px * max(len(q) for _, q, _, _ in panels))
+    cols, key_ticks = pair_key_ticks([keys for _, _, keys, _ in panels], spacing, st)
+    rows = math.ceil(n / cols)
+    all_keys = [piece_label(k) for _, _, keys, _ in panels for k in keys]
+    label_px = 14 + tick_label_px(all_keys, max(tick["tickangle"] for tick in key_ticks), st.font_size)
+    label_px += 3 * st.font_size
+    gap_px = label_px + 1.5 * st.font_size  # between stacked maps: the upper one's key labels, the lower one's title
+    height = rows * panel_px + (rows - 1) * gap_px + label_px + 140 + 3 * st.font_size
+    vertical = gap_px / (rows * panel_px + (rows - 1) * gap_px)  # a share of the plot area's height
+    refs, layout = subplot_grid(rows, cols, n, [esc(label) for *_, label in panels], spacing, vertical)
     keys_title = key_title or key_axis_title(kind)
     data, shapes = [], []
     for c, ((z, queries, keys, label), (x, y)) in enumerate(zip(panels, refs)):
         z = np.asarray(z, dtype=np.float32)
         data.append(weight_heatmap(z, esc(label), axes=(x, y)))
-        layout["xaxis" + x[1:]].update(
-            **x_token_ticks(keys, 1000 / n - 80, st.font_size),
-            **title_text(axis_title(keys_title)),
-        )
+        layout["xaxis" + x[1:]].update(**key_ticks[c], **title_text(axis_title(keys_title)))
         layout["yaxis" + y[1:]].update(
             **token_ticks(queries),
             autorange="reversed",
             **tick_font(len(queries), panel_px, st.font_size),
-            **title_text(axis_title(query_axis_title(kind)) if c == 0 else None),
+            **title_text(axis_title(query_axis_title(kind)) if c % cols == 0 else None),
         )
         if n_pad:
-            shapes.append(
-                dict(
-                    type="rect",
-                    x0=-0.5,
-                    x1=n_pad - 0.5,
-                    y0=-0.5,
-                    y1=len(queries) - 0.5,
-                    xref=x,
-                    yref=y,
-                    line=dict(color=PAD_OUTLINE, width=st.line_width, dash="dash"),
-                    layer="above",
-                )
-            )
+            shapes.append(pad_frame(n_pad, len(queries), (x, y), st.line_width))
         if kind == "decoder_self":
             shapes.append(causal_edge(len(queries), len(keys), len(keys) - len(queries), (x, y), st.line_width))
     layout.update(shapes=shapes, coloraxis=weights_axis(presentation))
-    return finish(data, layout, st, title, height, download, width=FIGURE_PX)  # models side by side
+    return finish(data, layout, st, title, height, download, width=PAIR_PX)
+
+
+def pad_frame(n_pad: int, n_rows: int, axes: tuple[str, str], line_width: float) -> dict:
+    """A dashed light frame around the first `n_pad` key columns: the pad keys."""
+    return dict(
+        type="rect",
+        x0=-0.5,
+        x1=n_pad - 0.5,
+        y0=-0.5,
+        y1=n_rows - 0.5,
+        xref=axes[0],
+        yref=axes[1],
+        line=dict(color=PAD_OUTLINE, width=line_width, dash="dash"),
+        layer="above",
+    )
 
 
 def attention_side_by_side(

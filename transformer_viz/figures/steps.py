@@ -76,6 +76,8 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False, width: float |
         bargap=0.25,
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
     )
+    # two lines at every step, the entropy and the forced-prefix note on the second: the title takes the same room
+    # inside the forced prefix as after it, so the bars stay put as the learner steps past a branch
     forced = t("forced-prefix") if step < trace.forced_prefix else ""
     title = t("topk-title", step=step, entropy=float(record["entropy"]), forced=forced)
     height = max(300, 1.6 * st.row_px * len(tokens)) + 160 + 2 * st.font_size
