@@ -54,6 +54,19 @@ def test_the_variants_name_the_complete_frames_they_change(session, drawn):
     assert variants(None, 0, *CONTROLS) is None
 
 
+def test_a_translation_too_large_to_draw_in_advance_has_no_variants(session, monkeypatch):
+    """Beyond VARIANTS_MAX_CELLS the server draws a new layer or head when it is chosen: no variants are drawn (a
+    long paste's held up the next translation), and the page falls back to asking (framesFor keeps its frames)."""
+    from transformer_viz.app import frames
+
+    cells = frames.variant_cells(session.trace)
+    assert cells == len(session.trace.target_ids) * 2 * 5 * len(session.trace.source_tokens)  # 2 layers, 4 heads
+    monkeypatch.setattr(frames, "VARIANTS_MAX_CELLS", cells)
+    assert variants(session, 0, *CONTROLS) is not None
+    monkeypatch.setattr(frames, "VARIANTS_MAX_CELLS", cells - 1)
+    assert variants(session, 0, *CONTROLS) is None
+
+
 def test_every_layer_and_head_has_a_drawing_and_alike_drawings_are_sent_once(session, drawn):
     _, v = drawn
     combos = {f"{layer}/{head}" for layer, head in every_layer_and_head(session)}

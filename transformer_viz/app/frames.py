@@ -32,6 +32,11 @@ N_OUT = len(STEP_PLOTS) + 3  # draw_step's outputs: the step plots, the label, t
 SERIALS = itertools.count(time.time_ns() // 1_000_000)
 
 
+# The most attention cells (steps × layers × heads and their mean × source pieces) whose variants are drawn in
+# advance: a ten-word sentence has 2,300 with the bundled d256 models (1.2 s, 0.8 MB), a 3,000-character paste cut to
+# 128 pieces 79,000 (7.5 s, 11 MB), which held up the next translation (the server drawing them, then the browser
+# reading them). Beyond it a new layer or head is drawn by the server when it is chosen, as before the variants.
+VARIANTS_MAX_CELLS = 40_000
 LESSON_PLOTS = [plot for plot in STEP_PLOTS if plot.group == "page"]  # the lesson's map and top-k, always on screen
 SWITCHED = [plot for plot in STEP_PLOTS if plot.follows & (LAYER | HEAD)]  # what a new layer or head redraws
 
@@ -147,9 +152,10 @@ def variants(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
     `hd` (step_changes): the browser makes the frames of another layer or head from them (js/stepping.js: framesFor).
 
     keys[i][f"{layer}/{head}"] names plot i's drawing for that layer and head (variant); own[i] the frames' own,
-    patches[i][name] the changes that draw another. None for a plot that no layer or head changes.
+    patches[i][name] the changes that draw another. None for a plot that no layer or head changes. None in all for
+    a translation of more than VARIANTS_MAX_CELLS cells: its layers and heads are drawn when they are chosen.
     """
-    if sess is None:
+    if sess is None or variant_cells(sess.trace) > VARIANTS_MAX_CELLS:
         return None
     trace, lay, hd = sess.trace, int(lay), str(hd)
     steps = range(len(trace.target_ids))
@@ -172,6 +178,12 @@ def variants(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
         own=[own.get(p.id) for p in STEP_PLOTS],
         patches=[patches.get(p.id) for p in STEP_PLOTS],
     )
+
+
+def variant_cells(trace) -> int:
+    """How many cross-attention cells the variants of a translation would draw: every step in every layer, for
+    every head and their mean, over the source pieces (the other plots' grow alike)."""
+    return len(trace.target_ids) * trace.n_layers * (trace.n_heads + 1) * len(trace.source_tokens)
 
 
 def drawn_plots(sess, steps, plots, lay, hd, pres, lng, unt) -> dict[str, list]:
