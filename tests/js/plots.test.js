@@ -57,6 +57,15 @@ test('a click in the token strip gives its target token\'s step, anywhere else n
   assert.equal(page.stripStep({target: {}}), null, 'a text node has no closest');
 });
 
+test('a slide look marks the page\'s root, the screen look unmarks it', () => {
+  const classes = new Set();
+  const doc = {documentElement: {classList: {toggle: (name, on) => (on ? classes.add(name) : classes.delete(name))}}};
+  page.markLook(true, doc);
+  assert.deepEqual([...classes], ['tv-slide-look']);
+  page.markLook(false, doc);
+  assert.deepEqual([...classes], []);
+});
+
 test('the translation shown is read as the server writes it: the text and the model\'s name', () => {
   const values = {'#translation textarea': {value: 'Ich sehe.'}, '#model input': {value: 'Vaswani 2017 (seed000)'}};
   const doc = {querySelector: (sel) => values[sel] || null};

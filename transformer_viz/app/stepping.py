@@ -26,6 +26,7 @@ import json
 
 import gradio as gr
 
+from .common import LOOKS
 from .frames import N_OUT, step_frames
 from .header import Header
 from .registry import CLICKABLE, VIEW_CLICKS
@@ -113,3 +114,6 @@ def wire_steps(top: Header, step_outputs: list) -> None:
     on_variants = view_js("onVariants(v, VIEW)", ("v",))
     top.variants.change(None, [top.variants, *controls], outputs, js=on_variants, **JS_ONLY)
     top.play_btn.click(None, controls, [top.play_btn, *outputs], js=view_js("onPlay(VIEW)"), **JS_ONLY)
+    # a slide look stacks the rows of plots (common.SLIDE_LOOK), as their downloads are drawn
+    mark = f"(look) => transformerViz.markLook(look !== {json.dumps(LOOKS[0])})"
+    top.presentation.change(None, [top.presentation], [], js=mark, **JS_ONLY)

@@ -67,6 +67,12 @@ function onStep(move, view, extra = null) {
   return stepping.step(PAGE, move, view, inPage(), {}, extra);
 }
 
+/** The look chosen, on the page's root: the class `tv-slide-look` when it is a slide look (the CSS stacks rows of
+ * plots then, as the downloads are drawn); returns nothing. */
+function markLook(slide, doc = document) {
+  doc.documentElement.classList.toggle('tv-slide-look', Boolean(slide));
+}
+
 /** New frames from the server: kept, and the step the slider is at painted from them. */
 function onFrames(frames, view) {
   return stepping.step(PAGE, 'stay', view, inPage(), {frames});
@@ -132,6 +138,9 @@ function painted() {
   return new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
 }
 
-const api = {PAGE, painted, downloadFile, shownKey, stripStep, start, onStep, onFrames, onVariants, onSwitch, drawnHere, onPlay, qkvStep};
+const api = {
+  PAGE, painted, downloadFile, shownKey, stripStep, start, markLook, onStep, onFrames, onVariants, onSwitch, drawnHere,
+  onPlay, qkvStep,
+};
 if (typeof module !== 'undefined') module.exports = api;
 else window.transformerViz = Object.assign(window.transformerViz || {}, api, {page: PAGE});
