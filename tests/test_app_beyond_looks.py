@@ -7,6 +7,8 @@ figures' headings must be in the page's language (Japanese and Korean headings w
 English ones in none). The tiny test checkpoints' seed000 keeps training snapshots (conftest), so the replay
 draws too. Maps drawn side by side must label their keys readably however many share the width: the "Side by
 side" tab's in 8 px or more, the "What if?" lab's pair in the look's smallest label font (8 px, 14 on a slide).
+On the English page each figure's camera download is measured too, as test_figures_fit measures the registered
+plots' (ready to paste: text inside, no blank band, a slide's text at least 14 px and the slide 1280×720 or taller).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 
 from tests.pages import DRAWN_LOOKS, WAIT, expected_trace, open_app_page, open_tab, toasts, wait_translation
 from tests.test_app_qkv import click_key
-from tests.test_figures_fit import VIEWPORT, misfits, report, settled
+from tests.test_figures_fit import EXPORTED, VIEWPORT, download_misfits, misfits, report, settled
 from transformer_viz import i18n
 from transformer_viz.app.common import LOOKS, slides
 from transformer_viz.figures.labels import MIN_TICK_PX, min_font
@@ -87,6 +89,16 @@ def open_view(page, view: str, lang: str) -> None:
         page.click(VIEWS[view][1])
 
 
+def download_problems(page, plot_id: str, slide: bool) -> list[str]:
+    """What keeps the plot's camera download from being pasted as it is (test_figures_fit.download_misfits), and a
+    slide's size other than 1280 wide and 720 or taller."""
+    exported = page.evaluate(EXPORTED, plot_id)
+    problems = download_misfits(exported, slide)
+    if slide and not (exported["width"] == 1280 and exported["height"] >= 720):
+        problems.append(f"a slide of {exported['width']}×{exported['height']}")
+    return problems
+
+
 def check_figure(page, plot_id: str, lang: str, font: int, found: dict, wrong: dict) -> None:
     """Note the figure's misfits and its headings not in `lang` (once it is drawn in the type size `font`)."""
     drawn = settled(page, plot_id, font)
@@ -122,13 +134,17 @@ def test_every_view_in_every_look_fits_and_speaks_the_language(browser, app_serv
         for look in DRAWN_LOOKS:
             page.locator("#presentation input").nth(LOOKS.index(look)).check()  # its name is in the page's language
             font = style(slides(look)).font_size
-            found, wrong = {}, {}
+            found, wrong, downloads = {}, {}, {}
             for view, (plot_ids, _) in VIEWS.items():
                 open_tab(page, view)
                 for plot_id in plot_ids:
                     check_figure(page, plot_id, lang, font, found, wrong)
+                    if lang == "en" and (problems := download_problems(page, plot_id, slides(look))):
+                        downloads[plot_id] = problems
             if found:
                 failures.append(f"[{look}, {lang}] at {VIEWPORT}:\n" + report(found))
+            if downloads:
+                failures.append(f"[{look}, {lang}] downloads:\n" + report(downloads))
             if wrong:
                 failures.append(f"[{look}, {lang}] headings not in {lang}: {wrong}")
         assert not failures, "\n".join(failures) + f"\nmessages: {toasts(page)}"

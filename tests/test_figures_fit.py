@@ -1,6 +1,8 @@
 """Every registered plot, in every look, at 1280×720 in Chromium: its text inside its SVG, no two labels overlapping.
 
-One page per look (the look chosen, then a sentence translated), reused for every tab that holds a registered plot.
+One page per look (the look chosen, then a sentence translated), reused for every tab that holds a registered plot,
+and for the views a visitor's click opens outside the Beyond group (a head opened large, the two labs' results;
+test_app_beyond_looks checks the Beyond group's in every look and language).
 The text's boxes are read back from the SVG Plotly drew: each text element's box on screen, and the four corners
 of its own box under its transform (a label at -45° takes a slanted strip, not the whole square around it), so
 that slanted neighbours which do not touch are not taken for an overlap. The hover layer is not part of a figure.
@@ -18,7 +20,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.pages import DRAWN_LOOKS, RECORD_TOASTS, WAIT, expected_trace, open_tab, toasts, wait_translation
+from tests.pages import DRAWN_LOOKS, RECORD_TOASTS, WAIT, choose, expected_trace, open_tab, toasts, wait_translation
 from transformer_viz.app.common import slides
 from transformer_viz.app.registry import LESSON_FIT_PX, PLOTS, View
 from transformer_viz.figures.style import style
@@ -168,6 +170,34 @@ def pages(browser, app_server, library):
 
 
 TABS = sorted({plot.tab for plot in PLOTS if plot.tab}, key=[plot.tab for plot in PLOTS].index)
+# A summary cell's place on the page: Plotly's own axes turn the cell (layer, head) into client pixels.
+CELL = """([id, layer, head]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
+    const fl = el._fullLayout, r = el.getBoundingClientRect();
+    return [r.left + fl.xaxis._offset + fl.xaxis.d2p(head), r.top + fl.yaxis._offset + fl.yaxis.d2p(layer)]; }"""
+
+
+def open_a_head(page) -> None:
+    """Click layer 1, head 1 of the cross-attention heads' summary: the head opens large under it."""
+    page.locator("#plot-heads-cross").scroll_into_view_if_needed()
+    x, y = page.evaluate(CELL, ["plot-heads-cross", 1, 1])
+    page.mouse.move(x, y, steps=5)  # Plotly clicks the point it is hovering
+    page.wait_for_timeout(300)
+    page.mouse.click(x, y)
+
+
+def run_whatif(page) -> None:
+    """Switch off cross-attention's layer 0, head 0 and run the lab: its probabilities and its maps side by side."""
+    page.locator("#ablate-cross").get_by_label("L0 H0", exact=True).check()
+    page.click("#whatif-run")
+
+
+# The views a tab draws on a visitor's click (not registered plots): per tab, how the test opens them, and their plots.
+OPENED = {
+    "tab-overview": (lambda page: choose(page, "overview-pick", "layer 1 head 1"), ["plot-head"]),
+    "tab-heads": (open_a_head, ["plot-heads-open"]),
+    "tab-whatif": (run_whatif, ["plot-whatif-probs", "plot-whatif-maps"]),
+    "tab-bugs": (lambda page: page.click("#bug-run"), ["plot-bug-probs", "plot-bug-maps"]),
+}
 
 
 # A plot's box: its height, how far it scrolls, and the height of the figure drawn in it.
@@ -202,6 +232,12 @@ def walks(pages):
                     seen["exported"][plot.id] = page.evaluate(EXPORTED, plot.id)
                 if tab is None:
                     seen["box"] = page.evaluate(BOX, "plot-cross")
+            for tab, (opens, plot_ids) in OPENED.items():
+                open_tab(page, tab.removeprefix("tab-"))
+                opens(page)
+                for plot_id in plot_ids:
+                    seen["drawn"][plot_id] = settled(page, plot_id, font)
+                    seen["exported"][plot_id] = page.evaluate(EXPORTED, plot_id)
         return done[look]
 
     return walk
@@ -287,8 +323,9 @@ def download_misfits(exported: dict, slide: bool) -> list[str]:
 
 @pytest.mark.parametrize("look", DRAWN_LOOKS)
 def test_every_download_is_ready_to_paste(walks, look):
-    """Every registered plot's camera download, in each look: every text inside the image, no blank band over a
-    tenth of its height, and on a slide no text under 14 px (the slide laid out 1280×720)."""
+    """Every registered plot's camera download and those of the views a click opens, in each look: every text inside
+    the image, no blank band over a tenth of its height, and on a slide no text under 14 px (the slide laid out
+    1280×720)."""
     exports = walks(look)["exported"]
     found = {}
     for plot_id, exported in exports.items():
@@ -297,5 +334,5 @@ def test_every_download_is_ready_to_paste(walks, look):
             assert exported["width"] == 1280 and (exported["height"] >= 720 or exported["note"]), plot_id
         if problems := download_misfits(exported, slides(look)):
             found[plot_id] = problems
-    assert len(exports) == len(PLOTS)
+    assert len(exports) == len(PLOTS) + sum(len(plot_ids) for _, plot_ids in OPENED.values())
     assert not found, f"[{look}] downloads:\n" + report(found)

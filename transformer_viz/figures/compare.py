@@ -218,9 +218,9 @@ def attention_pair(
     cols, key_ticks = pair_key_ticks([keys for _, _, keys, _ in panels], spacing, st)
     rows = math.ceil(n / cols)
     all_keys = [piece_label(k) for _, _, keys, _ in panels for k in keys]
-    label_px = 14 + tick_label_px(all_keys, max(tick["tickangle"] for tick in key_ticks), st.font_size)
-    label_px += 3 * st.font_size
-    gap_px = label_px + 1.5 * st.font_size  # between stacked maps: the upper one's key labels, the lower one's title
+    ticks_px = 14 + tick_label_px(all_keys, max(tick["tickangle"] for tick in key_ticks), st.font_size)
+    label_px = ticks_px + 3 * st.font_size  # under the last row: the key labels and what the keys are
+    gap_px = ticks_px + 2 * st.font_size  # between stacked maps: the upper one's key labels, the lower one's title
     height = rows * panel_px + (rows - 1) * gap_px + label_px + 140 + 3 * st.font_size
     vertical = gap_px / (rows * panel_px + (rows - 1) * gap_px)  # a share of the plot area's height
     refs, layout = subplot_grid(rows, cols, n, [esc(label) for *_, label in panels], spacing, vertical)
@@ -229,7 +229,9 @@ def attention_pair(
     for c, ((z, queries, keys, label), (x, y)) in enumerate(zip(panels, refs)):
         z = np.asarray(z, dtype=np.float32)
         data.append(weight_heatmap(z, esc(label), axes=(x, y)))
-        layout["xaxis" + x[1:]].update(**key_ticks[c], **title_text(axis_title(keys_title)))
+        # the keys named under the last row only: maps one above the other share what their keys are
+        last_row = c // cols == rows - 1
+        layout["xaxis" + x[1:]].update(**key_ticks[c], **title_text(axis_title(keys_title) if last_row else None))
         layout["yaxis" + y[1:]].update(
             **token_ticks(queries),
             autorange="reversed",

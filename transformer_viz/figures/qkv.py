@@ -305,7 +305,7 @@ def qk_product(
     columns = [("q", n.q), (f"k<sub>{key}</sub>", n.k[key]), (t("qkv-product"), n.q * n.k[key])]
     hover = t("qkv-dim-hover")
     band = [panel(title, values[:, None], [re.sub(r"<[^>]*>", "", title)], hover) for title, values in columns]
-    margin = dict(l=40 + 4 * st.font_size, r=40)
+    margin = dict(l=40 + 4 * st.font_size, r=40, b=8)  # nothing under the panels: their titles are over them
     plot_px = 0.6 * QKV_PX - margin["l"] - margin["r"]
     _, widths = column_px(band, plot_px, st)
     widths = [max(widths), max(widths), max(widths)]
@@ -319,5 +319,5 @@ def qk_product(
         left += width + GAP_PX
     sums = t("qkv-sums", dot=n.dots[key], scaled=n.scaled[key], dh=dh, weight=n.weights[key])
     title = qkv_title(n, key) + "<br>" + sums
-    height = heat_px + 70 + 2 * st.title_size + 40 + LINE_EM * (st.font_size + 1)
+    height = heat_px + 70 + 2 * st.title_size + margin["b"]  # the panel titles sit in the title's gap (finish)
     return finish(data, layout, st, title, height, qkv_download(n, key), width=0.6 * QKV_PX)

@@ -169,11 +169,13 @@ def loss_curve_figure(replay, index: int, presentation: bool = False, width: flo
         yaxis=dict(title=dict(text=t("loss"))),
         shapes=[mark],
         showlegend=True,
-        legend=dict(orientation="h", x=0, xanchor="left", y=-0.3, yanchor="top"),
-        margin=dict(b=90 + 3 * st.font_size),
+        # the legend over the plot (finish leaves it room under the title), not under the step axis's title: there
+        # it left a blank band of 10% of the figure between the two
+        legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom"),
+        margin=dict(b=40 + 2 * st.font_size),
     )
     title = t("loss-title") + "<br>" + snapshot_line(replay, index)
-    height = 1.3 * st.panel_px + 200 + 4 * st.font_size
+    height = 1.3 * st.panel_px + 150 + 3 * st.font_size
     return finish(data, layout, st, title, height, f"learning-curve_training-step-{chosen}", width=width)
 
 
