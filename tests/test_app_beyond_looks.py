@@ -19,7 +19,7 @@ import pytest
 
 from tests.pages import DRAWN_LOOKS, WAIT, expected_trace, open_app_page, open_tab, toasts, wait_translation
 from tests.test_app_qkv import click_key
-from tests.test_figures_fit import EXPORTED, VIEWPORT, download_misfits, misfits, report, settled
+from tests.test_figures_fit import VIEWPORT, download_problems, misfits, report, settled
 from transformer_viz import i18n
 from transformer_viz.app.common import LOOKS, slides
 from transformer_viz.figures.labels import MIN_TICK_PX, min_font
@@ -87,16 +87,6 @@ def open_view(page, view: str, lang: str) -> None:
     assert page.locator(f"#tab-{view}-button").inner_text() == i18n.text(f"tab-{view}", lang)
     if VIEWS[view][1]:
         page.click(VIEWS[view][1])
-
-
-def download_problems(page, plot_id: str, slide: bool) -> list[str]:
-    """What keeps the plot's camera download from being pasted as it is (test_figures_fit.download_misfits), and a
-    slide's size other than 1280 wide and 720 or taller."""
-    exported = page.evaluate(EXPORTED, plot_id)
-    problems = download_misfits(exported, slide)
-    if slide and not (exported["width"] == 1280 and exported["height"] >= 720):
-        problems.append(f"a slide of {exported['width']}×{exported['height']}")
-    return problems
 
 
 def check_figure(page, plot_id: str, lang: str, font: int, found: dict, wrong: dict) -> None:

@@ -10,10 +10,23 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 
-from tests.pages import RECORD_TOASTS, SCREENSHOTS, SENTENCE, WAIT, escaped, open_tab, wait_plot, wait_translation
+from tests.pages import (
+    DRAWN_LOOKS,
+    RECORD_TOASTS,
+    SCREENSHOTS,
+    SENTENCE,
+    WAIT,
+    escaped,
+    open_tab,
+    wait_plot,
+    wait_translation,
+)
+from tests.test_figures_fit import download_problems, settled
 from transformer_viz import i18n
+from transformer_viz.app.common import LOOKS, slides
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
+from transformer_viz.figures.style import style
 from transformer_viz.lab import analysis
 from transformer_viz.translator import load_model
 
@@ -130,6 +143,10 @@ def test_beam_tree_node_click_opens_its_attention(open_app, library):
     page.fill("#layer input[type=number]", "1")
     page.press("#layer input[type=number]", "Enter")
     wait_plot(page, "plot-beam-node", f"step {step}", "Layer 1")
+    for look in [*DRAWN_LOOKS[1:], DRAWN_LOOKS[0]]:  # its camera download, as a slide and on screen, ready to paste
+        page.locator("#presentation input").nth(LOOKS.index(look)).check()
+        settled(page, "plot-beam-node", style(slides(look)).font_size)
+        assert not (problems := download_problems(page, "plot-beam-node", slides(look))), (look, problems)
     # A new translation closes the view the click opened: it belonged to the old beam tree.
     other = "Where is the station?"
     page.fill("#sentence textarea", other)

@@ -321,6 +321,16 @@ def download_misfits(exported: dict, slide: bool) -> list[str]:
     return found
 
 
+def download_problems(page, plot_id: str, slide: bool) -> list[str]:
+    """What keeps the plot's camera download from being pasted as it is (download_misfits), and a
+    slide's size other than 1280 wide and 720 or taller."""
+    exported = page.evaluate(EXPORTED, plot_id)
+    problems = download_misfits(exported, slide)
+    if slide and not (exported["width"] == 1280 and exported["height"] >= 720):
+        problems.append(f"a slide of {exported['width']}×{exported['height']}")
+    return problems
+
+
 @pytest.mark.parametrize("look", DRAWN_LOOKS)
 def test_every_download_is_ready_to_paste(walks, look):
     """Every registered plot's camera download and those of the views a click opens, in each look: every text inside
