@@ -67,7 +67,7 @@ def server(app_server):
 def visit(browser, server):
     """visit(query) opens a page on the app; visit.requests and visit.dialogs record what every page did."""
     url, _ = server
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, accept_downloads=True)  # a projector's
     requests: list[str] = []
     dialogs: list[str] = []  # an alert() from injected HTML would land here; the tests assert it stays empty
     context.on("request", lambda request: requests.append(request.url))
@@ -154,7 +154,7 @@ def test_layer_slider_and_head_dropdown(lesson):
     wait_plot(page, "plot-alignment", "Layer 1", "Head mean")
     choose(page, "head", "2")
     wait_plot(page, "plot-alignment", "Layer 1", "Head 2", "step 2: producing")
-    # The whole app at 1400 px wide, for the README's first picture.
+    # The whole app at 1280 px wide (a projector's), for the README's first picture.
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     settled(page)
     page.screenshot(path=str(SCREENSHOTS / "app.png"), full_page=True, animations="disabled")

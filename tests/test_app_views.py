@@ -61,7 +61,7 @@ def open_app(browser, app_server):
         # page's requests waited for good (the bug lab's Run click never reached the server).
         while contexts:
             contexts.pop().close()
-        context = browser.new_context(locale="en-US", viewport={"width": 1400, "height": 1100})
+        context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720})
         context.add_init_script(f"({RECORD_TOASTS})()")  # wait_plot's failures then list every message the page showed
         contexts.append(context)
         page = context.new_page()
