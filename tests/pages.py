@@ -272,9 +272,15 @@ LINK_IS = """want => { const box = document.querySelector('#share-link textarea'
 }"""
 
 
+# The variants (every other layer's and head's drawings) of the translation shown have reached the page.
+VARIANTS_ARRIVED = """() => { const {variants: v, bases} = transformerViz.page, b = v && bases.get(v.base);
+  return !!b && b.shown === transformerViz.shownKey(); }"""
+
+
 def start_lesson(page, link: str, fresh: bool = False) -> None:
-    """Put `page` on the lesson that `link` opens, whatever an earlier test left there: its translation at rest,
-    on the link's step, layer, head, tab and language, in the screen look with pieces, scrolled to the top.
+    """Put `page` on the lesson that `link` opens, whatever an earlier test left there: its translation at rest
+    (everything it sends arrived, its variants last), on the link's step, layer, head, tab and language, in the
+    screen look with pieces, scrolled to the top.
 
     A page that already shows that translation so is set to the view in place, as a visitor would (cheaper than
     opening the app again); any other page, or any page when `fresh`, is opened from the link."""
@@ -308,6 +314,7 @@ def start_lesson(page, link: str, fresh: bool = False) -> None:
     try:
         page.wait_for_function(LINK_IS, arg=want, timeout=WAIT)
         wait_settled(page)
+        page.wait_for_function(VARIANTS_ARRIVED, timeout=WAIT)  # the last of what a translation sends: then at rest
     except PageTimeout:
         raise AssertionError(
             f"the page never showed the lesson {want}; it holds {page.evaluate(AT_REST)}, "
