@@ -66,7 +66,7 @@ def lesson(app_tab, app_server):
     """lesson(**view) → the module's tab on SENTENCE translated by seed000, at LESSON_VIEW changed by `view`."""
 
     def put(**view):
-        start_lesson(app_tab, lesson_link(app_server[0], SENTENCE, **view))
+        start_lesson(app_tab, lesson_link(app_server[0], SENTENCE, **view), variants=False)
         return app_tab
 
     return put
