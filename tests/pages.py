@@ -277,15 +277,13 @@ VARIANTS_ARRIVED = """() => { const {variants: v, bases} = transformerViz.page, 
   return !!b && b.shown === transformerViz.shownKey(); }"""
 
 
-def start_lesson(page, link: str, fresh: bool = False, variants: bool = True) -> None:
+def start_lesson(page, link: str, fresh: bool = False) -> None:
     """Put `page` on the lesson that `link` opens, whatever an earlier test left there: its translation at rest
     (everything it sends arrived, its variants last), on the link's step, layer, head, tab and language, in the
     screen look with pieces, scrolled to the top.
 
     A page that already shows that translation so is set to the view in place, as a visitor would (cheaper than
-    opening the app again); any other page, or any page when `fresh`, is opened from the link. `variants=False`
-    does not wait for the variants (the q ∘ k test: a step typed after they arrived left the view at step 0, not
-    yet understood)."""
+    opening the app again); any other page, or any page when `fresh`, is opened from the link."""
     want = dict(parse_qsl(urlparse(link).query))
     now = page.evaluate(AT_REST) if page.url.startswith(link.split("?")[0]) and not fresh else None
     server_part = {k: v for k, v in want.items() if k not in LESSON_VIEW or k == "lang"}
@@ -316,8 +314,7 @@ def start_lesson(page, link: str, fresh: bool = False, variants: bool = True) ->
     try:
         page.wait_for_function(LINK_IS, arg=want, timeout=WAIT)
         wait_settled(page)
-        if variants:  # the last of what a translation sends: then at rest
-            page.wait_for_function(VARIANTS_ARRIVED, timeout=WAIT)
+        page.wait_for_function(VARIANTS_ARRIVED, timeout=WAIT)  # the last of what a translation sends: at rest
     except PageTimeout:
         raise AssertionError(
             f"the page never showed the lesson {want}; it holds {page.evaluate(AT_REST)}, "

@@ -74,26 +74,75 @@ test('the translation shown is read as the server writes it: the text and the mo
   assert.equal(page.shownKey(doc), JSON.stringify(['Ich sehe.', 'mine']));
 });
 
-test('a step moved presses the query view\'s redraw while its tab shows, else once it shows again', () => {
-  let clicks = 0, seen = null;
+/** Fake IntersectionObserver and MutationObserver: `observers.seen` and `observers.mutated` call the page's
+ * callbacks as the browser would. */
+function fakeObservers() {
+  const observers = {seen: null, mutated: null, watched: [], disconnected: 0};
   global.IntersectionObserver = class {
     constructor(callback) {
-      seen = callback;
+      observers.seen = callback;
+    }
+    observe(el) {
+      observers.watched.push(el);
+    }
+  };
+  global.MutationObserver = class {
+    constructor(callback) {
+      observers.mutated = callback;
     }
     observe() {}
+    disconnect() {
+      observers.disconnected += 1;
+    }
   };
+  return observers;
+}
+
+function freshQkv() {
+  page.PAGE.qkv = {stale: false, tab: null, button: null, watching: null, mounting: null};
+}
+
+test('a step moved presses the query view\'s redraw while its tab shows, else once it shows again', () => {
+  freshQkv();
+  const observers = fakeObservers();
+  let clicks = 0;
   const tab = {offsetParent: null}, button = {tagName: 'BUTTON', click: () => (clicks += 1)};
   const doc = {getElementById: (id) => ({'tab-qkv': tab, 'qkv-redraw': button})[id] || null};
   page.qkvStep(doc); // hidden: marked stale, not drawn
   assert.equal(clicks, 0);
   assert.equal(page.PAGE.qkv.stale, true);
-  seen([{isIntersecting: true}]); // the tab comes on screen: drawn once
-  seen([{isIntersecting: true}]);
+  observers.seen([{isIntersecting: true}]); // the tab comes on screen: drawn once
+  observers.seen([{isIntersecting: true}]);
   assert.equal(clicks, 1);
   tab.offsetParent = {}; // on screen: every step redraws it
   page.qkvStep(doc);
   assert.equal(clicks, 2);
+  assert.deepEqual(observers.watched, [tab], 'one watch, however many steps');
   delete global.IntersectionObserver;
+  delete global.MutationObserver;
+});
+
+test('a step moved before the query view\'s tab was ever opened is drawn when the tab first shows', () => {
+  freshQkv();
+  const observers = fakeObservers();
+  let clicks = 0;
+  const mounted = {};
+  const doc = {body: {}, getElementById: (id) => mounted[id] || null};
+  page.qkvStep(doc); // the translation's own redraw: Gradio has not put the tab on the page yet
+  page.qkvStep(doc); // a step typed: still not on the page
+  assert.equal(clicks, 0);
+  assert.equal(page.PAGE.qkv.stale, true);
+  assert.equal(observers.seen, null, 'nothing to watch yet');
+  mounted['tab-qkv'] = {offsetParent: {}}; // the visitor opens the tab: its contents come onto the page
+  mounted['qkv-redraw'] = {tagName: 'DIV', querySelector: () => ({click: () => (clicks += 1)})};
+  observers.mutated([]);
+  assert.equal(observers.disconnected, 1, 'the wait for the tab ends once it is there');
+  assert.deepEqual(observers.watched, [mounted['tab-qkv']]);
+  observers.seen([{isIntersecting: true}]); // the watch's first report: on screen
+  assert.equal(clicks, 1);
+  assert.equal(page.PAGE.qkv.stale, false);
+  delete global.IntersectionObserver;
+  delete global.MutationObserver;
 });
 
 test('painted waits for the next painted frame, then a task', async () => {

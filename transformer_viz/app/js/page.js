@@ -13,7 +13,8 @@ const {stepping, plots} =
 /** Everything the page remembers between events (stepping.newState's, and the query view's). */
 const PAGE = Object.assign(stepping.newState(), {
   outputs: 0, // how many components a step paints (frames.N_OUT), set by start
-  qkv: {stale: false, watching: null}, // "One query, real numbers": whether a step moved while it was hidden
+  // "One query, real numbers": whether a step moved while its tab was hidden, and how the tab is watched (qkvWatch)
+  qkv: {stale: false, tab: null, button: null, watching: null, mounting: null},
   downloaded: {}, // the last link each file box's download clicked
 });
 
@@ -99,22 +100,36 @@ function onPlay(view) {
   return stepping.play(PAGE, view, inPage());
 }
 
-/** A step moved: "One query, real numbers" (drawn by the server for the step shown) presses its redraw button
- * while its tab is on screen; otherwise it is marked stale and redrawn once the tab shows. */
-function qkvStep(doc = document) {
+/** The query view's tab watched from the first time it and its redraw button are on the page: when the tab comes
+ * on screen after a step moved while it was hidden, the button is pressed once. Gradio puts a tab's contents on the
+ * page the first time it is opened, so until then a MutationObserver waits for them. */
+function qkvWatch(doc) {
+  const qkv = PAGE.qkv;
+  if (qkv.watching) return;
   const tab = doc.getElementById('tab-qkv'), el = doc.getElementById('qkv-redraw');
   const button = el && (el.tagName === 'BUTTON' ? el : el.querySelector('button'));
-  if (!tab || !button) return;
-  if (!PAGE.qkv.watching) {
-    PAGE.qkv.watching = new IntersectionObserver((seen) => {
-      if (seen.some((e) => e.isIntersecting) && PAGE.qkv.stale) {
-        PAGE.qkv.stale = false;
-        button.click();
-      }
-    });
-    PAGE.qkv.watching.observe(tab);
+  if (!tab || !button) {
+    qkv.mounting = qkv.mounting || new MutationObserver(() => qkvWatch(doc));
+    qkv.mounting.observe(doc.body, {childList: true, subtree: true});
+    return;
   }
-  if (tab.offsetParent !== null) button.click();
+  if (qkv.mounting) qkv.mounting.disconnect();
+  Object.assign(qkv, {tab, button, mounting: null});
+  qkv.watching = new IntersectionObserver((seen) => {
+    if (seen.some((e) => e.isIntersecting) && qkv.stale) {
+      qkv.stale = false;
+      button.click();
+    }
+  });
+  qkv.watching.observe(tab); // its first report says whether the tab is on screen now
+}
+
+/** A step moved: "One query, real numbers" (drawn by the server for the step shown) presses its redraw button
+ * while its tab is on screen; otherwise it is marked stale and redrawn once the tab shows (qkvWatch). */
+function qkvStep(doc = document) {
+  qkvWatch(doc);
+  const {tab, button} = PAGE.qkv;
+  if (tab && tab.offsetParent !== null) button.click();
   else PAGE.qkv.stale = true;
 }
 
