@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlparse
 
 import pytest
 
@@ -70,6 +71,48 @@ def test_the_browsers_language_chooses_the_page_language(open_app, locale, lang)
 def test_lang_in_the_link_wins_over_the_browser(open_app):
     page = open_app("en-US", "?lang=ko")
     expect_language(page, "ko")
+
+
+def test_nothing_is_translated_before_the_page_has_read_its_link(browser, app_server):
+    """Until the page's load has read its link, the sentence box, model menu and Translate are disabled; once read,
+    a sentence is translated by the link's model with the link's length. Before, a sentence translated as soon as
+    the box showed (the load's answer late, as on a busy server) was translated by the default model at the default
+    length while the menu and the share link then named the link's."""
+    url, folder = app_server
+    length = 5
+    trace = load_model(folder / "seed004", device="cpu").trace(SENTENCE, options=DecodeOptions(max_new_tokens=length))
+    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    held = []  # the load's request for its link to be read, answered only when the test lets it go
+
+    def hold_the_load(route):
+        if not held and (route.request.post_data_json or {}).get("data") == []:
+            held.append(route)
+        else:
+            route.continue_()
+
+    try:
+        page.route("**/queue/join*", hold_the_load)
+        page.goto(f"{url}?{urlencode(dict(model='seed004', max_len=length, lang='ko'))}", wait_until="load")
+        for _ in range(200):  # the route's handler runs while the test waits
+            if held:
+                break
+            page.wait_for_timeout(50)
+        assert held, "the page's load did not ask for its link to be read"
+        for control in ("#sentence textarea", "#model input", "#translate"):
+            assert page.locator(control).is_disabled(), f"{control} can be used before the link is read"
+        held[0].continue_()
+        page.fill("#sentence textarea", SENTENCE)  # waits until the box is enabled
+        page.click("#translate")
+        wait_text(page, "#translate", i18n.text("translate", "ko"))
+        page.wait_for_function(
+            "t => document.querySelector('#translation textarea').value === t", arg=trace.target_text, timeout=WAIT
+        )
+        link = dict(parse_qsl(urlparse(page.input_value("#share-link textarea")).query))
+        assert (link["model"], link["max_len"], link["lang"]) == ("seed004", str(length), "ko"), link
+        assert page.input_value("#model input").endswith("(seed004)")
+    finally:
+        context.close()
 
 
 def test_switching_language_relabels_everything_and_the_step(open_app, app_server):

@@ -159,7 +159,10 @@ def test_the_whole_lesson_map_and_top_k_fit_a_projectors_first_screen(browser, a
             page.fill("#sentence textarea", sentence)
             page.click("#translate")
             wait_translation(page, trace.target_text)
-            page.wait_for_function(ROWS_DRAWN, arg=length, timeout=WAIT)
+            try:
+                page.wait_for_function(ROWS_DRAWN, arg=length, timeout=WAIT)
+            except PageTimeout:
+                raise AssertionError(f"the main map never had {length} rows: {plot_info(page, 'plot-cross')}") from None
             try:  # the maps refit once the page around them has settled (a long translation wraps its box)
                 page.wait_for_function(FITTED, timeout=10_000)
             except PageTimeout:

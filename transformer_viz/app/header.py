@@ -135,7 +135,11 @@ def wire_lesson_download(top: Header) -> None:
 
 
 def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
-    """The sentence, Translate and the model menu, in one row; under them, what went wrong with the sentence."""
+    """The sentence, Translate and the model menu, in one row; under them, what went wrong with the sentence.
+
+    The three start disabled and the page's load enables them once it has read its link (page.link_reader): a
+    translation asked for before then was made with the default model and options, while the menu and the share
+    link then showed the link's."""
     with gr.Row(equal_height=True):
         top.sentence = words(
             gr.Textbox(
@@ -145,12 +149,15 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
                 max_length=PASTE_LIMIT,
                 placeholder="I get up early every morning.",
                 scale=4,
+                interactive=False,
             ),
             "label",
             "sentence",
         )
         top.translate_btn = words(
-            gr.Button(T("translate"), variant="primary", elem_id="translate", scale=1, min_width=120),
+            gr.Button(
+                T("translate"), variant="primary", elem_id="translate", scale=1, min_width=120, interactive=False
+            ),
             "value",
             "translate",
         )
@@ -163,6 +170,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
                 allow_custom_value=False,
                 scale=2,
                 min_width=360,  # the longest label ("pre-LN (前置) · 正弦波の位置 (seed000)") beside its arrow
+                interactive=False,
             ),
             "label",
             "model",

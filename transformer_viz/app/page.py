@@ -271,18 +271,21 @@ def wire_translation(
     link = gr.State(None)  # what a share link restores once its sentence is translated: branches, step, layer, head
 
     on_load = link_reader(models, containers, tab_paths)
-    loaded_out = [top.sentence, top.model] + top.options + [top.lang, link] + containers
+    loaded_out = [top.sentence, top.model] + top.options + [top.lang, link] + containers + [top.translate_btn]
     loaded = demo.load(on_load, None, loaded_out, api_visibility="private")
     gated(loaded.then, open_link, inputs=[link])
 
 
 def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
     """The page load's reader of its link: the sentence, model, options and language for the controls, what to
-    restore once the sentence is translated, and the tab sets' selections that open the link's tab."""
+    restore once the sentence is translated, and the tab sets' selections that open the link's tab; then the
+    sentence box, model menu and Translate, disabled until now (header.lay_out_sentence), are enabled."""
 
     def on_load(request: gr.Request):
         values = parse_query(dict(request.query_params)) if request is not None else {}
-        out = [values.get("sentence", gr.skip()), values["model"] if values.get("model") in models else gr.skip()]
+        enabled = dict(interactive=True)
+        out = [gr.update(value=values["sentence"], **enabled) if "sentence" in values else gr.update(**enabled)]
+        out += [gr.update(value=values["model"], **enabled) if values.get("model") in models else gr.update(**enabled)]
         out += [values.get(option.name, gr.skip()) for option in CHOSEN]  # header.options' order
         # ?lang=ja in the link wins; otherwise the browser's preferred languages decide.
         headers = request.headers if request is not None else {}
@@ -294,7 +297,7 @@ def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
         restored = {key: values[key] for key in ("branch", "step", "layer", "head") if key in values}
         opened = tab_paths.get(values.get("tab"), {})  # the link's tab, and the group holding it
         selected = [gr.update(selected=opened[c]) if c in opened else gr.skip() for c in containers]
-        return out + [chosen, restored] + selected
+        return out + [chosen, restored] + selected + [gr.update(**enabled)]
 
     return on_load
 
