@@ -34,6 +34,7 @@ from bench_load import free_port, start_app, wait_for_page  # noqa: E402
 from common import parser  # noqa: E402  (it puts the project root on the path)
 
 from tests.conftest import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (the browser tests' Chromium and its flags)
+from tests.pages import VARIANTS_ARRIVED  # noqa: E402
 
 SENTENCES = [  # ten words each
     "The children are playing in the garden with their friends.",
@@ -74,10 +75,7 @@ ARM = """([predicates, arg]) => {
 WALL: list[float] = []  # each clicked()'s wall-clock milliseconds, in order
 ALSO: dict[str, list[float]] = {}  # by name: the times until a clicked()'s `also` predicate held
 # new variants (not those the page held before the last clicked()) for the translation on the page have arrived
-VARIANTS = (
-    "() => { const {variants: v, bases} = transformerViz.page, b = v && bases.get(v.base); "
-    "return v !== window.tvHeldVariants && !!b && b.shown === transformerViz.shownKey(); }"
-)
+VARIANTS = f"() => transformerViz.page.variants !== window.tvHeldVariants && ({VARIANTS_ARRIVED})()"
 
 
 def clicked(page, action, predicate: str, arg=None, also: tuple[str, str] | None = None) -> float:

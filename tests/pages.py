@@ -171,13 +171,14 @@ STEPPING_STATE = """() => {
 }"""
 
 
+# Every step's frames of the translation shown have reached the page (after the lesson's frame).
+SETTLED = """() => { const f = transformerViz.page.frames;
+  return !!f && f.only === null && f.shown === transformerViz.shownKey(); }"""
+
+
 def wait_settled(page) -> None:
-    """Until every step's frames of the translation shown have reached the page (after the lesson's frame)."""
-    page.wait_for_function(
-        "() => { const f = transformerViz.page.frames; "
-        "return !!f && f.only === null && f.shown === transformerViz.shownKey(); }",
-        timeout=WAIT,
-    )
+    """Until every step's frames of the translation shown have reached the page (SETTLED)."""
+    page.wait_for_function(SETTLED, timeout=WAIT)
 
 
 def wait_step(page, step: int) -> None:
@@ -254,7 +255,8 @@ def lesson_link(url: str, sentence: str = SENTENCE, model: str = "seed000", bran
 
 # What a page holds now beyond its share link: the sentence box, the looks, Play, the message under the sentence
 # and whether every step's frames of the translation shown have arrived. null on a page that is not the app.
-AT_REST = """() => {
+AT_REST = (
+    """() => {
   const p = window.transformerViz && transformerViz.page, box = document.querySelector('#share-link textarea');
   if (!p || !box) return null;
   const checked = (id) => (document.querySelector('#' + id + ' input:checked') || {}).value;
@@ -262,8 +264,11 @@ AT_REST = """() => {
   return {link: box.value, sentence: document.querySelector('#sentence textarea').value,
           look: checked('presentation'), units: checked('units'), playing: p.playing,
           message: message ? message.innerText.trim() : '',
-          settled: !!p.frames && p.frames.only === null && p.frames.shown === transformerViz.shownKey()};
+          settled: ("""
+    + SETTLED
+    + """)()};
 }"""
+)
 # The page's share link holds every parameter of the lesson wanted, and no other.
 LINK_IS = """want => { const box = document.querySelector('#share-link textarea');
   if (!box || !box.value.startsWith('http')) return false;
