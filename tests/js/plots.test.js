@@ -117,6 +117,12 @@ test('a step moved presses the query view\'s redraw while its tab shows, else on
   tab.offsetParent = {}; // on screen: every step redraws it
   page.qkvStep(doc);
   assert.equal(clicks, 2);
+  tab.offsetParent = null; // hidden again: a step marks it stale, but a step while it shows draws it once, not twice
+  page.qkvStep(doc);
+  tab.offsetParent = {};
+  page.qkvStep(doc);
+  observers.seen([{isIntersecting: true}]);
+  assert.equal(clicks, 3);
   assert.deepEqual(observers.watched, [tab], 'one watch, however many steps');
   delete global.IntersectionObserver;
   delete global.MutationObserver;

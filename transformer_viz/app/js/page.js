@@ -129,8 +129,9 @@ function qkvWatch(doc) {
 function qkvStep(doc = document) {
   qkvWatch(doc);
   const {tab, button} = PAGE.qkv;
-  if (tab && tab.offsetParent !== null) button.click();
-  else PAGE.qkv.stale = true;
+  const onScreen = !!tab && tab.offsetParent !== null;
+  PAGE.qkv.stale = !onScreen; // drawn now, or when the tab shows
+  if (onScreen) button.click();
 }
 
 /** The file the server just offered in the file box `id`, downloaded as if its link were clicked, once the box shows
