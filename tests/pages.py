@@ -165,9 +165,10 @@ def wait_translation(page, text: str) -> None:
 # it paints from (their step where they are one translation's lesson alone, their controls and translation), a step
 # asked for before frames came, and the translation shown now.
 STEPPING_STATE = """() => {
-  const f = transformerViz.page.frames, slider = document.querySelector('#step-slider input[type=number]');
-  return {slider: slider && slider.value, frames: f ? {only: f.only, steps: f.steps, key: f.key, shown: f.shown} : null,
-          wanted: transformerViz.page.wanted, translation: document.querySelector('#translation textarea').value};
+  const p = transformerViz.page, f = p.frames, slider = document.querySelector('#step-slider input[type=number]');
+  return {slider: slider && slider.value, frames: f ? {only: f.only, steps: f.steps, key: f.key, shown: f.shown,
+          base: f.base} : null, wanted: p.wanted, translation: document.querySelector('#translation textarea').value,
+          variants: p.variants && p.variants.base, bases: [...p.bases].map(([name, b]) => [name, b.key, b.shown])};
 }"""
 
 

@@ -161,6 +161,32 @@ test('new variants paint the view\'s layer where the page holds another\'s, and 
   assert.equal(state.frames.key, s.frameKey({...view, layer: 0, head: '1'}));
 });
 
+// A late variants event (an earlier translation's, or of frames the page no longer holds) took the page's own
+// variants: every new layer or head then waited for the server.
+test('variants the page cannot use do not replace those it can', needsFixtures, () => {
+  const {fx, state, page, view} = setUp(1);
+  s.step(state, 'stay', view, page, {frames: fx.complete});
+  s.step(state, 'stay', view, page, {variants: fx.variants});
+  assert.equal(state.variants, fx.variants);
+  state.bases.set('0ld', {...fx.complete, base: '0ld', shown: '["Eine alte Übersetzung.","tiny-seed000"]'});
+  for (const late of [{...fx.variants, base: '0ld'}, {...fx.variants, base: 'never-held'}]) {
+    assert.deepEqual(s.step(state, 'stay', view, page, {variants: late}), Array(1 + fx.outputs).fill(SKIP));
+    assert.equal(state.variants, fx.variants);
+  }
+  const out = s.step(state, 'stay', {...view, layer: 0, head: '1'}, page); // still made in the page
+  assert.equal(labelOf(out, fx.complete), fx.complete.label[1]);
+});
+
+test('the frames the variants change are kept however many other frames arrive after them', needsFixtures, () => {
+  const {fx, state, page, view} = setUp(1);
+  s.step(state, 'stay', view, page, {frames: fx.complete});
+  s.step(state, 'stay', view, page, {variants: fx.variants});
+  for (let i = 1; i <= 6; i++) s.keep(state, {...fx.complete, base: `drawn-${i}`, serial: fx.complete.serial + i});
+  assert.ok(state.bases.has(fx.variants.base));
+  assert.equal(state.bases.size, 5, 'the four newest, and the variants\' own');
+  assert.equal(s.drawnHere(state, {...view, layer: 0, head: '1'}, fx.shown), true);
+});
+
 test('a new layer draws the lesson\'s plots at once and counts itself in the switch box', needsFixtures, () => {
   const {fx, state, page, view} = setUp(1);
   s.keep(state, fx.complete);

@@ -70,9 +70,18 @@ function keep(state, f) {
   if (f && f.base) {
     state.bases.delete(f.base);
     state.bases.set(f.base, f);
-    for (const name of [...state.bases.keys()].slice(0, -BASES_KEPT)) state.bases.delete(name);
+    const changed = state.variants && state.variants.base; // the frames the variants change stay, however old
+    for (const name of [...state.bases.keys()].slice(0, -BASES_KEPT)) if (name !== changed) state.bases.delete(name);
   }
   return true;
+}
+
+/** Whether variants that arrived can make frames of the translation shown: the complete frames they change are
+ * held and are that translation's. Others (a late event of an earlier translation, or variants of frames the page
+ * no longer holds) would only push out the page's own. None (a translation too large for variants) is taken. */
+function usable(state, variants, shown) {
+  const base = variants && state.bases.get(variants.base);
+  return !variants || (!!base && base.shown === shown);
 }
 
 /** The frames for the view's layer and head: those the page holds, or made from the complete frames the variants
@@ -148,6 +157,7 @@ function step(state, move, view, page, arrived = {}, extra = null) {
     if (!keep(state, arrived.frames)) return all();
     f = arrived.frames;
   } else if ('variants' in arrived) {
+    if (!usable(state, arrived.variants, page.shown)) return all();
     state.variants = arrived.variants;
     const held = state.frames;
     f = framesFor(state, view, page.shown);
