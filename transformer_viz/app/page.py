@@ -283,9 +283,8 @@ def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
 
     def on_load(request: gr.Request):
         values = parse_query(dict(request.query_params)) if request is not None else {}
-        enabled = dict(interactive=True)
-        out = [gr.update(value=values["sentence"], **enabled) if "sentence" in values else gr.update(**enabled)]
-        out += [gr.update(value=values["model"], **enabled) if values.get("model") in models else gr.update(**enabled)]
+        sentence, model = values.get("sentence"), values["model"] if values.get("model") in models else None
+        out = [gr.update(interactive=True, **({"value": v} if v else {})) for v in (sentence, model)]  # enabled
         out += [values.get(option.name, gr.skip()) for option in CHOSEN]  # header.options' order
         # ?lang=ja in the link wins; otherwise the browser's preferred languages decide.
         headers = request.headers if request is not None else {}
@@ -297,7 +296,7 @@ def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
         restored = {key: values[key] for key in ("branch", "step", "layer", "head") if key in values}
         opened = tab_paths.get(values.get("tab"), {})  # the link's tab, and the group holding it
         selected = [gr.update(selected=opened[c]) if c in opened else gr.skip() for c in containers]
-        return out + [chosen, restored] + selected + [gr.update(**enabled)]
+        return out + [chosen, restored] + selected + [gr.update(interactive=True)]
 
     return on_load
 
