@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlencode, urlparse
 
 import pytest
 
-from tests.pages import SCREENSHOTS, SENTENCE, WAIT, open_tab, settled
+from tests.pages import SCREENSHOTS, SENTENCE, WAIT, open_tab, settled, wait_translation
 from transformer_viz import i18n
 from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures.labels import piece_label
@@ -105,9 +105,7 @@ def test_nothing_is_translated_before_the_page_has_read_its_link(browser, app_se
         page.fill("#sentence textarea", SENTENCE)  # waits until the box is enabled
         page.click("#translate")
         wait_text(page, "#translate", i18n.text("translate", "ko"))
-        page.wait_for_function(
-            "t => document.querySelector('#translation textarea').value === t", arg=trace.target_text, timeout=WAIT
-        )
+        wait_translation(page, trace.target_text)
         link = dict(parse_qsl(urlparse(page.input_value("#share-link textarea")).query))
         assert (link["model"], link["max_len"], link["lang"]) == ("seed004", str(length), "ko"), link
         assert page.input_value("#model input").endswith("(seed004)")
