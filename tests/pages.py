@@ -294,7 +294,7 @@ def start_lesson(page, link: str, fresh: bool = False) -> None:
     views that follow them after this returns, and a test that counts the page's requests would count those."""
     want = dict(parse_qsl(urlparse(link).query))
     now = page.evaluate(AT_REST) if page.url.startswith(link.split("?")[0]) and not fresh else None
-    server_part = {k: v for k, v in want.items() if k not in ("step", "tab")}
+    beyond_step_and_tab = lambda query: {k: v for k, v in query.items() if k not in ("step", "tab")}  # noqa: E731
     in_place = (
         now is not None
         and now["settled"]
@@ -302,7 +302,7 @@ def start_lesson(page, link: str, fresh: bool = False) -> None:
         and now["message"] == ""
         and now["sentence"] == want["sentence"]
         and (now["look"], now["units"]) == (LOOKS[0], "pieces")
-        and {k: v for k, v in parse_qsl(urlparse(now["link"]).query) if k not in ("step", "tab")} == server_part
+        and beyond_step_and_tab(dict(parse_qsl(urlparse(now["link"]).query))) == beyond_step_and_tab(want)
     )
     if not in_place:
         page.goto(link, wait_until="load")
