@@ -169,12 +169,22 @@ test('variants the page cannot use do not replace those it can', needsFixtures, 
   s.step(state, 'stay', view, page, {variants: fx.variants});
   assert.equal(state.variants, fx.variants);
   state.bases.set('0ld', {...fx.complete, base: '0ld', shown: '["Eine alte Übersetzung.","tiny-seed000"]'});
-  for (const late of [{...fx.variants, base: '0ld'}, {...fx.variants, base: 'never-held'}]) {
+  for (const late of [{...fx.variants, base: '0ld'}, {...fx.variants, base: 'never-held'}, null]) {
     assert.deepEqual(s.step(state, 'stay', view, page, {variants: late}), Array(1 + fx.outputs).fill(SKIP));
     assert.equal(state.variants, fx.variants);
   }
   const out = s.step(state, 'stay', {...view, layer: 0, head: '1'}, page); // still made in the page
   assert.equal(labelOf(out, fx.complete), fx.complete.label[1]);
+});
+
+test('no variants (a translation too large) are taken where the page\'s are of another', needsFixtures, () => {
+  const {fx, state, page, view} = setUp(1);
+  s.step(state, 'stay', view, page, {frames: fx.complete});
+  s.step(state, 'stay', view, page, {variants: fx.variants});
+  const large = fakePage('["A long pasted page.","tiny-seed000"]', fx.outputs);
+  s.step(state, 'stay', view, large, {variants: null});
+  assert.equal(state.variants, null);
+  assert.equal(s.drawnHere(state, {...view, layer: 0, head: '1'}, large.shown), false);
 });
 
 test('the frames the variants change are kept however many other frames arrive after them', needsFixtures, () => {

@@ -78,10 +78,13 @@ function keep(state, f) {
 
 /** Whether variants that arrived can make frames of the translation shown: the complete frames they change are
  * held and are that translation's. Others (a late event of an earlier translation, or variants of frames the page
- * no longer holds) would only push out the page's own. None (a translation too large for variants) is taken. */
+ * no longer holds) would only push out the page's own. None (a translation too large for variants) is taken
+ * unless the page's variants are the shown translation's: a translation has variants or None, never both, so that
+ * None is a late event of another. */
 function usable(state, variants, shown) {
-  const base = variants && state.bases.get(variants.base);
-  return !variants || (!!base && base.shown === shown);
+  if (!variants) return !(state.variants && usable(state, state.variants, shown));
+  const base = state.bases.get(variants.base);
+  return !!base && base.shown === shown;
 }
 
 /** The frames for the view's layer and head: those the page holds, or made from the complete frames the variants
