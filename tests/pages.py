@@ -294,7 +294,11 @@ def start_lesson(page, link: str, fresh: bool = False) -> None:
     views that follow them after this returns, and a test that counts the page's requests would count those."""
     want = dict(parse_qsl(urlparse(link).query))
     now = page.evaluate(AT_REST) if page.url.startswith(link.split("?")[0]) and not fresh else None
-    beyond_step_and_tab = lambda query: {k: v for k, v in query.items() if k not in ("step", "tab")}  # noqa: E731
+    have = dict(parse_qsl(urlparse(now["link"]).query)) if now is not None else {}
+
+    def beyond_step_and_tab(query: dict) -> dict:
+        return {k: v for k, v in query.items() if k not in ("step", "tab")}
+
     in_place = (
         now is not None
         and now["settled"]
@@ -302,13 +306,12 @@ def start_lesson(page, link: str, fresh: bool = False) -> None:
         and now["message"] == ""
         and now["sentence"] == want["sentence"]
         and (now["look"], now["units"]) == (LOOKS[0], "pieces")
-        and beyond_step_and_tab(dict(parse_qsl(urlparse(now["link"]).query))) == beyond_step_and_tab(want)
+        and beyond_step_and_tab(have) == beyond_step_and_tab(want)
     )
     if not in_place:
         page.goto(link, wait_until="load")
         page.wait_for_selector("#sentence textarea", timeout=WAIT)
     else:
-        have = dict(parse_qsl(urlparse(now["link"]).query))
         if have.get("tab") != want["tab"]:
             open_tab(page, want["tab"].removeprefix("tab-"))
         if have.get("step") != want["step"]:
