@@ -290,9 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("space", help="create or update a Hugging Face Space with the app and the bundled checkpoints")
     p.add_argument("repo", help="the Space's id, owner/name")
     p.add_argument("--private", action="store_true")
-    p.add_argument(
-        "--no-models", action="store_true", help="do not push the checkpoints as model repos owner/transformer-viz-*"
-    )
+    p.add_argument("--no-models", action="store_true", help="do not push the checkpoints as model repos too")
     p.set_defaults(func=cmd_space)
 
     p = sub.add_parser("serve", help="run the web app (same as python app.py)")

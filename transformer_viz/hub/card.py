@@ -13,13 +13,10 @@ from pathlib import Path
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from .files import replace_file
-from .hub import load_config
+from .hub import LANGUAGES, LIBRARY, PIPELINE, TAGS, load_config
 
 CURVE_NAME = "learning_curve.svg"
 ATTRIBUTION_NAME = "ATTRIBUTION.md"  # the corpus's credits, copied beside weights trained on it
-# What the Hub files every checkpoint under (hub/model.py's mixin says the same for save_pretrained's cards).
-LIBRARY, LANGUAGES, PIPELINE = "transformer-viz", ["en", "de"], "translation"
-TAGS = ["translation", "transformer", "education"]
 # The training data by ids that say what they are (neither is a Hub dataset: both are read from Debian packages).
 DING_DATA_ID, CORPUS_DATA_ID = "ding-trans-de-en", "debian-programs-de-translations"
 EVERYDAY_NAME = "auf-deutsch 0.1.1"  # the everyday set's package and version (corpus/everyday.py)

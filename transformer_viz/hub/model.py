@@ -14,8 +14,7 @@ import torch
 from huggingface_hub import ModelCard, PyTorchModelHubMixin
 
 from ..model import transformer as plain
-from .card import LANGUAGES, LIBRARY, PIPELINE, TAGS
-from .hub import load_checked, resolve_checkpoint, save_checkpoint
+from .hub import LANGUAGES, LIBRARY, PIPELINE, TAGS, load_checked, resolve_checkpoint, save_checkpoint
 
 # The card save_pretrained and push_to_hub write when the folder has none (train and evaluate write a fuller one).
 CARD_TEMPLATE = """---
