@@ -316,7 +316,7 @@ def add_lesson_parser(sub) -> None:
     p = sub.add_parser("lesson", help="translate one sentence into a lesson file: one HTML page that needs no server")
     p.add_argument("sentence")
     p.add_argument("--out", default="lesson.html", help="the HTML file to write (default: lesson.html)")
-    p.add_argument("--lang", default="en", help="the lesson's language: en, ja or ko (default: en)")
+    p.add_argument("--lang", default="en", help="the lesson's language: en, de, ja, ko or zh (default: en)")
     p.add_argument("--layer", type=int, default=0, help="the layer it opens on (default: 0)")
     p.add_argument("--head", default="mean", help="the head it opens on: a number or mean (default: mean)")
     add_decoding_arguments(p)
