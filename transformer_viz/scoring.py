@@ -42,8 +42,9 @@ def german_pieces(tokenizer: Tokenizer, text: str, max_len: int) -> tuple[str, l
     ids = tokenizer.encode(cleaned)  # the canonical segmentation, ending with </s>
     if len(ids) > max_len:
         raise UserError("err-german-too-long", pieces=len(ids), limit=max_len)
-    if unknown := ids.count(tokenizer.unk_id):
-        notices.append(Notice("notice-german-unknown", unknown=unknown, total=len(ids) - 1))  # </s> aside
+    if unknown := ids.count(tokenizer.unk_id):  # of the pieces that carry text: </s> and a lone "▁" aside
+        total = sum(tokenizer.id_to_piece(i) not in ("</s>", "▁") for i in ids)
+        notices.append(Notice("notice-german-unknown", unknown=unknown, total=total))
     return cleaned, ids, notices
 
 
