@@ -63,7 +63,7 @@ def score_figure(score: Score, presentation: bool = False, width: float = SCORE_
     n = len(score.pieces)
     layout = dict(
         xaxis=dict(
-            domain=[0, split - 0.04],
+            domain=[0, split - 0.07],  # room between the two for the last tick label and the titles,
             range=[0, 1],
             tickformat=".0%",
             showgrid=True,
