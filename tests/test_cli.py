@@ -20,13 +20,17 @@ import torch
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz import __version__
 from transformer_viz.__main__ import build_parser, main
+from transformer_viz.errors import UserError
 from transformer_viz.hub.hub import save_checkpoint
+from transformer_viz.score import SCHEMA as SCORE_SCHEMA
+from transformer_viz.score import table
 from transformer_viz.trace import SCHEMA
 from transformer_viz.translator import load_model
 
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCES = ["I see the house.", "my brother wants a cat."]
 MAX_NEW = "8"
+GERMAN = "ich sehe das Haus."
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +56,8 @@ def runs(model_dir) -> dict[str, subprocess.CompletedProcess]:
         "translate": (["translate", *SENTENCES, *model], None),
         "trace": (["trace", SENTENCES[0], "--out", str(out), *model], None),
         "missing": (["translate", "I see the house.", "--model", "/nonexistent"], None),
+        "score": (["score", SENTENCES[0], GERMAN, "--model", str(model_dir)], None),
+        "score-refused": (["score", SENTENCES[0], "<b> </b>", "--model", str(model_dir)], None),
         "version": (["--version"], None),
     }
     procs = {
@@ -118,6 +124,22 @@ def test_missing_model_is_a_one_line_error(runs):
     assert "Traceback" not in run.stderr
 
 
+def test_score_prints_a_row_per_piece_and_both_totals(runs, expected):
+    run = runs["score"]
+    assert run.returncode == 0, run.stderr
+    score = expected.score(SENTENCES[0], GERMAN)
+    assert run.stdout.strip() == table(score)  # the library's table, as printed
+    lines = run.stdout.splitlines()
+    assert [line.split()[1] for line in lines[1 : 1 + len(score.pieces)]] == score.german.tokens
+    assert f"your German: total log p = {score.german.total:.3f}" in run.stdout and "greedy" in run.stdout
+
+
+def test_score_refuses_bad_german_with_its_message_and_a_non_zero_exit(runs):
+    run = runs["score-refused"]
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.strip() == f"error: {UserError('err-german-only-markup')}"
+
+
 def test_version(runs):
     run = runs["version"]
     assert run.returncode == 0
@@ -158,6 +180,31 @@ def test_user_errors_exit_non_zero_with_one_line(model_dir, capsys, args, messag
     assert main([*args, "--model", str(model_dir)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and message in err[0]
+
+
+def test_score_json_is_the_scores_own(model_dir, expected, capsys):
+    assert main(["score", SENTENCES[1], "mein Bruder will eine Katze 😀.", "--model", str(model_dir), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data == json.loads(expected.score(SENTENCES[1], "mein Bruder will eine Katze 😀.").to_json())
+    assert data["schema"] == SCORE_SCHEMA and data["pieces"][-1]["token"] == "</s>"
+    assert any(p["unknown"] and p["rank"] is None for p in data["pieces"])
+
+
+@pytest.mark.parametrize(
+    "german, key",
+    [
+        ("", "err-german-empty"),
+        ("Haus " * 600, "err-german-too-many-chars"),
+        ("der Hund. " * 30, "err-german-too-long"),
+    ],
+)
+def test_score_refuses_each_bad_german_with_its_keyed_line(model_dir, expected, capsys, german, key):
+    assert main(["score", SENTENCES[0], german, "--model", str(model_dir)]) == 2
+    out = capsys.readouterr()
+    with pytest.raises(UserError) as refused:
+        expected.score(SENTENCES[0], german)
+    assert refused.value.key == key
+    assert out.out == "" and out.err == f"error: {refused.value}\n"  # one line: the key's English text, filled in
 
 
 def test_training_into_a_checkpoint_without_resume_is_one_line(model_dir, capsys):

@@ -19,6 +19,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from tests.tiny import tiny_translator  # noqa: E402
 from transformer_viz.decoding import DecodeOptions  # noqa: E402
+from transformer_viz.errors import UserError  # noqa: E402
 
 TRANSLATOR = tiny_translator("seed000", max_len=24)  # short outputs keep each example fast
 FIELDS = set(DecodeOptions.__dataclass_fields__)
@@ -137,3 +138,32 @@ def test_translate_never_fails_unexpectedly(texts, opts):
         assert "empty" in message or any(name in message for name in FIELDS), message
         return
     assert isinstance(out, list) and len(out) == len(texts) and all(isinstance(t, str) for t in out)
+
+
+# what a score may be refused for: the English's emptiness, the German's emptiness or length
+SCORE_REFUSALS = {"err-empty", "err-only-markup", "err-german-empty", "err-german-only-markup"}
+SCORE_REFUSALS |= {"err-german-too-long", "err-german-too-many-chars"}
+
+
+@FUZZ
+@given(english=sentences, german=sentences)
+@example(english="I see the house.", german="ich \ud800 sehe <b>das</b> 😀 Haus.")
+@example(english="I see the house.", german="der Hund. " * 30)  # more pieces than max_len: refused, not cut
+def test_score_never_fails_unexpectedly(english, german):
+    """Translator.score gives a score whose JSON is finite and whose pieces are probabilities and ranks, or a
+    keyed refusal of the English or the German."""
+    try:
+        score = TRANSLATOR.score(english, german)
+    except UserError as err:
+        assert err.key in SCORE_REFUSALS, err.key
+        return
+    data = json.loads(json.dumps(score.to_dict(), allow_nan=False))
+    assert len(data["pieces"]) == len(data["german"]["ids"]) <= TRANSLATOR.config.max_len
+    assert data["pieces"][-1]["token"] == "</s>"
+    for piece in data["pieces"]:
+        if piece["unknown"]:
+            assert piece["prob"] is None and piece["rank"] is None
+        else:
+            assert 0.0 <= piece["prob"] <= 1.0 and 1 <= piece["rank"] <= data["vocab_size"]
+        top = [o["prob"] for o in piece["top_k"]]
+        assert top == sorted(top, reverse=True) and sum(top) <= 1.0 + 1e-5

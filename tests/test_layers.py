@@ -150,9 +150,10 @@ LAYERS = [
     ["errors", "i18n"],  # the words and the errors that carry their keys
     ["model"],  # ordinary PyTorch
     ["hub"],  # checkpoints on disk and on the Hub
-    ["tokenizer", "decoding", "trace"],  # what a translation is made of
+    ["tokenizer", "decoding", "trace", "cleaning", "score"],  # what a translation is made of, what a score records
     ["probes"],  # hooks that record and change a run
-    ["translator"],  # the public API: load, translate, trace
+    ["scoring"],  # a given German sentence forced as the output and scored
+    ["translator"],  # the public API: load, translate, trace, score
     ["corpus"],  # the parallel data: Ding, the Debian corpus, the everyday set, the split
     ["training"],  # batches, the train loop, scoring
     ["lab"],  # experiments on a trained model
@@ -255,4 +256,4 @@ def test_a_circle_and_an_upward_import_are_found(tmp_path):
         [f"{PACKAGE}.hub.hub", f"{PACKAGE}.hub.model"],
         [f"{PACKAGE}.lab.replay", f"{PACKAGE}.translator"],
     ]
-    assert upward_imports(graph) == [f"{PACKAGE}.translator (layer 5) imports {PACKAGE}.lab.replay (layer 8)"]
+    assert upward_imports(graph) == [f"{PACKAGE}.translator (layer 6) imports {PACKAGE}.lab.replay (layer 9)"]

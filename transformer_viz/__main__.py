@@ -1,5 +1,5 @@
-"""Command line: python -m transformer_viz {translate, trace, lesson, train, evaluate, mixtures, retrain, corpus,
-backtranslate, push, space, serve}."""
+"""Command line: python -m transformer_viz {translate, trace, lesson, score, train, evaluate, mixtures, retrain,
+corpus, backtranslate, push, space, serve}."""
 
 from __future__ import annotations
 
@@ -62,6 +62,15 @@ def cmd_trace(args) -> int:
     else:
         Path(args.out).write_text(text + "\n", encoding="utf-8")
         print(f"{trace.target_text}\n(trace written to {args.out})", file=sys.stderr)
+    return 0
+
+
+def cmd_score(args) -> int:
+    from .score import table
+    from .translator import load_model
+
+    score = load_model(args.model, device=args.device).score(args.sentence, args.german)
+    print(score.to_json(indent=1) if args.json else table(score))
     return 0
 
 
@@ -240,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_trace)
 
     add_lesson_parser(sub)
+    add_score_parser(sub)
 
     p = sub.add_parser("train", help="train a tokenizer and a model into a checkpoint folder")
     add_train_options(p, TrainOptions)
@@ -293,8 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-models", action="store_true", help="do not push the checkpoints as model repos too")
     p.set_defaults(func=cmd_space)
 
-    p = sub.add_parser("serve", help="run the web app (same as python app.py)")
-    p.set_defaults(func=cmd_serve)
+    sub.add_parser("serve", help="run the web app (same as python app.py)").set_defaults(func=cmd_serve)
     return parser
 
 
@@ -321,6 +330,17 @@ def add_lesson_parser(sub) -> None:
     p.add_argument("--head", default="mean", help="the head it opens on: a number or mean (default: mean)")
     add_decoding_arguments(p)
     p.set_defaults(func=cmd_lesson)
+
+
+def add_score_parser(sub) -> None:
+    """`score ENGLISH GERMAN [--json]`: the German forced as the model's output, scored piece by piece."""
+    p = sub.add_parser("score", help="score a German sentence as the translation of an English one, piece by piece")
+    p.add_argument("sentence", help="the English sentence")
+    p.add_argument("german", help="the German sentence to score (refused, not cut, beyond the model's max_len)")
+    p.add_argument("--json", action="store_true", help="the score as JSON instead of a table")
+    p.add_argument("--model", default=None, help="checkpoint folder, bundled name (seed000, seed004) or Hub repo id")
+    p.add_argument("--device", default="auto")
+    p.set_defaults(func=cmd_score)
 
 
 def add_corpus_parser(sub) -> None:

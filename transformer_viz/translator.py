@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
-import re
-import unicodedata
 from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from .cleaning import MARKUP, MAX_CHARS, clean_text
 from .decoding import DecodeOptions, Hypothesis, generate
 from .errors import Notice, UserError
 from .hub.hub import TOKENIZER_NAME, CheckpointError, resolve_checkpoint
@@ -20,11 +19,12 @@ from .model.hooks import Tracer, intervene
 from .model.transformer import Transformer, resolve_device
 from .probes.interventions import Intervention, input_hooks, recording_hooks
 from .probes.lens import logit_lens
+from .score import Score
+from .scoring import score_german
 from .tokenizer import Tokenizer
 from .trace import ATTENTION_KINDS, Trace
 
 log = logging.getLogger(__name__)
-MAX_CHARS = 2000  # longer input is cut before tokenising (the model sees at most max_len tokens anyway)
 VECTOR_HOOKS = ("hook_q", "hook_k", "hook_v", "hook_z")  # each head's query, key, value and weighted sum of values
 SOURCE_HOOKS = (
     "encoder.layers.*.self_attn.hook_pattern",
@@ -48,16 +48,6 @@ TARGET_HOOKS = (
 )
 PATTERN_HOOKS = SOURCE_HOOKS + TARGET_HOOKS  # what a trace records
 UNKNOWN_SHARE = 0.5  # from this share of <unk> pieces on, a trace says that the model cannot read its input
-# An HTML or XML tag (<b>, </b>, <img src=x>): markup, not English, left out of what the model reads ("3 < 5" stays).
-MARKUP = re.compile(r"</?[A-Za-z][^<>]*>")
-
-
-def clean_text(text: str) -> str:
-    """Drop control, zero-width and lone surrogate characters (keeping ordinary spaces) and collapse whitespace."""
-    kept = "".join(
-        " " if ch.isspace() else ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
-    )
-    return " ".join(kept.split())
 
 
 def unknown_notice(pieces: list[str]) -> Notice | None:
@@ -206,6 +196,14 @@ class Translator:
         with intervene(self.model, extra + replay):  # the replay hooks are the decoder's: the memory stands
             n_forced = min(len(forced_prefix or []), len(hyp.ids))  # generate() cuts a prefix longer than the limit
             return self.record(text, src, hyp, opts, n_forced, notices[0], encoded=(memory, source))
+
+    def score(self, source: str, german: str) -> Score:
+        """Score a German sentence as the translation of `source`, piece by piece (scoring.py): one teacher-forced
+        pass, beside the model's own greedy translation. German longer than max_len pieces is refused, not cut."""
+        src, notices = self.encode_sources([source])
+        unreadable = unknown_notice(self.tokenizer.ids_to_pieces(src[0].tolist()))
+        notes = notices[0] + ([] if unreadable is None else [unreadable])
+        return score_german(self.model, self.tokenizer, src, german, source, notes, name=self.name)
 
     @torch.inference_mode()
     def record(

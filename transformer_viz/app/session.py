@@ -22,6 +22,7 @@ class Session:
     options: dict
     original: Trace | None = None  # set while looking at a branch
     branches: list[tuple[int, str, str]] = field(default_factory=list)  # (step, the model's piece, the forced piece)
+    german: str = ""  # the visitor's German that the trace forces as the output (score.german_session); '' if none
 
 
 # The decoding sliders' ranges (the page builds the sliders from these): a shared link is held to them too.
@@ -61,7 +62,7 @@ def branch(session: Session, step: int, token_id: int) -> Session:
 
 
 def unbranch(session: Session) -> Session:
-    """Back to the translation before any forced token."""
+    """Back to the translation before any forced token (or forced German)."""
     if session.original is None:
         return session
-    return replace(session, trace=session.original, original=None, branches=[])
+    return replace(session, trace=session.original, original=None, branches=[], german="")

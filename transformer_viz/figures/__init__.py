@@ -8,6 +8,7 @@ Words (titles, axes, legends, hovers) are English unless built inside `with lang
 Layers, heads and steps count from 0, as in the hook names and trace.steps[i]["index"].
 The attention maps (attention_grid, attention_head, overview, alignment) take units="pieces" (the default) or
 units="words": SentencePiece pieces merged into words, keys summed and queries averaged (units.py says how).
+score_figure takes a score.Score (Translator.score): a German sentence's pieces, their probabilities and ranks.
 """
 
 from .alignment import alignment
@@ -22,6 +23,7 @@ from .positions import cosine_similarity, position_similarity, positional_curves
 from .qkv import qk_product, qkv_figure
 from .qkv_numbers import QueryNumbers, query_numbers, strongest_source
 from .replay import replay_figures
+from .score import score_figure
 from .steps import beam_tree_figure, topk_bar
 from .style import (
     OKABE_ITO,
@@ -88,4 +90,6 @@ __all__ = [
     "replay_figures",
     "query_key_figure",
     "neighbours_figure",
+    # a German sentence scored piece by piece (score.Score)
+    "score_figure",
 ]

@@ -1,0 +1,204 @@
+"""Score my German without a browser: the handler's figure, explanation and refusals in the visitor's language, the
+session that steps through the German forced as the output, and the share link's `german=`."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from urllib.parse import parse_qsl
+
+import pytest
+
+from tests.tiny import EVIL, MARKUP, shown, tiny_translator
+from transformer_viz import i18n
+from transformer_viz.app import models, share
+from transformer_viz.app import score as scoring
+from transformer_viz.app import session as sessions
+from transformer_viz.app.common import LOOKS
+from transformer_viz.app.handlers import sentence_message
+from transformer_viz.cleaning import MAX_CHARS
+from transformer_viz.decoding import DecodeOptions
+from transformer_viz.errors import UserError
+
+SENTENCE = "I see the house."
+GERMAN = "ich sehe das Haus."
+
+pytestmark = pytest.mark.usefixtures("empty_registry")
+
+
+@pytest.fixture(scope="module")
+def translators():
+    """Two tiny models that score alike German differently; tiny-b reads at most 24 pieces."""
+    return {"tiny-a": tiny_translator("seed000"), "tiny-b": tiny_translator("seed004", seed=2, max_len=24)}
+
+
+@pytest.fixture
+def session(translators):
+    for name, tr in translators.items():
+        models.register_translator(name, tr)
+    return sessions.translate(SENTENCE, "tiny-b", DecodeOptions(max_new_tokens=8))
+
+
+def test_the_german_is_scored_against_the_sessions_english_by_its_model(session, translators):
+    result = scoring.on_score(session, GERMAN, "en")
+    assert result.message == "" and result.score is not None
+    expected = translators["tiny-b"].score(SENTENCE, GERMAN)
+    assert result.score.to_dict() == expected.to_dict()
+    assert result.score.to_dict() != translators["tiny-a"].score(SENTENCE, GERMAN).to_dict()
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "ko"])
+def test_the_figure_and_explanation_speak_the_visitors_language(session, lang):
+    result = scoring.on_score(session, GERMAN, lang)
+    figure = json.loads(result.plot.plot)
+    assert figure["layout"]["title"]["text"].startswith(
+        i18n.text("fig-german-title", lang, total=0, mean=0, greedy_total=0, greedy_mean=0)[:8]
+    )
+    score = result.score
+    summary = i18n.text(
+        "score-summary",
+        lang,
+        total=score.german.total,
+        scored=score.german.scored,
+        mean=score.german.mean,
+        greedy=scoring.md(score.greedy.text),
+        greedy_total=score.greedy.total,
+        greedy_scored=score.greedy.scored,
+        greedy_mean=score.greedy.mean,
+    )
+    assert result.explanation.startswith(summary)
+    assert i18n.text("score-why", lang) in result.explanation  # totals favour short sentences; greedy is not best
+    differing = len(score.differences)
+    assert i18n.text("score-differs", lang, n=differing, scored=score.german.scored) in result.explanation
+
+
+def test_a_slide_look_draws_the_slide_figure(session):
+    screen = json.loads(scoring.on_score(session, GERMAN, "en", LOOKS[0]).plot.plot)
+    slide = json.loads(scoring.on_score(session, GERMAN, "en", LOOKS[2]).plot.plot)
+    assert slide["layout"]["font"]["size"] > screen["layout"]["font"]["size"]
+    assert slide["config"]["toImageButtonOptions"]["format"] == "svg"
+
+
+def test_a_score_is_redrawn_in_another_language_without_the_model(session, monkeypatch):
+    score = scoring.on_score(session, GERMAN, "en").score
+    monkeypatch.setattr(scoring, "get_translator", lambda name: pytest.fail("the model ran again"))
+    figure, text = scoring.score_view(score, "ko")
+    assert "조각" in json.loads(figure.plot)["layout"]["title"]["text"] and "조각" in text
+
+
+def long_german(translators) -> str:
+    """German of more pieces than tiny-b's max_len, in fewer than MAX_CHARS characters."""
+    text = "mein Bruder will eine Katze. " * 4
+    assert len(translators["tiny-b"].tokenizer.encode(text)) > 24 and len(text) < MAX_CHARS
+    return text
+
+
+@pytest.mark.parametrize(
+    "german, key",
+    [
+        ("", "err-german-empty"),
+        ("\u200b \n", "err-german-empty"),
+        ("<b></b> <i>", "err-german-only-markup"),
+        ("Haus " * 600, "err-german-too-many-chars"),  # a 3,000-character paste
+        (None, "err-german-too-long"),
+        ("😀 😀", "err-german-unreadable"),  # every piece unknown: nothing to score
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "ja", "ko"])
+def test_bad_german_is_refused_in_place_with_a_message_in_the_visitors_language(
+    session, translators, german, key, lang
+):
+    german = long_german(translators) if german is None else german
+    result = scoring.on_score(session, german, lang)
+    assert (result.score, result.plot, result.explanation) == (None, None, "")
+    with pytest.raises(UserError) as refused:
+        scoring.score_german(session, german)
+    assert refused.value.key == key
+    assert result.message == sentence_message([refused.value], lang)
+    assert result.message.startswith("⚠") and (lang == "en" or i18n.CATALOGUES[lang][key][:4] in result.message)
+    with pytest.raises(UserError) as forced:  # the lesson of that German is refused alike
+        scoring.german_session(session, german)
+    assert forced.value.key == key
+
+
+def test_nothing_is_scored_before_a_translation():
+    result = scoring.on_score(None, GERMAN, "ja")
+    assert result.message == sentence_message([UserError("err-score-translate-first")], "ja")
+    with pytest.raises(UserError, match="translate an English sentence first"):
+        scoring.german_session(None, GERMAN)
+
+
+def test_the_explanation_shows_the_models_text_and_the_notices_literally(session):
+    score = scoring.on_score(session, "ich <b>sehe</b> das Haus.", "en").score
+    assert [n.key for n in score.notices] == ["notice-german-markup"]
+    for text in MARKUP:
+        evil = dataclasses.replace(score, greedy=dataclasses.replace(score.greedy, text=text))
+        html, visible = shown(scoring.explanation(evil, "en"))
+        assert f"({text})" in visible and "<img" not in html
+    html, visible = shown(scoring.explanation(score, "en"))
+    assert "HTML tags left out of the German (2)" in visible
+
+
+def test_the_explanation_says_when_the_german_beats_the_models_and_when_its_translation_was_cut(session):
+    score = scoring.on_score(session, GERMAN, "en").score
+    cut = dataclasses.replace(score.greedy, finished=False, total=score.german.total - 5)
+    beaten = dataclasses.replace(score.greedy, finished=True, total=score.german.total - 5)
+    below = dataclasses.replace(score.greedy, finished=True, total=score.german.total + 5)
+    beats, cut_note = i18n.text("score-beats-greedy"), i18n.text("score-greedy-cut", n=score.greedy.scored)
+    text = {
+        name: scoring.explanation(dataclasses.replace(score, greedy=g), "en")
+        for name, g in dict(cut=cut, beaten=beaten, below=below).items()
+    }
+    assert cut_note in text["cut"] and beats not in text["cut"]  # a cut translation's total is no sentence's
+    assert beats in text["beaten"] and cut_note not in text["beaten"]
+    assert beats not in text["below"]
+
+
+# ---------------------------------------------------------------- the lesson of the German
+@pytest.mark.parametrize("strategy", ["greedy", "beam", "sample"])
+def test_the_german_session_forces_every_piece_and_ends_at_its_end_of_sentence(translators, strategy):
+    for name, tr in translators.items():
+        models.register_translator(name, tr)
+    short = sessions.translate(SENTENCE, "tiny-a", DecodeOptions(strategy=strategy, max_new_tokens=3))
+    forced = scoring.german_session(short, GERMAN)
+    ids = translators["tiny-a"].tokenizer.encode(GERMAN)
+    trace = forced.trace
+    assert trace.target_ids == ids and trace.target_tokens[-1] == "</s>"  # whole, though the session's limit was 3
+    assert len(trace.steps) == len(ids) and trace.forced_prefix == len(ids)
+    assert not [n for n in trace.notices if n.key == "notice-output-limit"]
+    assert trace.attention["cross"].shape[2] == len(ids)  # a map row for each of the German's pieces
+    score = translators["tiny-a"].score(SENTENCE, GERMAN)  # the lesson's probabilities are the score's
+    assert [s["prob"] for s in trace.steps] == pytest.approx([p.prob for p in score.pieces], abs=1e-5)
+    assert (forced.german, forced.original, forced.branches) == (GERMAN, short.trace, [])
+    assert forced.options == short.options
+
+
+def test_a_german_session_unbranches_to_the_translation_and_branches_off_the_german(session):
+    forced = scoring.german_session(session, GERMAN)
+    again = scoring.german_session(forced, "der Hund mag Kaffee.")
+    assert again.original is session.trace  # the model's own translation, not the first German
+    back = sessions.unbranch(forced)
+    assert (back.trace, back.original, back.german) == (session.trace, None, "")
+    step = 2
+    token = forced.trace.steps[step]["top_k"][0]["id"]
+    branched = sessions.branch(forced, step, token)
+    assert branched.trace.target_ids[: step + 1] == forced.trace.target_ids[:step] + [token]
+    assert branched.german == GERMAN and branched.original is session.trace
+
+
+# ---------------------------------------------------------------- share links
+def test_a_link_carries_the_german_and_reads_it_back():
+    german = "Ich sehe das Haus & 100% #1 <b>?</b>"
+    query = share.share_query(SENTENCE, "seed000", DecodeOptions(), [(2, 40)], german=german)
+    params = dict(parse_qsl(query[1:]))
+    assert params["german"] == german
+    values = share.parse_query(params)
+    assert values["german"] == german and values["branch"] == [(2, 40)] and values["sentence"] == SENTENCE
+    assert "german" not in dict(parse_qsl(share.share_query(SENTENCE, "seed000", DecodeOptions())[1:]))
+
+
+def test_a_link_drops_a_german_too_long_to_score_rather_than_cutting_it():
+    assert share.parse_query({"german": "a" * share.MAX_GERMAN})["german"] == "a" * share.MAX_GERMAN
+    assert share.parse_query({"german": "a" * (share.MAX_GERMAN + 1), "step": "2"}) == {"step": 2}
+    assert share.parse_query({"german": ""}) == {}
+    assert share.parse_query({"german": EVIL}) == {"german": EVIL}  # data: the page shows it in a text box
