@@ -108,7 +108,7 @@ def test_both_looks_are_valid_plotly_with_every_axis_titled(score, presentation)
     assert layout.xaxis.domain[1] < layout.xaxis2.domain[0] and layout.xaxis2.domain[1] == 1
 
 
-@pytest.mark.parametrize("lang", ["ja", "ko"])
+@pytest.mark.parametrize("lang", ["ja", "ko", "zh"])
 def test_the_figure_speaks_the_visitors_language(score, lang):
     with F.language(lang):
         fig = score_figure(score)
@@ -117,8 +117,26 @@ def test_the_figure_speaks_the_visitors_language(score, lang):
     shown = words_shown(fig)
     assert SCRIPTS[lang].search(fig.layout.title.text)
     for where in ("titles", "other"):
-        left = [(text, english_left(text, tokens)) for text in shown[where] if english_left(text, tokens)]
+        left = [(text, english_left(text, tokens, lang)) for text in shown[where] if english_left(text, tokens, lang)]
         assert not left, (where, left)
     default = F.figure_json(score_figure(score))
     with F.language("en"):
         assert F.figure_json(score_figure(score)) == default  # English is the default
+
+
+def test_the_figure_speaks_german_in_its_own_words(score):
+    """German shares English's letters: the title, the axes, the legend and the right-hand column are the German
+    catalogue's, not English copied across."""
+
+    def words(fig) -> list[str]:
+        layout = fig.layout
+        axes = [layout.xaxis.title.text, layout.xaxis2.title.text, layout.yaxis.title.text]
+        return [layout.title.text, *axes, *(d.name for d in fig.data if d.showlegend is not False), *column(fig)]
+
+    english = score_figure(score)
+    with F.language("de"):
+        german = score_figure(score)
+    assert [(e, g) for e, g in zip(words(english), words(german), strict=True) if e == g] == []
+    assert german.layout.title.text.startswith(
+        i18n.text("fig-german-title", "de", total=0, mean=0, greedy_total=0, greedy_mean=0)[:12]
+    )
