@@ -135,15 +135,16 @@ def evil_trace(trace):
 @pytest.fixture
 def uploads(monkeypatch):
     """What push_to_hub and deploy_space send, the Hub replaced by a recorder: .repos the repos created (id and
-    options), .files the files uploaded one by one ({path in repo: bytes}), .folder the folder uploaded from, and
-    .paths every file under it that upload_folder would send (relative, sorted), chosen by the Hub client's own
-    pattern filter. The network is allowed, so nothing stops at HF_HUB_OFFLINE before the upload."""
+    options), .files the files uploaded one by one or in a commit ({path in repo: bytes}), .folder the last folder
+    uploaded from, .paths every file under it that upload_folder would send (relative, sorted), chosen by the Hub
+    client's own pattern filter, and .folders those paths of every folder upload, by repo id. The network is
+    allowed, so nothing stops at HF_HUB_OFFLINE before the upload."""
     from types import SimpleNamespace
 
     import huggingface_hub
     from huggingface_hub.utils import filter_repo_objects
 
-    sent = SimpleNamespace(repos=[], files={}, folder=None, paths=[])
+    sent = SimpleNamespace(repos=[], files={}, folder=None, paths=[], folders={})
 
     class RecordingApi:
         def __init__(self, token=None):
@@ -155,12 +156,16 @@ def uploads(monkeypatch):
         def upload_file(self, path_or_fileobj, path_in_repo, repo_id, **options):
             sent.files[path_in_repo] = path_or_fileobj
 
+        def create_commit(self, repo_id, operations, **options):
+            sent.files.update({op.path_in_repo: op.path_or_fileobj for op in operations})
+
         def upload_folder(self, folder_path, repo_id, allow_patterns=None, ignore_patterns=None, **options):
             sent.folder = root = Path(folder_path)
             names = (f.relative_to(root).as_posix() for f in root.rglob("*") if f.is_file())
             sent.paths = sorted(
                 filter_repo_objects(names, allow_patterns=allow_patterns, ignore_patterns=ignore_patterns)
             )
+            sent.folders[repo_id] = sent.paths
 
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr(huggingface_hub, "HfApi", RecordingApi)

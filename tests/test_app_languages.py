@@ -1,4 +1,4 @@
-"""The app in English, Japanese and Korean, driven by Chromium: the browser's language, ?lang= and the switch.
+"""The app in its five languages, driven by Chromium: the browser's language, ?lang= and the switch.
 
 Uses the same server as test_app_browser.py (two tiny checkpoints) with fresh browser contexts whose locale
 sets the Accept-Language header, as a visitor's browser would.
@@ -61,7 +61,12 @@ def expect_language(page, lang: str) -> None:
     wait_text(page, "#step-next", i18n.text("next", lang))
 
 
-@pytest.mark.parametrize("locale, lang", [("ja-JP", "ja"), ("ko-KR", "ko"), ("en-US", "en")])
+# A browser's locale and the language the page opens in: traditional Chinese is shown in English, not simplified.
+BROWSERS = [("ja-JP", "ja"), ("ko-KR", "ko"), ("en-US", "en"), ("de-DE", "de"), ("zh-CN", "zh")]
+TRADITIONAL = [("zh-TW", "en"), ("zh-HK", "en")]
+
+
+@pytest.mark.parametrize("locale, lang", BROWSERS + TRADITIONAL)
 def test_the_browsers_language_chooses_the_page_language(open_app, locale, lang):
     page = open_app(locale)
     expect_language(page, lang)
@@ -183,7 +188,7 @@ MENU_TEXT_AND_ARROW_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("locale, lang", [("ja-JP", "ja"), ("ko-KR", "ko"), ("en-US", "en")])
+@pytest.mark.parametrize("locale, lang", BROWSERS)
 def test_the_model_menus_text_ends_before_its_arrow_at_1280(open_app, locale, lang):
     page = open_app(locale)
     expect_language(page, lang)

@@ -137,14 +137,24 @@ FITTED = """() => ['plot-cross', 'plot-topk'].every(id => {
   const plot = document.querySelector('#' + id + ' .js-plotly-plot .main-svg').getBoundingClientRect();
   return plot.top >= box.top - 1 && plot.bottom <= box.bottom + 1;
 })"""
+# The language menu's choices: each name's box, and the boxes of the title beside it and the sentence under it.
+LANGUAGE_MENU = """() => {
+  const box = el => {
+    const r = el.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
+  return {names: [...document.querySelectorAll('#language label')].map(l => ({text: l.innerText.trim(), ...box(l)})),
+          title: box(document.querySelector('#title')), sentence: box(document.querySelector('#sentence'))};
+}"""
 # (model, sentence, the translation's length asked for): a short and a long translation, opened by their share links
 LESSONS = [("seed000", SENTENCE, 6), ("seed004", LONG_SENTENCE, 20)]
 
 
-@pytest.mark.parametrize("lang", ["en", "ja", "ko"])
+@pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
 def test_the_whole_lesson_map_and_top_k_fit_a_projectors_first_screen(browser, app_server, lang):
     """At 1280×720, after a 6-token and a 20-token translation, in each language: the whole main map and top-k
-    chart are inside the first screen, neither is cut off or scrolled in its box, and no two query labels overlap."""
+    chart are inside the first screen, neither is cut off or scrolled in its box, and no two query labels overlap;
+    the language menu names every language on one line beside the title."""
     url, folder = app_server
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
@@ -159,6 +169,13 @@ def test_the_whole_lesson_map_and_top_k_fit_a_projectors_first_screen(browser, a
             page.fill("#sentence textarea", sentence)
             page.click("#translate")
             wait_translation(page, trace.target_text)
+            menu = page.evaluate(LANGUAGE_MENU)
+            assert [name["text"] for name in menu["names"]] == list(i18n.LANGUAGES.values()), menu
+            assert len({round(name["top"]) for name in menu["names"]}) == 1, f"the menu wraps: {menu}"
+            assert (
+                menu["names"][-1]["right"] <= VIEWPORT["width"] and menu["title"]["right"] <= menu["names"][0]["left"]
+            )
+            assert max(name["bottom"] for name in menu["names"]) <= menu["sentence"]["top"], menu
             try:
                 page.wait_for_function(ROWS_DRAWN, arg=length, timeout=WAIT)
             except PageTimeout:

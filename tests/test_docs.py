@@ -96,15 +96,36 @@ def test_the_readme_gives_the_two_set_up_commands_that_ci_runs():
 
 
 def test_the_front_matter_still_configures_the_space():
-    """The Space gets README.md as it is: its front matter must stay at the very top and name the app."""
+    """The Space gets README.md's front matter (completed by `space`, tests/test_space.py): huggingface_hub's own
+    parser reads the app, the pinned Gradio, the licences (`other`, linked to the README's Licences section) and
+    the tags from it."""
+    from huggingface_hub import SpaceCard
+
     from transformer_viz.hub.space import APP_FILES
 
-    head = re.match(r"---\n(.*?)\n---\n", README.read_text(), flags=re.S)
-    assert head, "README.md must start with the Space's front matter"
-    fields = dict(line.split(": ", 1) for line in head.group(1).splitlines() if ": " in line)
-    assert fields["sdk"] == "gradio" and (ROOT / fields["app_file"]).is_file() and "README.md" in APP_FILES
+    assert re.match(r"---\n.*?\n---\n", README.read_text(), flags=re.S), "README.md must start with its front matter"
+    data = SpaceCard.load(README).data
+    assert data.sdk == "gradio" and (ROOT / data.app_file).is_file() and "README.md" in APP_FILES
     pin = re.search(r"^gradio==(\S+)$", (ROOT / "requirements.txt").read_text(), flags=re.M).group(1)
-    assert fields["sdk_version"] == pin
+    assert data.sdk_version == pin
+    assert (data.license, data.license_name) == ("other", "mit-code-and-training-data-licences")
+    page, _, anchor = data.license_link.partition("#")
+    assert page == "README.md" and anchor in anchors(README)
+    assert {"translation", "education", "interpretability"} <= set(data.tags)
+
+
+def test_the_licences_section_names_mit_and_every_licence_of_the_weights_data():
+    """Every licence of the bundled checkpoints' data (their corpus credits, Ding's first) and MIT for the code,
+    with no licence claimed for the weights."""
+    from transformer_viz.hub.card import corpus_licences
+    from transformer_viz.hub.space import bundled_checkpoints
+
+    text = prose(README.read_text())
+    licences = text[text.index("\n## Licences\n") : text.index("\n## Credits\n")]
+    data = {name for folder in bundled_checkpoints(ROOT) for name in corpus_licences(folder)}
+    assert data == {"GPL-2.0-or-later", "GPL-3.0-or-later", "CC-BY-SA-3.0"}
+    assert all(name in licences for name in data) and "MIT" in licences and "LICENSE" in licences
+    assert "No other licence is claimed for the weights" in licences and "no claim about whether" in licences
 
 
 def diagram_layers(page: Path = DOCS / "architecture.md") -> list[set[str]]:

@@ -1,4 +1,4 @@
-"""A language is added by adding its catalogue: a fourth one, German with a handful of texts, is offered by the
+"""A language is added by adding its catalogue: a sixth one, French with a handful of texts, is offered by the
 page's language menu, chosen by a link or the browser, and spoken by the page and the figures; what it lacks is
 said in English. No browser: the page is built with gradio's Blocks and its language switch called as the page
 calls it."""
@@ -19,12 +19,12 @@ from transformer_viz import i18n
 from transformer_viz.app import models
 
 ROOT = Path(__file__).resolve().parents[1]
-GERMAN = {
-    "language-name": "Deutsch",
-    "translate": "Übersetzen",
-    "tab-cross": "Kreuz-Aufmerksamkeit",
-    "fig-kind-cross": "Kreuz-Aufmerksamkeit (Decoder → Encoder)",
-    "fig-grid-title": "{kind} · Schicht {layer} · Köpfe 0–{last} und ihr Mittel",
+FRENCH = {
+    "language-name": "Français",
+    "translate": "Traduire",
+    "tab-cross": "Attention croisée",
+    "fig-kind-cross": "Attention croisée (décodeur → encodeur)",
+    "fig-grid-title": "{kind} · Couche {layer} · Têtes 0–{last} et leur moyenne",
 }
 
 
@@ -35,55 +35,56 @@ def write_catalogue(folder: Path, code: str, texts: dict) -> Path:
 
 
 @pytest.fixture
-def german(tmp_path, monkeypatch):
-    """German loaded from a folder of its own beside the shipped catalogues, for one test."""
+def french(tmp_path, monkeypatch):
+    """French loaded from a folder of its own beside the shipped catalogues, for one test."""
     monkeypatch.setattr(i18n, "CATALOGUES", {lang: dict(texts) for lang, texts in i18n.CATALOGUES.items()})
     monkeypatch.setattr(i18n, "LANGUAGES", dict(i18n.LANGUAGES))
-    assert i18n.load(write_catalogue(tmp_path / "more", "de", GERMAN)) == ["de"]
+    assert i18n.load(write_catalogue(tmp_path / "more", "fr", FRENCH)) == ["fr"]
 
 
-def test_a_fourth_catalogue_is_a_language_of_the_page(german):
-    assert i18n.LANGUAGES == {"en": "English", "ja": "日本語", "ko": "한국어", "de": "Deutsch"}
-    assert i18n.language("de-AT") == "de"  # a link's ?lang=de-AT
-    assert i18n.from_accept_language("de-DE,de;q=0.9,en;q=0.5") == "de"  # the browser's choice
-    assert i18n.text("translate", "de") == "Übersetzen"
-    assert i18n.text("sentence", "de") == i18n.text("sentence", "en") == "English sentence"  # not in German: English
-    assert i18n.text("notice-cut-tokens", "de", n=7) == i18n.text("notice-cut-tokens", "en", n=7)
+def test_a_sixth_catalogue_is_a_language_of_the_page(french):
+    shipped = {"en": "English", "de": "Deutsch", "ja": "日本語", "ko": "한국어", "zh": "简体中文"}
+    assert i18n.LANGUAGES == {**shipped, "fr": "Français"}  # offered after the shipped ones
+    assert i18n.language("fr-CA") == "fr"  # a link's ?lang=fr-CA
+    assert i18n.from_accept_language("fr-FR,fr;q=0.9,en;q=0.5") == "fr"  # the browser's choice
+    assert i18n.text("translate", "fr") == "Traduire"
+    assert i18n.text("sentence", "fr") == i18n.text("sentence", "en") == "English sentence"  # not in French: English
+    assert i18n.text("notice-cut-tokens", "fr", n=7) == i18n.text("notice-cut-tokens", "en", n=7)
 
 
-def test_the_language_menu_offers_it_and_the_switch_speaks_it(german, empty_registry):
+def test_the_language_menu_offers_it_and_the_switch_speaks_it(french, empty_registry):
     from transformer_viz.app.page import build_demo
 
     models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
     demo = build_demo()
     menu = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "language")
     assert [tuple(choice) for choice in menu.choices] == [(name, code) for code, name in i18n.LANGUAGES.items()]
-    assert ("Deutsch", "de") in [tuple(choice) for choice in menu.choices]
-    # the switch: every text of the first screen in the chosen language, English where German lacks one
+    assert ("Français", "fr") in [tuple(choice) for choice in menu.choices]
+    # the switch: every text of the first screen in the chosen language, English where French lacks one
     relabel = next(fn for fn in demo.fns.values() if fn.name == "relabel" and menu in fn.inputs)
-    said = dict(zip([getattr(c, "elem_id", None) for c in relabel.outputs], relabel.fn("de", None, []), strict=True))
-    assert said["translate"]["value"] == "Übersetzen"
+    said = dict(zip([getattr(c, "elem_id", None) for c in relabel.outputs], relabel.fn("fr", None, []), strict=True))
+    assert said["translate"]["value"] == "Traduire"
     assert said["sentence"]["label"] == "English sentence"
 
 
-def test_a_figure_speaks_it(german, trace):
+def test_a_figure_speaks_it(french, trace):
     english = F.attention_grid(trace, "cross", 1, step=1).layout.title.text
-    with F.language("de"):
-        german_title = F.attention_grid(trace, "cross", 1, step=1).layout.title.text
-    assert german_title.startswith("Kreuz-Aufmerksamkeit (Decoder → Encoder) · Schicht 1 · Köpfe 0–")
-    assert german_title.split("<br>")[1:] == english.split("<br>")[1:]  # the step line: not in German, English
+    with F.language("fr"):
+        french_title = F.attention_grid(trace, "cross", 1, step=1).layout.title.text
+    assert french_title.startswith("Attention croisée (décodeur → encodeur) · Couche 1 · Têtes 0–")
+    assert french_title.split("<br>")[1:] == english.split("<br>")[1:]  # the step line: not in French, English
 
 
 def test_a_folder_named_in_the_environment_is_read_at_import(tmp_path):
-    folder = write_catalogue(tmp_path / "more", "de", GERMAN)
+    folder = write_catalogue(tmp_path / "more", "fr", FRENCH)
     env = {**os.environ, i18n.EXTRA_FOLDERS: str(folder), "PYTHONPATH": str(ROOT)}
-    shown = "from transformer_viz import i18n; print(i18n.LANGUAGES['de'], i18n.text('translate', 'de-DE'))"
+    shown = "from transformer_viz import i18n; print(i18n.LANGUAGES['fr'], i18n.text('translate', 'fr-FR'))"
     result = subprocess.run([sys.executable, "-c", shown], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["Deutsch", "Übersetzen"]
+    assert result.stdout.split() == ["Français", "Traduire"]
 
 
-def test_a_later_folder_rewords_a_language_it_already_has(german, tmp_path):
+def test_a_later_folder_rewords_a_language_it_already_has(french, tmp_path):
     i18n.load(write_catalogue(tmp_path / "reworded", "en", {"translate": "Translate it"}))
     assert i18n.text("translate", "en") == "Translate it" and i18n.LANGUAGES["en"] == "English"
     assert i18n.text("sentence", "en") == "English sentence"  # the rest as shipped
@@ -92,12 +93,12 @@ def test_a_later_folder_rewords_a_language_it_already_has(german, tmp_path):
 @pytest.mark.parametrize(
     "name, texts, refused",
     [
-        ("German", GERMAN, "named by its language's code"),
+        ("French", FRENCH, "named by its language's code"),
         ("xx", {"translate": "?"}, "name its language in itself"),
         ("xx", {"language-name": "X", "translate": {"nested": "?"}}, "one JSON object of key → text"),
     ],
 )
-def test_a_catalogue_the_page_could_not_use_is_refused_and_leaves_the_others(german, tmp_path, name, texts, refused):
+def test_a_catalogue_the_page_could_not_use_is_refused_and_leaves_the_others(french, tmp_path, name, texts, refused):
     folder = write_catalogue(tmp_path / "bad", name, texts)
     before = {lang: dict(texts) for lang, texts in i18n.CATALOGUES.items()}, dict(i18n.LANGUAGES)
     with pytest.raises(ValueError, match=refused):

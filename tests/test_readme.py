@@ -116,3 +116,12 @@ def test_a_missing_section_fails():
         section("No such section")
     with pytest.raises(AssertionError, match="command-line.md has no section"):
         section("Trace JSON schema", DOCS / "command-line.md")
+
+
+def test_the_course_page_section_loads_the_gradio_the_space_runs():
+    """The web component's script must be the Gradio the Space pins, and the section covers what a teacher needs."""
+    course = section("In a course page", DOCS / "spaces.md")
+    pin = re.search(r"^gradio==(\S+)$", (ROOT / "requirements.txt").read_text(), flags=re.M).group(1)
+    assert re.findall(r"gradio\.s3[^\"]*/([\d.]+)/gradio\.js", course) == [pin]
+    for needed in ("<iframe", "<gradio-app", "720", "Download lesson (HTML)", "5 MB", "48 hours", "focus"):
+        assert needed in course, needed

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import fnmatch
+import io
 from pathlib import Path
 
 import huggingface_hub
 import pytest
+from huggingface_hub import ModelCard, SpaceCard
+from PIL import Image
 
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz.__main__ import main
 from transformer_viz.hub.hub import CHECKPOINT_FILES, CheckpointError, save_checkpoint
-from transformer_viz.hub.space import LFS_PATTERNS, PROJECT_ROOT, deploy_space, gitattributes
+from transformer_viz.hub.space import LFS_PATTERNS, PROJECT_ROOT, THUMBNAIL, deploy_space, gitattributes
 from transformer_viz.training.snapshots import save_snapshot, write_index
 
 CATALOGUE = "transformer_viz/i18n/catalogues/en.json"  # the page's words: without them the app cannot start
@@ -20,9 +23,10 @@ HUB_GIT_LIMIT = 10 * 10**6  # the Hub refuses a larger file in a plain git push 
 
 def fake_checkout(root: Path) -> Path:
     """A checkout with the app's files, one checkpoint with two snapshots, and everything a Space must not get."""
-    for name in ("app.py", "requirements.txt", "README.md", "LICENSE", "transformer_viz/app/page.py", CATALOGUE):
+    for name in ("app.py", "requirements.txt", "LICENSE", "transformer_viz/app/page.py", CATALOGUE, THUMBNAIL):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text("x")
+    (root / "README.md").write_text("---\ntitle: demo\nsdk: gradio\nlicense: other\n---\n# Demo\n")
     (root / "transformer_viz/app/static").mkdir(parents=True)
     (root / "transformer_viz/app/static/stepping.js").write_text("export {}")
     for name in ("transformer_viz/__pycache__/page.cpython-311.pyc", "tests/test_app.py", ".venv/bin/python",
@@ -41,12 +45,14 @@ def fake_checkout(root: Path) -> Path:
 
 def test_space_is_a_gradio_space_with_the_app_and_its_checkpoints(tmp_path, uploads):
     root = fake_checkout(tmp_path)
-    assert deploy_space("owner/demo", root) == "https://huggingface.co/spaces/owner/demo"
+    assert deploy_space("owner/demo", root, models=False) == "https://huggingface.co/spaces/owner/demo"
     assert uploads.repos == [("owner/demo", dict(repo_type="space", space_sdk="gradio", private=False, exist_ok=True))]
     assert uploads.folder == root
+    assert {"README.md", THUMBNAIL} <= set(uploads.files)  # in the first commit, with .gitattributes
+    assert SpaceCard(uploads.files["README.md"].decode()).data.models is None  # none pushed: none named
     expected_checkpoint = [*CHECKPOINT_FILES, "README.md", "ATTRIBUTION.md", "training.json"]
     assert uploads.paths == sorted(
-        ["app.py", "requirements.txt", "README.md", "LICENSE", "transformer_viz/app/page.py", CATALOGUE]
+        ["app.py", "requirements.txt", "LICENSE", "transformer_viz/app/page.py", CATALOGUE]
         + ["transformer_viz/app/static/stepping.js"]
         + [f"checkpoints/seed000/{name}" for name in expected_checkpoint]
         + [f"checkpoints/seed000/snapshots/{name}" for name in ("index.json", "step-0000010.safetensors")]
@@ -61,14 +67,39 @@ def test_space_marks_weights_and_tokenizers_as_lfs(tmp_path, uploads):
     assert gitattributes().encode() == uploads.files[".gitattributes"]
 
 
+def test_the_spaces_card_names_its_licences_thumbnail_and_the_model_repos_of_its_checkpoints(uploads):
+    """The checkout's own Space, as the Hub reads its README (huggingface_hub's SpaceCard): the licence fields, the
+    tags, the address of the thumbnail this deployment uploads, and `models:` naming the repos its checkpoints were
+    pushed to, each with a card the Hub reads (translation, scores)."""
+    assert deploy_space("owner/demo", PROJECT_ROOT) == "https://huggingface.co/spaces/owner/demo"
+    card = SpaceCard(uploads.files["README.md"].decode())
+    assert card.text == SpaceCard.load(PROJECT_ROOT / "README.md").text  # the README, its front matter completed
+    data = card.data
+    assert (data.sdk, data.license, data.license_link) == ("gradio", "other", "README.md#licences")
+    assert data.license_name and {"translation", "education", "interpretability"} <= set(data.tags)
+    assert data.thumbnail == f"https://huggingface.co/spaces/owner/demo/resolve/main/{THUMBNAIL}"
+    assert uploads.files[THUMBNAIL] == (PROJECT_ROOT / THUMBNAIL).read_bytes()
+    image = Image.open(io.BytesIO(uploads.files[THUMBNAIL]))
+    assert (image.format, image.size) == ("PNG", (1200, 630)) and len(uploads.files[THUMBNAIL]) < 100_000
+    assert data.models == ["owner/transformer-viz-seed000", "owner/transformer-viz-seed004"]
+    created = [repo for repo, options in uploads.repos if "repo_type" not in options]  # model repos
+    assert created == data.models
+    for repo in data.models:
+        name = repo.rsplit("-", 1)[-1]
+        assert {*CHECKPOINT_FILES, "README.md"} <= set(uploads.folders[repo])
+        pushed = ModelCard.load(PROJECT_ROOT / "checkpoints" / name / "README.md")
+        assert pushed.data.pipeline_tag == "translation" and pushed.data.eval_results, repo
+
+
 def test_every_file_of_the_real_space_over_the_git_limit_goes_through_lfs(uploads):
     """The checkout's own Space: the app runs (app.py, pins, the package), both bundled models come with their
     snapshots, and every file the Hub would refuse in plain git is one .gitattributes sends through LFS."""
     deploy_space("owner/demo", PROJECT_ROOT)
-    paths = set(uploads.paths)
-    assert {"app.py", "requirements.txt", "README.md", "transformer_viz/app/page.py"} <= paths
-    assert {f"transformer_viz/i18n/catalogues/{lang}.json" for lang in ("en", "ja", "ko")} <= paths  # its words
+    paths = set(uploads.folders["owner/demo"])
+    assert {"app.py", "requirements.txt", "transformer_viz/app/page.py"} <= paths and "README.md" in uploads.files
+    assert {f"transformer_viz/i18n/catalogues/{lang}.json" for lang in ("en", "de", "ja", "ko", "zh")} <= paths
     assert not any(p.startswith(("tests/", "docs/", "benchmarks/", ".venv/", "data/", "runs/")) for p in paths)
+    assert all(len(data) <= HUB_GIT_LIMIT for data in uploads.files.values())  # the first commit's, in plain git
     for name in ("seed000", "seed004"):
         assert {f"checkpoints/{name}/{file}" for file in CHECKPOINT_FILES} <= paths
         assert f"checkpoints/{name}/snapshots/index.json" in paths
@@ -100,12 +131,11 @@ def test_space_refuses_clearly_without_touching_the_network(tmp_path, monkeypatc
 def test_space_command_prints_the_url_and_fails_with_a_message(uploads, capsys, monkeypatch):
     assert main(["space", "owner/demo"]) == 0
     assert capsys.readouterr().out.strip() == "https://huggingface.co/spaces/owner/demo"
-    assert uploads.repos[0][1]["private"] is False
-    assert main(["space", "owner/private-demo", "--private"]) == 0
-    assert uploads.repos[-1] == (
-        "owner/private-demo",
-        dict(repo_type="space", space_sdk="gradio", private=True, exist_ok=True),
-    )
+    assert [options["private"] for _, options in uploads.repos] == [False] * 3  # two model repos and the Space
+    assert main(["space", "owner/private-demo", "--private", "--no-models"]) == 0
+    assert uploads.repos[3:] == [
+        ("owner/private-demo", dict(repo_type="space", space_sdk="gradio", private=True, exist_ok=True))
+    ]
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert main(["space", "owner/demo"]) == 2
     assert "HF_HUB_OFFLINE" in capsys.readouterr().err

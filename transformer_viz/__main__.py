@@ -194,7 +194,7 @@ def cmd_push(args) -> int:
 def cmd_space(args) -> int:
     from .hub.space import deploy_space
 
-    print(deploy_space(args.repo, private=args.private))
+    print(deploy_space(args.repo, private=args.private, models=not args.no_models))
     return 0
 
 
@@ -290,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("space", help="create or update a Hugging Face Space with the app and the bundled checkpoints")
     p.add_argument("repo", help="the Space's id, owner/name")
     p.add_argument("--private", action="store_true")
+    p.add_argument("--no-models", action="store_true", help="do not push the checkpoints as model repos too")
     p.set_defaults(func=cmd_space)
 
     p = sub.add_parser("serve", help="run the web app (same as python app.py)")
@@ -315,7 +316,7 @@ def add_lesson_parser(sub) -> None:
     p = sub.add_parser("lesson", help="translate one sentence into a lesson file: one HTML page that needs no server")
     p.add_argument("sentence")
     p.add_argument("--out", default="lesson.html", help="the HTML file to write (default: lesson.html)")
-    p.add_argument("--lang", default="en", help="the lesson's language: en, ja or ko (default: en)")
+    p.add_argument("--lang", default="en", help="the lesson's language: en, de, ja, ko or zh (default: en)")
     p.add_argument("--layer", type=int, default=0, help="the layer it opens on (default: 0)")
     p.add_argument("--head", default="mean", help="the head it opens on: a number or mean (default: mean)")
     add_decoding_arguments(p)

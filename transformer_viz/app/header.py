@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+
 import gradio as gr
 
 from .. import i18n
@@ -19,6 +22,9 @@ T = i18n.text  # English when the page is built; Words switches it
 # The sentence box takes far more than the translator reads, so that a long paste reaches it and its cut is
 # announced (notice-cut-chars) instead of the box cutting it without a word; the bound only keeps the request small.
 PASTE_LIMIT = 10 * MAX_CHARS
+# The language menu's width: its five names ("English", "Deutsch", "日本語", "한국어", "简体中文") on one line.
+LANGUAGE_MENU_PX = 560
+DUPLICATE_PX = 160  # "Duplicate this Space" and its icon, in the longest language
 
 
 class Header:
@@ -100,6 +106,7 @@ def lay_out(words: Words, models: list[str]) -> Header:
     top.session = gr.State(None)
     with gr.Row(equal_height=True):
         words(gr.Markdown(f"### {T('title')}", elem_id="title"), "title", None)
+        lay_out_duplicate(words)
         top.lang = words(
             gr.Radio(
                 [(name, code) for code, name in i18n.LANGUAGES.items()],
@@ -107,7 +114,7 @@ def lay_out(words: Words, models: list[str]) -> Header:
                 label=T("language"),
                 elem_id="language",
                 scale=0,
-                min_width=330,
+                min_width=LANGUAGE_MENU_PX,
                 show_label=False,  # each language is named in itself
                 container=False,
             ),
@@ -124,6 +131,22 @@ def lay_out(words: Words, models: list[str]) -> Header:
             lay_out_options(words, top)
     wire_lesson_download(top)
     return top
+
+
+def space_id(environ: Mapping[str, str] = os.environ) -> str | None:
+    """The Space the page runs on ('owner/name'), or None anywhere else: a Space's environment has SYSTEM=spaces and
+    SPACE_ID, and gradio's DuplicateButton opens the Space's duplication only where it finds both."""
+    if environ.get("SYSTEM") != "spaces":
+        return None
+    return environ.get("SPACE_ID") or None
+
+
+def lay_out_duplicate(words: Words) -> gr.DuplicateButton | None:
+    """The Duplicate this Space button beside the title, on a Space only (space_id): elsewhere it would do nothing."""
+    if space_id() is None:
+        return None
+    button = gr.DuplicateButton(T("duplicate-space"), elem_id="duplicate-space", scale=0, min_width=DUPLICATE_PX)
+    return words(button, "value", "duplicate-space")
 
 
 def wire_lesson_download(top: Header) -> None:

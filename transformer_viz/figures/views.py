@@ -55,7 +55,7 @@ def show(
     """The figure the app draws for `view` (one of VIEWS) of `trace`: Jupyter shows the returned figure.
 
     layer and head count from 0 (head="mean": the heads' mean); step marks that decoding step (None: none, or the
-    first where a view always shows one); lang ("en", "ja", "ko") is the language of its words; kw go to the
+    first where a view always shows one); lang ("en", "de", "ja", "ko", "zh") is the language of its words; kw go to the
     view's builder (presentation=True, units="words", kind="decoder_self" for the overview, ...).
     """
     if view not in VIEWS:

@@ -21,7 +21,7 @@ LANGUAGE: ContextVar[str] = ContextVar("figure_language", default=i18n.DEFAULT)
 
 @contextmanager
 def language(lang: str | None) -> Iterator[str]:
-    """Build figures in `lang` ("en", "ja", "ko"; "ja-JP" → "ja", anything unknown → English) inside the block."""
+    """Build figures in `lang` ("en", "de", "ja", "ko", "zh"; "ja-JP" → "ja", anything else → English) in the block."""
     token = LANGUAGE.set(i18n.language(lang))
     try:
         yield LANGUAGE.get()

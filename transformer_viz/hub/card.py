@@ -1,15 +1,26 @@
-"""The model card (README.md) of a checkpoint folder, written from what training and evaluation recorded."""
+"""The model card (README.md) of a checkpoint folder, written from what training and evaluation recorded.
+
+Its front matter is huggingface_hub's ModelCardData: what the Hub reads (language, licence, library, the
+`translation` pipeline, the training data) and a model-index of EvalResults, the same scores the card's tables
+print, so that the Hub shows them beside the model.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from huggingface_hub import EvalResult, ModelCard, ModelCardData
+
 from .files import replace_file
-from .hub import load_config
+from .hub import LANGUAGES, LIBRARY, PIPELINE, TAGS, load_config
 
 CURVE_NAME = "learning_curve.svg"
 ATTRIBUTION_NAME = "ATTRIBUTION.md"  # the corpus's credits, copied beside weights trained on it
+# The training data by ids that say what they are (neither is a Hub dataset: both are read from Debian packages).
+DING_DATA_ID, CORPUS_DATA_ID = "ding-trans-de-en", "debian-programs-de-translations"
+EVERYDAY_NAME = "auf-deutsch 0.1.1"  # the everyday set's package and version (corpus/everyday.py)
+TASK = dict(task_type=PIPELINE, task_name="English → German translation")
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -70,33 +81,85 @@ def write_model_card(folder: str | Path) -> Path:
     from .model import load_transformer
 
     n_params = load_transformer(folder).num_parameters()
+    licences = corpus_licences(folder)
     lines = [
-        *architecture_lines(folder.name, config, n_params, corpus_licences(folder)),
+        *architecture_lines(folder.name, config, n_params, licences),
         *training_lines(training),
         *([f"![learning curve]({CURVE_NAME})", ""] if metrics else []),
         *evaluation_lines(evaluation),
         *limitation_lines((folder / ATTRIBUTION_NAME).is_file()),
         *credits_lines(folder),
     ]
+    front = card_data(folder.name, licences, evaluation).to_yaml()
+    card = ModelCard(f"---\n{front}\n---\n" + "\n".join(lines) + "\n")
     path = folder / "README.md"
-    replace_file(
-        path, lambda tmp: tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    )  # the app may be showing it
+    replace_file(path, lambda tmp: tmp.write_text(str(card), encoding="utf-8"))  # the app may be showing it
     return path
 
 
+def card_data(name: str, licences: list[str], evaluation: dict) -> ModelCardData:
+    """The card's front matter: `licences` (the corpus's, Ding's first) make it `other`, named in the card's Data
+    section; Ding's alone is its own licence. The model-index holds eval_results(evaluation)."""
+    results = eval_results(evaluation)
+    return ModelCardData(
+        language=list(LANGUAGES),
+        **(dict(LICENCE_OTHER) if licences else dict(license="gpl-2.0")),
+        library_name=LIBRARY,
+        pipeline_tag=PIPELINE,
+        tags=list(TAGS),
+        datasets=[DING_DATA_ID, *([CORPUS_DATA_ID] if licences else [])],
+        model_name=f"transformer-viz {name}",
+        eval_results=results or None,
+    )
+
+
+def eval_results(evaluation: dict) -> list[EvalResult]:
+    """The scores evaluation.json recorded, as the Hub's model-index holds them: BLEU and chrF (sacreBLEU) of greedy
+    and beam search on the held-out Ding test, and BLEU, chrF and exact matches of greedy decoding on the everyday
+    set; self-reported, so `verified: false`."""
+    results = []
+    for decoding in ("greedy", "beam") if "greedy" in evaluation else ():
+        if scores := evaluation.get(decoding):
+            n = evaluation["greedy"]["sentences"]
+            ding = dict(dataset_type="ding-trans-de-en-test", dataset_split="test")
+            ding["dataset_name"] = f"Ding EN–DE dictionary sentences, {n:,} held out from training"
+            beams = {"beam_size": scores["beam_size"]} if decoding == "beam" else {}
+            how = f"beam search, {scores['beam_size']} beams" if beams else "greedy"
+            results += metric_results(ding, scores, METRICS[:2], how, dict(decoding=decoding, **beams))
+    if everyday := evaluation.get("everyday"):
+        phrases = dict(dataset_type="auf-deutsch-everyday-phrases")
+        phrases["dataset_name"] = f"{EVERYDAY_NAME}: {everyday['sentences']:,} everyday phrases, never trained on"
+        results += metric_results(phrases, everyday, METRICS, "greedy", dict(decoding="greedy"))
+    return results
+
+
+# (the metric's id, its key in evaluation.json, its name) of the scores a card's tables print
+METRICS = [("sacrebleu", "bleu", "BLEU"), ("chrf", "chrf", "chrF"), ("exact_match", "exact", "exact match, %")]
+
+
+def metric_results(dataset: dict, scores: dict, metrics: list, how: str, args: dict) -> list[EvalResult]:
+    """One EvalResult per metric of `metrics` that `scores` holds, on `dataset`, named with how the model decoded."""
+    return [
+        EvalResult(
+            **TASK,
+            **dataset,
+            metric_type=metric,
+            metric_value=scores[key],
+            metric_name=f"{name} ({how})",
+            metric_args=args,
+            verified=False,
+        )
+        for metric, key, name in metrics
+        if key in scores
+    ]
+
+
 def architecture_lines(name: str, config, n_params: int, licences: list[str] = ()) -> list[str]:
-    """The card's front matter, title, architecture and data sections; `licences`: the corpus sources' besides
-    Ding's, for weights trained on the Debian corpus too."""
+    """The card's title, architecture and data sections; `licences`: the corpus sources' besides Ding's, for weights
+    trained on the Debian corpus too."""
     arch = "pre-LN blocks with a final LayerNorm" if config.norm_first else "post-LN blocks"
     pos = "sinusoidal positional encodings" if config.positional == "sinusoidal" else "learned positional embeddings"
     return [
-        "---",
-        "language: [en, de]",
-        *(LICENCE_OTHER if licences else ["license: gpl-2.0"]),
-        "library_name: transformer-viz",
-        "tags: [translation, transformer, education]",
-        "---",
         f"# transformer-viz checkpoint `{name}` (preset `{config.name}`)",
         "",
         f"An English→German encoder–decoder Transformer trained from scratch for the transformer-viz app: {arch}, {pos}.",
@@ -124,7 +187,7 @@ DING = (
 DING_SPLIT = "Example sentences, multi-word phrases and single words; the test split holds sentences whose English side never occurs in training."
 DING_ONLY = [f"{DING}; hence these weights are offered under the same licence. {DING_SPLIT}"]
 # Hugging Face's front matter for a licence of its own: the training data's licences, listed in the card
-LICENCE_OTHER = ["license: other", "license_name: training-data-licences", "license_link: README.md#data"]
+LICENCE_OTHER = dict(license="other", license_name="training-data-licences", license_link="README.md#data")
 
 
 def corpus_data(licences: list[str]) -> list[str]:
@@ -219,7 +282,7 @@ def held_out_lines(evaluation: dict) -> list[str]:
     if "everyday" in evaluation:
         e = evaluation["everyday"]
         lines += [
-            "## Everyday phrases (auf-deutsch 0.1.1, never trained on, greedy)",
+            f"## Everyday phrases ({EVERYDAY_NAME}, never trained on, greedy)",
             "",
             "| BLEU | chrF | exact | phrases |",
             "|---|---|---|---|",

@@ -34,6 +34,10 @@ CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.safetensors"
 TOKENIZER_NAME = "tokenizer.model"
 CARD_NAME = "README.md"
+# What the Hub files every checkpoint under: the library, languages, pipeline and tags of its card (card.py) and of
+# the card save_pretrained writes (model.py's mixin).
+LIBRARY, LANGUAGES, PIPELINE = "transformer-viz", ["en", "de"], "translation"
+TAGS = ["translation", "transformer", "education"]
 CHECKPOINT_FILES = (CONFIG_NAME, WEIGHTS_NAME, TOKENIZER_NAME)
 # How the checkpoint was made and how it scores (train.py, evaluate.py and card.py write them; the card links the
 # curve and evaluate reads the seed and corpus of the split): pushed and fetched with the checkpoint when present.

@@ -14,7 +14,7 @@ import torch
 from huggingface_hub import ModelCard, PyTorchModelHubMixin
 
 from ..model import transformer as plain
-from .hub import load_checked, resolve_checkpoint, save_checkpoint
+from .hub import LANGUAGES, LIBRARY, PIPELINE, TAGS, load_checked, resolve_checkpoint, save_checkpoint
 
 # The card save_pretrained and push_to_hub write when the folder has none (train and evaluate write a fuller one).
 CARD_TEMPLATE = """---
@@ -42,10 +42,10 @@ translator = Translator.from_pretrained("owner/name")  # with the tokenizer.mode
 class Transformer(
     plain.Transformer,
     PyTorchModelHubMixin,
-    library_name="transformer-viz",
-    language=["en", "de"],
-    pipeline_tag="translation",
-    tags=["translation", "transformer", "education"],
+    library_name=LIBRARY,
+    language=list(LANGUAGES),
+    pipeline_tag=PIPELINE,
+    tags=list(TAGS),  # a copy: the mixin adds its own tags to the list it is given
     model_card_template=CARD_TEMPLATE,
 ):
     """The Transformer of model/transformer.py, with from_pretrained, save_pretrained and push_to_hub."""
