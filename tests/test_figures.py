@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -220,6 +221,21 @@ def test_topk_bars_stay_put_from_step_to_step(trace):
     assert len(margins) == 1 and all(fig.layout.yaxis.automargin is False for fig in figs)
     widest = max(len(piece_label(o["token"])) for record in trace.steps for o in record["top_k"])
     assert margins.pop() >= 0.6 * figs[0].layout.font.size * widest
+
+
+@pytest.mark.parametrize("presentation", [False, True])
+def test_topk_probabilities_stay_inside_the_figure(trace, presentation):
+    """A probability is written past its bar's end (Plotly leaves 3 px): for a bar that reaches 100% (the axis's
+    end) the text lies in the right margin, which must hold "100.0%" as a browser's sans-serif draws it (DejaVu Sans,
+    measured by Pillow) at the figure's font; the slide look's "97.0%" once fell outside its SVG."""
+    from PIL import ImageFont
+
+    fig = F.topk_bar(trace, 1, presentation=presentation)
+    texts = [text for bar in fig.data for text in bar.text]
+    assert texts and all(re.fullmatch(r"\d{1,3}\.\d%", text) for text in texts)  # none longer than "100.0%"
+    assert list(fig.layout.xaxis.range) == [0, 1] and all(bar.textposition == "outside" for bar in fig.data)
+    font = ImageFont.truetype("DejaVuSans.ttf", fig.layout.font.size)
+    assert fig.layout.margin.r >= font.getlength(f"{1:.1%}") + 3
 
 
 def test_positional_figures_accept_any_table(trace):

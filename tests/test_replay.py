@@ -98,14 +98,16 @@ def test_a_replay_leaves_the_shared_model_as_it_was(run, translator):
     assert not translator.model.training
 
 
-def test_the_replay_is_cached_per_model_and_sentence_and_fills_the_trace(run, translator):
+def test_the_replay_is_cached_per_model_and_sentence_and_fills_a_copy_of_the_trace(run, translator):
     trace = translator.trace(TRAINED[3][0], max_new_tokens=10)
-    first = R.replay_of_trace(translator, run, trace)
-    assert R.replay_of_trace(translator, run, trace) is first  # computed once
+    first, replayed = R.replay_of_trace(translator, run, trace)
+    assert R.replay_of_trace(translator, run, trace)[0] is first  # computed once
     other = translator.trace(TRAINED[0][0], max_new_tokens=10)
-    assert R.replay_of_trace(translator, run, other) is not first
-    assert list(trace.replay["steps"]) == first.steps and np.array_equal(trace.replay["probs"], first.probs)
-    again = Trace.from_dict(json.loads(trace.to_json()))
+    assert R.replay_of_trace(translator, run, other)[0] is not first
+    assert trace.replay is None and replayed is not trace  # the trace given is left as it is: it may be shared
+    assert list(replayed.replay["steps"]) == first.steps and np.array_equal(replayed.replay["probs"], first.probs)
+    assert replayed.target_ids == trace.target_ids and replayed.attention is trace.attention
+    again = Trace.from_dict(json.loads(replayed.to_json()))
     assert list(again.replay["steps"]) == first.steps
     assert np.allclose(again.replay["probs"], first.probs, atol=1e-6)
     no_replay = Trace.from_dict(json.loads(other.to_json()) | {"replay": None})
@@ -150,13 +152,13 @@ def test_the_tab_replays_a_model_with_snapshots_and_says_when_there_are_none(run
     sess = sessions.translate(TRAINED[0][0], name, sessions.decode_options("greedy", 4, 1, 0, 1, 0, 10))
     said, button, slider, replayed, *boxes = tab.closed(sess, "ja", None)
     assert "4" in said and button["interactive"] and replayed is None and all(not b["visible"] for b in boxes)
-    said, slider, replayed, *boxes, download = tab.on_run("en", sess, 0, "screen")
+    said, slider, replayed, replayed_sess, *boxes, download = tab.on_run("en", sess, 0, "screen")
     # the slider counts snapshots as its line does: 1 to 4, at the last
     assert replayed == tab.replayed_key(sess) and (slider["minimum"], slider["maximum"], slider["value"]) == (1, 4, 4)
     assert said.startswith("Snapshot 4 of 4:")
     assert f"training step {list_snapshots(run)[-1].step}" in said and all(b["visible"] for b in boxes)
     steps = [s.step for s in list_snapshots(run)]
-    assert list(sess.trace.replay["steps"]) == steps
+    assert list(replayed_sess.trace.replay["steps"]) == steps and sess.trace.replay is None  # a copy holds it
     offered = json.loads(Path(download["value"]).read_text(encoding="utf-8"))  # the download, offered anew, has it
     assert offered["replay"]["steps"] == steps and len(offered["replay"]["probs"]) == len(steps)
     said, *boxes = tab.redraw("ko", sess, replayed, 1, 0, "screen")  # the slider at its first value

@@ -266,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("retrain", help="train presets x recipes side by side within a time budget, score, pick")
     p.add_argument("--out", type=Path, default=Path("runs/retrain"), help="one folder per run, ready/, summary.json")
-    p.add_argument("--minutes", type=float, required=True, help="the training's wall clock, calibration included")
+    p.add_argument("--minutes", type=float, required=True, help="the time budget each run plans its steps from")
     p.add_argument("--presets", default="seed000,seed004", help="comma-separated (default seed000,seed004)")
     p.add_argument("--recipes", default="ding+dialogue", help="comma-separated one-phase recipes of `mixtures`")
     p.add_argument("--calibration", type=int, default=200, help="steps that measure each run's speed first")

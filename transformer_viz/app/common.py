@@ -65,7 +65,8 @@ CSS = (
 # System fonts only: the page must load nothing from outside the machine.
 # The page's browser code, in files of its own (js/): each defines its functions and, in the browser, puts them on
 # window.transformerViz (in this order: page.js uses stepping.js and plots.js); the events call them in one line.
-JS_FILES = ("stepping.js", "plots.js", "page.js", "share.js", "lesson.js")
+# theme.js keeps the page light (a dark system setting or `?__theme=dark` notwithstanding).
+JS_FILES = ("stepping.js", "plots.js", "page.js", "share.js", "lesson.js", "theme.js")
 
 
 def page_head() -> str:
@@ -73,7 +74,11 @@ def page_head() -> str:
     return inline_scripts(JS_FILES)
 
 
-THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
+# The page is light on purpose (js/theme.js says why): the body's dark colours, which Gradio's page shows under a dark
+# system setting before its scripts run, are the light ones.
+THEME = gr.themes.Default(
+    font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"]
+).set(body_background_fill_dark="white", body_text_color_dark="*neutral_800")
 
 
 def slides(look) -> bool:

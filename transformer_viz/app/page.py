@@ -13,6 +13,7 @@ from .. import __version__, i18n
 from ..decoding import CHOSEN, DecodeOptions
 from ..errors import Notice, UserError
 from . import handlers as h
+from . import warm
 from .common import CSS, THEME, Words, localised_errors, page_head, plot, slides, user_error
 from .downloads import TRACE_FILE_AGE_S, lesson_ready, offered
 from .frames import lesson_frame, step_frames, variants
@@ -395,6 +396,5 @@ def translate_api(models: list[str]):
 
 
 def launch(**kwargs) -> None:
-    demo = build_demo()
-    demo.queue(default_concurrency_limit=4, max_size=64)
-    demo.launch(theme=THEME, css=CSS, head=page_head(), **kwargs)
+    demo = build_demo().queue(default_concurrency_limit=4, max_size=64)
+    warm.serve(demo, theme=THEME, css=CSS, head=page_head(), **kwargs)  # its paths warmed once it answers (warm.py)

@@ -1,6 +1,8 @@
 """A visitor's recorded run: the decoding options from the page, the traced translation, and its branches.
 
-A `Session` lives in gr.State; stepping and switching views redraw from it and never run the model again.
+A `Session` lives in gr.State; stepping and switching views redraw from it and never run the model again. Its
+traces come from the server's cache (traces.py), shared read-only with every visitor who asked for the same one: what
+a visitor adds to a trace goes into a copy in their own session.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from ..decoding import CHOSEN, DecodeOptions, chosen_options
 from ..errors import UserError
 from ..trace import Trace
 from .models import get_translator
+from .traces import shared_trace
 
 
 @dataclass
@@ -35,9 +38,8 @@ def decode_options(*values) -> DecodeOptions:
 
 
 def translate(sentence: str, model: str, options: DecodeOptions) -> Session:
-    """Run the model once with the tracer on and keep everything the views need."""
-    translator = get_translator(model)
-    trace = translator.trace(sentence, options=options)
+    """The traced translation (the model runs once for every visitor who asks for it: traces.py) in a new session."""
+    trace = shared_trace(get_translator(model), sentence, options)
     return Session(trace=trace, model=model, options=options.__dict__.copy())
 
 
@@ -49,12 +51,7 @@ def branch(session: Session, step: int, token_id: int) -> Session:
     prefix = trace.target_ids[:step] + [int(token_id)]
     options = DecodeOptions(**session.options)
     translator = get_translator(session.model)
-    new = translator.trace(
-        trace.source_text,
-        options=options,
-        max_new_tokens=max(options.max_new_tokens, len(prefix)),
-        forced_prefix=prefix,
-    )
+    new = shared_trace(translator, trace.source_text, options, prefix, max(options.max_new_tokens, len(prefix)))
     label = (step, trace.target_tokens[step], translator.tokenizer.id_to_piece(int(token_id)))
     # a branch at an earlier step decodes the later ones afresh: their forced tokens are gone
     kept = [b for b in session.branches if b[0] < step]

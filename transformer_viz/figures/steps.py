@@ -32,6 +32,7 @@ EDGE_LINES = {  # the beam tree's edges by kind; widths before the look's line w
 }
 NODE_COLOURS = {"pruned": MASKED_GREY, "kept": OKABE_ITO["blue"], "chosen": CHOSEN}
 TOPK_PX = 460  # the top-k bars beside the lesson's map: two fifths of a 1280 px page
+BAR_TEXT_PAD = 3  # px between a bar's end and the text Plotly writes past it
 
 
 def topk_bar(trace: Trace, step: int, presentation: bool = False, width: float | None = None) -> go.Figure:
@@ -71,7 +72,7 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False, width: float |
         # a margin of its own instead of Plotly's automargin: the bars stay put from step to step, and a step is
         # drawn in one pass instead of two (measured in the browser: 11 ms against 31 ms a step)
         yaxis=dict(**token_ticks(tokens), autorange="reversed", title=dict(text=t("next-token")), automargin=False),
-        margin=dict(l=candidates_margin(trace, st.font_size)),
+        margin=dict(l=candidates_margin(trace, st.font_size), r=probability_margin(st.font_size)),
         barmode="overlay",
         bargap=0.25,
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
@@ -92,6 +93,15 @@ def candidates_margin(trace: Trace, font_size: int) -> int:
     labels += [piece_label(record["token"]) for record in trace.steps]
     widest = max((sum(title_chars(label)) for label in labels), default=1)
     return int(CHAR_EM * font_size * widest + LINE_EM * font_size + 16)
+
+
+def probability_margin(font_size: int) -> int:
+    """The top-k chart's right margin in pixels: room for a full bar's "100.0%", written past the bar's end.
+
+    One character more than CHAR_EM's estimate: digits and "%" are wider than an average letter (0.64 and 0.95 em in
+    DejaVu Sans, the fallback sans-serif of many Linux browsers).
+    """
+    return max(40, int(CHAR_EM * font_size * (len(f"{1:.1%}") + 1) + BAR_TEXT_PAD))
 
 
 def token_lookup(trace: Trace, id_to_token: dict[int, str] | None) -> dict[int, str]:

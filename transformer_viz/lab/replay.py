@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -149,8 +149,8 @@ def cached_replay(translator: Translator, folder: str, source_ids: tuple[int, ..
     return replay(translator, folder, source_ids, target_ids)
 
 
-def replay_of_trace(translator: Translator, folder: str | Path, trace: Trace) -> Replay:
-    """The replay of a trace's own translation (cached), and the trace given its `replay` field."""
+def replay_of_trace(translator: Translator, folder: str | Path, trace: Trace) -> tuple[Replay, Trace]:
+    """The replay of a trace's own translation (cached), and a copy of the trace with its `replay` field: the trace
+    itself is left as it is (the app shares one between visitors)."""
     result = cached_replay(translator, str(folder), tuple(trace.source_ids), tuple(trace.target_ids))
-    trace.replay = result.as_trace_field()
-    return result
+    return result, replace(trace, replay=result.as_trace_field())

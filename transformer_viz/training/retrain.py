@@ -3,12 +3,15 @@
     python -m transformer_viz retrain --minutes 12 --out runs/retrain [train options]
 
 Each run (one preset on one data recipe) is a `train` of its own, in its own process, all started together (one
-GPU each where there are several). A run first trains `calibration` steps to measure its own speed, then goes on
-with as many steps as the budget has room for, the last `cooldown` share of them cooling the rate down, so that
-the cool-down ends inside the budget. Every run is then scored greedily on the everyday set, the Ding test split
-and the sentences of `own_test` if given; summary.json holds the table, and the best run of each preset is copied
-into ready/<preset> with its snapshots and card, ready to become checkpoints/<preset>. Run it again with the same
-out to go on where it stopped: a run keeps the plan it made, and `train --resume` goes on from its saved state.
+GPU each where there are several). A run first trains `calibration` steps to measure its own speed, then plans as
+many steps as the budget has room for at that speed (less a second process's start and the margin), the last
+`cooldown` share of them cooling the rate down, so that the cool-down ends inside the budget; and trains to the
+planned step whatever the speed then: on a machine slower or busier than its calibration saw, the run ends late
+by as much, instead of stopping before its cool-down is done. Every run is then scored greedily on the everyday
+set, the Ding test split and the sentences of `own_test` if given; summary.json holds the table, and the best run of
+each preset is copied into ready/<preset> with its snapshots and card, ready to become checkpoints/<preset>. Run it
+again with the same out to go on where it stopped: a run keeps the plan it made, and `train --resume` goes on from
+its saved state.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ SHIPPED = dict(
     precision="auto",
 )
 REFERENCE_TOKENS = 12_000  # the batch size the shipped warm-up and rate were chosen for
+clock = time.monotonic  # what the budget's seconds are read from (a test stops it: the plan then sees no time pass)
 
 
 @dataclass
@@ -59,12 +63,12 @@ class RetrainOptions:
     """What `retrain` spends and on what; `base` holds the train options every run shares."""
 
     out: Path = Path("runs/retrain")
-    minutes: float = 12.0  # wall clock for the training, from the start: calibration, then each run's schedule
+    minutes: float = 12.0  # the training's time budget, from the start: calibration, then each run's planned steps
     presets: tuple[str, ...] = ("seed000", "seed004")
     recipes: tuple[str, ...] = ("ding+dialogue",)
     calibration: int = 200  # steps each run trains first to measure its speed
     cooldown: float = 0.3  # the share of each run's steps that cools the rate down to zero
-    margin: float = 0.1  # the share of the time left kept back (startup of the second leg, a slower patch)
+    margin: float = 0.1  # the share of the time left (after the second leg's start) kept back for a slower patch
     corpus: Path = DEFAULT_OUT  # the built Debian corpus the recipes draw on
     cache: Path = DEFAULT_CACHE  # holds the everyday set's wheel
     own_test: Path | None = None  # english<TAB>german lines of one's own, scored beside the everyday set
@@ -142,19 +146,23 @@ def steps_per_second(out: Path) -> float:
     return (b["step"] - a["step"]) / max(b["seconds"] - a["seconds"], 1e-3)
 
 
-def plan(opts: RetrainOptions, out: Path, started: float) -> dict:
-    """The run's schedule, made once after its calibration and kept in plan.json: as many steps as the time left
-    has room for at the measured speed (less the margin), the last `cooldown` share of them cooling down."""
+def plan(opts: RetrainOptions, out: Path, seconds_left: float, calibration_seconds: float) -> dict:
+    """The run's schedule, made once after its calibration and kept in plan.json: as many steps as the time left has
+    room for at the measured speed, less one process's start (the calibration leg's seconds beyond its steps) and less
+    the margin, the last `cooldown` share of them cooling down. At the calibrated speed it ends inside the budget;
+    the steps are the plan, whatever the speed turns out to be (no clock stops them)."""
     if (out / PLAN_NAME).is_file():
         return json.loads((out / PLAN_NAME).read_text())
-    speed = steps_per_second(out)
-    left = opts.minutes * 60 - (time.time() - started)
-    steps = reached(out) + max(int(left * (1 - opts.margin) * speed), 1)
+    speed, done = steps_per_second(out), reached(out)
+    startup = max(calibration_seconds - done / speed, 0.0)
+    steps = done + max(int((seconds_left - startup) * (1 - opts.margin) * speed), 1)
     chosen = dict(
         steps_per_second=round(speed, 3),
         max_steps=steps,
         cooldown_steps=max(round(opts.cooldown * steps), 1),
-        minutes_left=round(left / 60, 2),
+        minutes_left=round(seconds_left / 60, 2),
+        startup_seconds=round(startup, 1),
+        planned_minutes=round((startup + (steps - done) / speed) / 60, 2),  # at the calibrated speed
     )
     (out / PLAN_NAME).write_text(json.dumps(chosen, indent=1) + "\n")
     return chosen
@@ -167,29 +175,28 @@ def train_run(opts: RetrainOptions, options: TrainOptions, started: float) -> No
     shipped = CHECKPOINTS_DIR / options.preset / TOKENIZER_NAME
     if shipped.is_file() and not (out / TOKENIZER_NAME).is_file() and options.vocab_size == SHIPPED["vocab_size"]:
         shutil.copyfile(shipped, out / TOKENIZER_NAME)  # the shipped vocabulary: models stay comparable
+    calibration_seconds = 0.0
     if not (out / PLAN_NAME).is_file():
-        calibrate = max(opts.calibration, 2)
+        calibrate, begun = max(opts.calibration, 2), clock()
         run_train(
             dataclasses.replace(
                 options, max_steps=10**7, pause_at=calibrate, valid_every=calibrate // 2, snapshots=0, average=0
             ),
             out / LOG_NAME,
         )
-    chosen = plan(opts, out, started)
+        calibration_seconds = clock() - begun
+    chosen = plan(opts, out, opts.minutes * 60 - (clock() - started), calibration_seconds)
+    if reached(out) < chosen["max_steps"]:
+        run_train(planned_leg(options, chosen), out / LOG_NAME)
+
+
+def planned_leg(options: TrainOptions, chosen: dict) -> TrainOptions:
+    """The run's second leg: on to the plan's step, cooling down over its last steps, validated four times."""
     steps = chosen["max_steps"]
-    if reached(out) < steps:
-        valid_every = max(1, min(options.valid_every, steps // 4))
-        minutes = max(opts.minutes - (time.time() - started) / 60, 0.1)  # a hard stop, should the speed drop
-        run_train(
-            dataclasses.replace(
-                options,
-                max_steps=steps,
-                cooldown_steps=chosen["cooldown_steps"],
-                valid_every=valid_every,
-                max_minutes=round(minutes, 2),
-            ),
-            out / LOG_NAME,
-        )
+    valid_every = max(1, min(options.valid_every, steps // 4))
+    return dataclasses.replace(
+        options, max_steps=steps, cooldown_steps=chosen["cooldown_steps"], valid_every=valid_every
+    )
 
 
 def devices(base: str, n_runs: int) -> list[str]:
@@ -207,7 +214,7 @@ def train_all(opts: RetrainOptions) -> list[TrainOptions]:
     threads = max(1, (os.cpu_count() or 1) // len(runs))  # on a CPU, its cores shared out
     where = devices(opts.base.device, len(runs))
     options = [run_options(opts, p, r, d, threads) for (p, r), d in zip(runs, where)]
-    started, failures = time.time(), []
+    started, failures = clock(), []
 
     def go(run: TrainOptions) -> None:
         try:

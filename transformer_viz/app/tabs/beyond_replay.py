@@ -7,6 +7,7 @@ snapshots says so, and the button stays off.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import gradio as gr
@@ -87,7 +88,7 @@ def drawn(lng, sess, number, lay, pres) -> list:
     """The replay of the session's translation at snapshot `number` (1 to N, as the slider and the line count):
     its line and its four figures."""
     translator = get_translator(sess.model)
-    result = replay_of_trace(translator, checkpoint_folder(sess.model), sess.trace)  # computed once, then cached
+    result, _ = replay_of_trace(translator, checkpoint_folder(sess.model), sess.trace)  # computed once, then cached
     index = max(0, min(int(number) - 1, len(result) - 1))
     layer = max(0, min(int(lay), translator.config.n_layers - 1))
     with figures.language(lng):
@@ -97,17 +98,18 @@ def drawn(lng, sess, number, lay, pres) -> list:
 
 @localised_errors
 def on_run(lng, sess, lay, pres):
-    """Replay training: every snapshot, the slider over them at the last one (the trained model), and the trace
-    file offered again with the replay in it."""
+    """Replay training: every snapshot, the slider over them at the last one (the trained model), the session with
+    the replay in (a copy of) its trace, and the trace file offered again with it."""
     if sess is None:
         raise gr.Error(i18n.text("replay-first", lng), print_exception=False)
     if not status(sess, lng)[1]:
         raise gr.Error(status(sess, lng)[0], print_exception=False)
-    n = len(list_snapshots(checkpoint_folder(sess.model)))
+    folder = checkpoint_folder(sess.model)
+    n = len(list_snapshots(folder))
+    sess = replace(sess, trace=replay_of_trace(get_translator(sess.model), folder, sess.trace)[1])
     out = drawn(lng, sess, n, lay, pres)
     slider = gr.update(minimum=1, maximum=max(n, 2), value=n, interactive=n > 1)  # snapshot 1 to N, as its line says
-    download = offered(sess)  # the trace holds its replay now
-    return [out[0], slider, replayed_key(sess)] + out[1:] + [download]
+    return [out[0], slider, replayed_key(sess), sess] + out[1:] + [offered(sess)]
 
 
 def redraw(lng, sess, replayed, number, lay, pres) -> list:
@@ -142,7 +144,7 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
         boxes["loss"] = opened_view(BOXES["loss"])
     s, lang, layer, look = controls.session, controls.lang, controls.layer, controls.presentation
     figs = [boxes[name] for name in FIGURES]
-    outputs = [info, slider, replayed] + figs + ([controls.download] if controls.download is not None else [])
+    outputs = [info, slider, replayed, s] + figs + ([controls.download] if controls.download is not None else [])
     run.click(
         lambda *values: on_run(*values)[: len(outputs)], [lang, s, layer, look], outputs, api_visibility="private"
     )
