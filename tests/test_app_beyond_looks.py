@@ -17,7 +17,17 @@ import re
 
 import pytest
 
-from tests.pages import DRAWN_LOOKS, WAIT, expected_trace, open_app_page, open_tab, toasts, wait_translation
+from tests.pages import (
+    DRAWN_LOOKS,
+    WAIT,
+    expected_trace,
+    open_app_page,
+    open_tab,
+    toasts,
+    wait_plot,
+    wait_settled,
+    wait_translation,
+)
 from tests.test_app_qkv import click_key
 from tests.test_figures_fit import VIEWPORT, download_problems, misfits, report, settled
 from transformer_viz import i18n
@@ -113,12 +123,15 @@ def test_every_view_in_every_look_fits_and_speaks_the_language(browser, app_serv
         page.fill("#sentence textarea", SENTENCE)
         page.click("#translate")
         wait_translation(page, library.translate(SENTENCE))
+        wait_settled(page)  # the translation's last message: a view opened before it is drawn again, a click lost
         for view in VIEWS:
             open_view(page, view, lang)
             if view == "qkv":
                 settled(page, "plot-qkv", style(False).font_size)
                 n_keys = len(expected_trace(library, SENTENCE).source_tokens)  # cross-attention's keys
                 click_key(page, n_keys - 1, n_keys)  # the last key: q ∘ k opens for it
+                title = i18n.template("fig-qkv-key-title", lang).split("{token}")[0].format(index=n_keys - 1)
+                wait_plot(page, "plot-qkv-key", title)  # its product drawn, not only the view before the click
                 settled(page, "plot-qkv-key", style(False).font_size)
         failures = []
         for look in DRAWN_LOOKS:
