@@ -283,6 +283,15 @@ VARIANTS_ARRIVED = """() => { const {variants: v, bases} = transformerViz.page, 
   return !!b && b.shown === transformerViz.shownKey(); }"""
 
 
+def wait_at_rest(page) -> None:
+    """Until everything the translation shown sends has arrived: every step's frames, then its variants (the last).
+
+    What a translation's later events draw or empty (a lab's results, an opened view) lands before this returns: a
+    click made earlier can see its result emptied by them."""
+    wait_settled(page)
+    page.wait_for_function(VARIANTS_ARRIVED, timeout=WAIT)
+
+
 def start_lesson(page, link: str, fresh: bool = False) -> None:
     """Put `page` on the lesson that `link` opens, whatever an earlier test left there: its translation at rest
     (everything it sends arrived, its variants last), on the link's step, layer, head, tab and language, in the
@@ -319,8 +328,7 @@ def start_lesson(page, link: str, fresh: bool = False) -> None:
             page.press("#step-slider input[type=number]", "Enter")
     try:
         page.wait_for_function(LINK_IS, arg=want, timeout=WAIT)
-        wait_settled(page)
-        page.wait_for_function(VARIANTS_ARRIVED, timeout=WAIT)  # the last of what a translation sends: at rest
+        wait_at_rest(page)
     except PageTimeout:
         raise AssertionError(
             f"the page never showed the lesson {want}; it holds {page.evaluate(AT_REST)}, "

@@ -24,8 +24,8 @@ from tests.pages import (
     open_app_page,
     open_tab,
     toasts,
+    wait_at_rest,
     wait_plot,
-    wait_settled,
     wait_translation,
 )
 from tests.test_app_qkv import click_key
@@ -123,7 +123,7 @@ def test_every_view_in_every_look_fits_and_speaks_the_language(browser, app_serv
         page.fill("#sentence textarea", SENTENCE)
         page.click("#translate")
         wait_translation(page, library.translate(SENTENCE))
-        wait_settled(page)  # the translation's last message: a view opened before it is drawn again, a click lost
+        wait_at_rest(page)  # a view opened before the translation's last message is drawn again, a click lost
         for view in VIEWS:
             open_view(page, view, lang)
             if view == "qkv":

@@ -18,6 +18,7 @@ from tests.pages import (
     WAIT,
     escaped,
     open_tab,
+    wait_at_rest,
     wait_plot,
     wait_translation,
 )
@@ -179,6 +180,7 @@ def test_whatif_switches_heads_off_and_shows_both_translations(open_app, library
     expected = compare(library, SENTENCE, intervention, options=DecodeOptions())
     page = open_app()
     wait_translation(page, library.translate(SENTENCE))  # the lab needs the page's translation
+    wait_at_rest(page)  # a new translation empties the labs' results: a Run clicked before then lost them
     open_tab(page, "whatif")
     page.locator("#ablate-cross").get_by_label("L0 H0", exact=True).check()
     assert page.locator("#ablate-enc input[type=checkbox]").count() == cfg.n_layers * cfg.n_heads
@@ -231,6 +233,7 @@ def test_seed_bug_lab_shows_real_tokens_reading_pads(open_app, library):
     assert expected.left_pad > 0
     page = open_app(max_len=8)
     wait_translation(page, library.translate(SENTENCE, max_new_tokens=8))  # the lab needs the page's translation
+    wait_at_rest(page)  # a new translation empties the labs' results: a Run clicked before then lost its maps
     open_tab(page, "bugs")
     page.locator("#bug label", has_text=LABELS["target_padding_unmasked"]).locator(
         "input"
