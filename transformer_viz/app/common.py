@@ -66,9 +66,10 @@ CSS = (
 )
 # System fonts only: the page must load nothing from outside the machine.
 # The page's browser code, in files of its own (js/): each defines its functions and, in the browser, puts them on
-# window.transformerViz (in this order: page.js uses stepping.js and plots.js); the events call them in one line.
-# theme.js keeps the page light (a dark system setting or `?__theme=dark` notwithstanding).
-JS_FILES = ("stepping.js", "plots.js", "page.js", "share.js", "lesson.js", "theme.js")
+# window.transformerViz (in this order: page.js uses stepping.js, plots.js and keys.js, the presenter's keys); the
+# events call them in one line. theme.js keeps the page light (a dark system setting or `?__theme=dark`
+# notwithstanding).
+JS_FILES = ("stepping.js", "plots.js", "keys.js", "page.js", "share.js", "lesson.js", "theme.js")
 
 
 def page_head() -> str:
