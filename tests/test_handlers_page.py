@@ -163,6 +163,22 @@ def test_the_pages_model_menu_keeps_the_folder_name_as_its_value(empty_registry)
     assert updates[id(top.model)]["choices"][1] == ("post-LN (後置) · 学習した位置 (seed004)", "seed004")
 
 
+def test_the_keys_help_panel_speaks_the_pages_language(empty_registry):
+    import gradio as gr
+
+    from transformer_viz.app.common import Words
+    from transformer_viz.app.header import lay_out
+    from transformer_viz.figures.keys import keys_help
+
+    words = Words()
+    with gr.Blocks():
+        lay_out(words, ["seed000"])
+    panel = next(c for c in words.components if c.elem_id == "keys-help")
+    assert panel.value == keys_help("en")
+    updates = dict(zip(map(id, words.components), words.updates("ja")))
+    assert updates[id(panel)]["value"] == keys_help("ja") != keys_help("en")
+
+
 def test_the_bug_lab_names_each_bug_by_what_it_does_and_says_what_the_notes_are():
     from transformer_viz import i18n
     from transformer_viz.probes.interventions import SEED_BUGS

@@ -20,6 +20,7 @@ import pytest
 from transformer_viz import i18n
 from transformer_viz.app import common, handlers
 from transformer_viz.figures import UNITS, attention, attribution, lens, steps
+from transformer_viz.figures.keys import KEYS_HELP, SPACE
 from transformer_viz.lab.analysis import LABEL_NAMES
 from transformer_viz.model.config import POSITIONAL_KINDS
 from transformer_viz.probes.interventions import ABLATIONS, SEED_BUGS
@@ -59,6 +60,9 @@ BUILT = {
     ("app/tabs/__init__.py", "f'explain-{key}'"): FORWARDED,  # explain
     ("app/header.py", "key"): FORWARDED,  # slider
     ("app/header.py", "lambda lang: model_choices(models, lang)"): FORWARDED,  # models.model_label reads its keys
+    ("app/header.py", "keys_help"): FORWARDED,  # figures/keys.py reads its keys
+    ("figures/keys.py", "key"): [key for _, key in KEYS_HELP],  # the help panel's rows
+    ("figures/keys.py", "name"): [SPACE],  # the one key named by a word
     ("app/tabs/__init__.py", "f'kind-{k}'"): [f"kind-{k}" for k in handlers.KINDS],
     ("app/tabs/__init__.py", "[(f'kind-{k}', k) for k in KINDS]"): [f"kind-{k}" for k in handlers.KINDS],
     ("app/header.py", "k"): common.LOOK_KEYS,

@@ -15,6 +15,7 @@ import pytest
 from tests.tiny import EVIL, tiny_tokenizer_file, tiny_translator, with_evil_tokens
 from transformer_viz import i18n
 from transformer_viz.__main__ import main
+from transformer_viz.figures.keys import keys_help
 from transformer_viz.figures.lesson import lesson, lesson_data, step_line
 from transformer_viz.hub.hub import save_checkpoint
 
@@ -46,6 +47,7 @@ def test_the_file_holds_every_step_and_every_layer_and_head(long_trace, page_fil
     assert frames["steps"] == steps and all(len(plot) == steps for plot in frames["plots"])
     assert len(frames["label"]) == len(frames["strip"]) == steps
     assert frames["key"] == json.dumps([1, "2", "screen", "en", "pieces"], separators=(",", ":"))
+    assert (frames["layers"], frames["heads"]) == (long_trace.n_layers, long_trace.n_heads)  # for the keys
     combos = {f"{layer}/{head}" for layer in range(long_trace.n_layers) for head in data["heads"]}
     assert set(variants["keys"][0]) == combos and data["heads"] == ["mean", "0", "1", "2", "3"]
     # every combination but the frames' own comes as changes, one per step; the top-k chart follows no head
@@ -78,6 +80,13 @@ def test_the_lesson_speaks_the_visitors_language(trace):
     assert data["words"] == {key: i18n.text(key, "ja") for key in english["words"]} != english["words"]
     assert data["frames"]["label"][0].startswith("ステップ 0") and data["frames"]["play"] == i18n.text("play", "ja")
     assert data["view"]["lang"] == "ja" and json.loads(data["frames"]["key"])[3] == "ja"
+
+
+def test_the_file_has_the_presenters_keys_and_says_them_in_its_language(trace):
+    page = lesson(trace, lang="ko")
+    assert "function keyAction(" in page  # the page's own keys module
+    assert keys_help("ko") in page and i18n.text("keys-play", "ko") in keys_help("ko")
+    assert keys_help("en") not in page
 
 
 def test_a_head_or_layer_the_model_lacks_is_refused(trace):

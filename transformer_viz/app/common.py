@@ -8,6 +8,7 @@ import gradio as gr
 from gradio.components.plot import PlotData
 
 from .. import __version__, figures, i18n
+from ..figures.keys import KEYS_CSS
 from ..figures.lesson import inline_scripts
 
 EXAMPLES = [
@@ -61,12 +62,14 @@ CSS = (
     " button.tv-piece.tv-current {background: var(--color-accent); color: white; font-weight: bold}"
     # plots side by side on screen are one under the other in a slide look: each is drawn as wide as a slide
     f" {SLIDE_LOOK} .{PLOT_ROW} {{flex-direction: column}} {SLIDE_LOOK} .{PLOT_ROW} > * {{width: 100%}}"
+    f" {KEYS_CSS}"  # the presenter's keys' help panel, shown by the key ?
 )
 # System fonts only: the page must load nothing from outside the machine.
 # The page's browser code, in files of its own (js/): each defines its functions and, in the browser, puts them on
-# window.transformerViz (in this order: page.js uses stepping.js and plots.js); the events call them in one line.
-# theme.js keeps the page light (a dark system setting or `?__theme=dark` notwithstanding).
-JS_FILES = ("stepping.js", "plots.js", "page.js", "share.js", "lesson.js", "theme.js")
+# window.transformerViz (in this order: page.js uses stepping.js, plots.js and keys.js, the presenter's keys); the
+# events call them in one line. theme.js keeps the page light (a dark system setting or `?__theme=dark`
+# notwithstanding).
+JS_FILES = ("stepping.js", "plots.js", "keys.js", "page.js", "share.js", "lesson.js", "theme.js")
 
 
 def page_head() -> str:
@@ -137,7 +140,8 @@ class Words:
         self.entries: list[tuple[gr.components.Component | gr.blocks.Block, str, object]] = []
 
     def __call__(self, component, attr: str, key):
-        """Register `component`'s `attr` (label, value, choices or choices-of) as the text of `key`; returns it."""
+        """Register `component`'s `attr` (label, value, choices, choices-of or value-of) as the text of `key`;
+        returns it."""
         self.entries.append((component, attr, key))
         return component
 
@@ -159,6 +163,8 @@ class Words:
                 out.append(gr.update(choices=[(i18n.text(k, lang), v) for k, v in key]))
             elif attr == "choices-of":  # key: language → [(label, value)], for labels made of more than one text
                 out.append(gr.update(choices=key(lang)))
+            elif attr == "value-of":  # key: language → value, for a value made of more than one text
+                out.append(gr.update(value=key(lang)))
             elif attr == "footer":
                 out.append(gr.update(value=i18n.text(key, lang, version=__version__)))
             elif attr == "title":

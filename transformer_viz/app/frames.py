@@ -109,6 +109,8 @@ def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
         last=i18n.text("at-last-step", lng),
         play=i18n.text("play", lng),
         pause=i18n.text("pause", lng),
+        layers=sess.trace.n_layers,  # the model's, for the presenter's keys (js/keys.js)
+        heads=sess.trace.n_heads,
     )
 
 

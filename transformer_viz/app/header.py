@@ -10,6 +10,7 @@ import gradio as gr
 from .. import i18n
 from ..decoding import CHOSEN, STRATEGIES
 from ..figures import UNITS
+from ..figures.keys import keys_help
 from ..translator import MAX_CHARS
 from .common import EXAMPLES, LOOK_KEYS, LOOKS, PLOT_ROW, Words
 from .downloads import lesson_download
@@ -304,6 +305,8 @@ def lay_out_steps(words: Words, top: Header) -> None:
         with gr.Column(scale=2):
             words(top.plots.place("plot-topk", label=T("topk")), "label", "topk")
     top.notices = gr.Markdown(elem_id="notices")
+    # the presenter's keys' help, shown over the lesson by the key ? (js/keys.js; common.CSS places it)
+    words(gr.HTML(keys_help(), elem_id="keys-help", js_on_load=None), "value-of", keys_help)
 
 
 def lay_out_branch(words: Words, top: Header) -> None:

@@ -3,8 +3,9 @@
 The file holds Plotly's JavaScript (from the installed `plotly` package), the lesson's frames (the main map,
 cross-attention, and the top-k chart at every step, with the step line and the token strip) and their variants
 (every other layer and head, as changes to the frames' figures: changes.step_changes), and the page's own stepping
-module (app/js/stepping.js), driven by app/js/lesson-file.js. Opened from a disk, offline, on any laptop, or
-embedded in a course page, it steps, plays, switches layer and head, and answers a click on a token.
+module (app/js/stepping.js), driven by app/js/lesson-file.js, with the presenter's keys (app/js/keys.js). Opened
+from a disk, offline, on any laptop, or embedded in a course page, it steps, plays, switches layer and head, and
+answers a click on a token and the keys.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from .. import i18n
 from ..trace import Trace
 from . import attention, steps
 from .changes import frame_key, step_changes
+from .keys import KEYS_CSS, keys_help
 from .strip import token_strip
 from .style import figure_json, piece_label
 from .words import language
 
 # The page's browser modules that the lesson file runs too (read as text: the figures import nothing of the app).
 JS_FOLDER = Path(__file__).resolve().parent.parent / "app" / "js"
-JS_FILES = ("stepping.js", "lesson-file.js")
+JS_FILES = ("stepping.js", "keys.js", "lesson-file.js")
 PLOT_IDS = ("lesson-cross", "lesson-topk")  # the main map and the top-k chart, as the page draws them
 LOOK, UNITS = "screen", "pieces"  # the controls of the page's that the lesson file does not offer
 
@@ -76,6 +78,7 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
         label=[step_line(trace, t, lang) for t in range(total)], alternatives=[[] for _ in range(total)],
         strip=[token_strip(trace, t, lang) for t in range(total)],
         last=i18n.text("at-last-step", lang), play=i18n.text("play", lang), pause=i18n.text("pause", lang),
+        layers=trace.n_layers, heads=trace.n_heads,
     )  # fmt: skip
     variants = dict(base="lesson", keys=[keys, None], own=[f"{layer}/{head}", "all"], patches=[patches, None])
     words = {key: i18n.text(key, lang) for key in ("prev", "next", "play", "layer", "head", "step")}
@@ -102,7 +105,7 @@ def lesson(trace: Trace, path: str | Path | None = None, lang: str = "en", layer
     title = html.escape(f"{trace.source_text} → {trace.target_text}")
     page = LESSON_HTML.format(
         lang=i18n.language(lang), title=title, plotly=plotly.offline.get_plotlyjs(),
-        data=data, scripts=scripts,
+        data=data, scripts=scripts, keys=keys_help(lang), keys_css=KEYS_CSS,
     )  # fmt: skip
     if path is not None:
         Path(path).write_text(page, encoding="utf-8")
@@ -131,6 +134,7 @@ button.tv-piece {{cursor: pointer; border-color: #ccc}}
 button.tv-piece.tv-current {{background: #2563eb; color: white; font-weight: bold}}
 #maps {{display: grid; grid-template-columns: 3fr 2fr; gap: 1em}}
 @media (max-width: 900px) {{ #maps {{grid-template-columns: 1fr}} }}
+{keys_css}
 </style>
 <script>{plotly}</script>
 </head>
@@ -147,6 +151,7 @@ button.tv-piece.tv-current {{background: #2563eb; color: white; font-weight: bol
 <div id="step-label"></div>
 <div id="token-strip"></div>
 <div id="maps"><div id="lesson-cross"></div><div id="lesson-topk"></div></div>
+<div id="keys-help">{keys}</div>
 <script type="application/json" id="lesson-data">{data}</script>
 {scripts}
 </body>

@@ -4,12 +4,16 @@
 // decides what each step paints, as in the app; here its outputs are written into the file's plain elements.
 'use strict';
 
-const stepping = typeof module !== 'undefined' ? require('./stepping.js') : window.transformerViz.stepping;
+const {stepping, keys} =
+  typeof module !== 'undefined'
+    ? {stepping: require('./stepping.js'), keys: require('./keys.js')}
+    : window.transformerViz;
 
 /** Gradio's "leave as it is", which the stepping functions return for what does not change. */
 const unchanged = (value) => value !== null && typeof value === 'object' && value.__type__ === 'update';
 
-/** A lesson over `data` (frames, variants, view, layers, heads, words) drawn into `doc` with `Plotly`. */
+/** A lesson over `data` (frames, variants, view, layers, heads, words) drawn into `doc` with `Plotly`, stepped by
+ * its controls and the presenter's keys. */
 function openLesson(data, doc, Plotly) {
   const state = stepping.newState(), view = Object.assign({}, data.view);
   stepping.keep(state, data.frames);
@@ -75,11 +79,24 @@ function openLesson(data, doc, Plotly) {
     const token = event.target.closest && event.target.closest('[data-step]');
     if (token) step('strip', token.dataset.step);
   });
-  doc.addEventListener('keydown', (event) => {
-    if (event.target.tagName === 'SELECT' || event.target.tagName === 'INPUT') return;
-    if (event.key === 'ArrowRight') step('next');
-    if (event.key === 'ArrowLeft') step('prev');
-  });
+  // the presenter's keys (keys.js) work the file's own controls, as a click or a choice in a menu does
+  const choose = (select, value) => {
+    if (select.value === String(value)) return;
+    select.value = String(value);
+    select.dispatchEvent(new Event('change'));
+  };
+  keys.listenKeys(
+    {
+      map: () => el('lesson-cross'),
+      size: () => ({layers: data.frames.layers, heads: data.frames.heads}),
+      layer: () => Number(view.layer),
+      press: (id) => el(id).click(),
+      setLayer: (layer) => choose(el('layer'), layer),
+      setHead: (head) => choose(el('head'), head),
+    },
+    doc,
+    doc.defaultView,
+  );
   step('stay');
   return {state, view, step};
 }

@@ -5,9 +5,9 @@
 // page's controls as one object, named as the server's registry.View: {step, layer, head, presentation, lang, units}.
 'use strict';
 
-const {stepping, plots} =
+const {stepping, plots, keys} =
   typeof module !== 'undefined'
-    ? {stepping: require('./stepping.js'), plots: require('./plots.js')}
+    ? {stepping: require('./stepping.js'), plots: require('./plots.js'), keys: require('./keys.js')}
     : window.transformerViz;
 
 /** Everything the page remembers between events (stepping.newState's, and the query view's). */
@@ -60,6 +60,46 @@ function start(config, doc = document) {
   watch();
   // delegated, so it survives every redraw of the strip's HTML
   doc.addEventListener('click', (event) => plots.writeBox('strip-click', stripStep(event), doc));
+  keys.listenKeys(pageLesson(doc), doc);
+}
+
+/** The presenter's keys' side of the page (js/keys.js: listenKeys): they press the step buttons and Play, move the
+ * layer slider and pick in the head menu as a visitor does, so that every view that follows those controls follows.
+ * The model's layers and heads come with the frames. */
+function pageLesson(doc = document) {
+  const layerSlider = () => doc.querySelector('#layer input[type=range]');
+  return {
+    map: () => doc.getElementById('plot-cross'),
+    size: () => ({layers: PAGE.frames ? PAGE.frames.layers : 0, heads: PAGE.frames ? PAGE.frames.heads : 0}),
+    layer: () => (layerSlider() ? Math.round(Number(layerSlider().value)) : 0),
+    press: (id) => doc.getElementById(id).click(),
+    setLayer: (layer) => {
+      const slider = layerSlider();
+      if (!slider || slider.disabled || Number(slider.value) === layer) return;
+      slider.value = String(layer);
+      slider.dispatchEvent(new Event('input', {bubbles: true})); // as a drag of the slider ends there
+    },
+    setHead: (head) => chooseOption('head', head, doc),
+  };
+}
+
+/** Picks `value` in the Gradio menu `id` as a visitor does: the menu opened (its box focused), the option pressed;
+ * nothing where it shows that value already. False where the menu has no such option (or did not open). */
+async function chooseOption(id, value, doc = document) {
+  const box = doc.querySelector(`#${id} input`);
+  if (!box || box.disabled || box.value === value) return false;
+  box.focus({preventScroll: true});
+  for (let frame = 0; frame < 30; frame++) {
+    const options = [...doc.querySelectorAll(`#${id} [role=option]`)];
+    const option = options.find((el) => el.getAttribute('aria-label') === value);
+    if (option) {
+      option.dispatchEvent(new MouseEvent('mousedown', {bubbles: true, cancelable: true}));
+      return true;
+    }
+    await new Promise((done) => requestAnimationFrame(done));
+  }
+  box.blur();
+  return false;
 }
 
 /** Previous, Next, the slider, a strip token (`extra`: the strip box's text), a new layer or head drawn:
