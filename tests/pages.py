@@ -22,7 +22,8 @@ except ImportError:  # no Playwright: the `browser` fixture skips every test tha
 # images in docs/screenshots/ are refreshed from the trained checkpoints with
 #   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots \
 #       ./scripts/test tests/test_app_browser.py tests/test_app_views.py tests/test_app_languages.py \
-#       tests/test_app_compare.py tests/test_app_qkv.py tests/test_app_beyond_lens.py tests/test_app_beyond_browser.py
+#       tests/test_app_compare.py tests/test_app_qkv.py tests/test_app_beyond_lens.py tests/test_app_beyond_browser.py \
+#       tests/test_app_score.py
 SCREENSHOTS = Path(
     os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")
 ).resolve()
@@ -248,10 +249,12 @@ def escaped(tokens) -> list[str]:
 LESSON_VIEW = dict(step=0, layer=0, head="mean", tab="tab-cross", lang="en")
 
 
-def lesson_link(url: str, sentence: str = SENTENCE, model: str = "seed000", branches=(), **view) -> str:
-    """The share link of a lesson: `sentence` translated by `model` with the page's default options (and these
-    forced tokens), on LESSON_VIEW with `view`'s changes (step=2, layer=1, head="2", tab="tab-pe", lang="ja")."""
-    return url + share_query(sentence, model, DecodeOptions(), branches) + "&" + urlencode(LESSON_VIEW | view)
+def lesson_link(url: str, sentence: str = SENTENCE, model: str = "seed000", branches=(), german="", **view) -> str:
+    """The share link of a lesson: `sentence` translated by `model` with the page's default options (and this German
+    forced as the output, and these forced tokens), on LESSON_VIEW with `view`'s changes (step=2, layer=1, head="2",
+    tab="tab-pe", lang="ja")."""
+    query = share_query(sentence, model, DecodeOptions(), branches, german=german)
+    return url + query + "&" + urlencode(LESSON_VIEW | view)
 
 
 # What a page holds now beyond its share link: the sentence box, the looks, Play, the message under the sentence

@@ -207,6 +207,12 @@ def test_score_refuses_each_bad_german_with_its_keyed_line(model_dir, expected, 
     assert out.out == "" and out.err == f"error: {refused.value}\n"  # one line: the key's English text, filled in
 
 
+def test_score_json_refuses_alike_and_prints_no_json(model_dir, capsys):
+    assert main(["score", SENTENCES[0], "<b></b>", "--model", str(model_dir), "--json"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == f"error: {UserError('err-german-only-markup')}\n"  # nothing half-written
+
+
 def test_training_into_a_checkpoint_without_resume_is_one_line(model_dir, capsys):
     before = {f.name: f.read_bytes() for f in model_dir.iterdir()}
     assert main(["train", "--out", str(model_dir), "--max-steps", "1"]) == 2

@@ -203,3 +203,57 @@ def test_a_link_drops_a_german_too_long_to_score_rather_than_cutting_it():
     assert share.parse_query({"german": "a" * (share.MAX_GERMAN + 1), "step": "2"}) == {"step": 2}
     assert share.parse_query({"german": ""}) == {}
     assert share.parse_query({"german": EVIL}) == {"german": EVIL}  # data: the page shows it in a text box
+
+
+def test_a_links_german_is_forced_again_before_its_branches_and_shared_again(session, translators):
+    from transformer_viz.app.page import on_translate
+
+    options = ["greedy", 4, 1.0, 0, 1.0, 0, 8]  # the page's option controls, in decoding.CHOSEN's order
+    assert sessions.decode_options(*options) == DecodeOptions(max_new_tokens=8)
+    forced = scoring.german_session(session, GERMAN)
+    token = next(i for i in range(5, 50) if i != forced.trace.target_ids[2])
+    branched = sessions.branch(forced, 2, token)
+    options_of = DecodeOptions(max_new_tokens=8)
+    query = share.share_query(SENTENCE, "tiny-b", options_of, share.forced_tokens(branched), german=GERMAN)
+    link = share.parse_query(dict(parse_qsl(query[1:])))
+    said, values = on_translate("en", SENTENCE, "tiny-b", 0, "mean", *options, branches=link["branch"], german=GERMAN)
+    again = values[0]
+    assert said == [] and again.german == GERMAN and again.branches == branched.branches
+    assert again.trace.target_ids == branched.trace.target_ids and again.original.target_ids == session.trace.target_ids
+    assert dict(parse_qsl(values[9][1:])) == dict(parse_qsl(query[1:]))  # the reopened page shares the same lesson
+    said, values = on_translate("ja", SENTENCE, "tiny-b", 0, "mean", *options, german="<b></b>")  # a hand-edited one
+    assert [err.key for err in said] == ["err-german-only-markup"]  # said under the sentence, in the page's language
+    assert values[0].german == "" and values[0].trace.target_ids == session.trace.target_ids
+    assert "german" not in dict(parse_qsl(values[9][1:]))
+
+
+# ---------------------------------------------------------------- what the page shows for a session
+def test_the_page_shows_the_score_of_the_sessions_german_until_a_new_sentence_or_model(session, translators):
+    assert scoring.session_score(session, None) is None  # a translation alone: nothing scored
+    forced = scoring.german_session(session, GERMAN)
+    on_page = scoring.session_score(forced, None)
+    assert (on_page.model, on_page.german) == ("tiny-b", GERMAN)
+    assert on_page.score.to_dict() == translators["tiny-b"].score(SENTENCE, GERMAN).to_dict()
+    assert scoring.session_score(forced, on_page) is on_page  # the same German: not scored again
+    token = forced.trace.steps[1]["top_k"][0]["id"]
+    assert scoring.session_score(sessions.branch(forced, 1, token), on_page) is on_page  # a branch off the German
+    assert scoring.session_score(sessions.unbranch(forced), on_page) is on_page  # back to the model's own: kept
+    other = scoring.session_score(scoring.german_session(forced, "der Hund mag Kaffee."), on_page)
+    assert other.german == "der Hund mag Kaffee." and other.score.german.text == "der Hund mag Kaffee."
+    new_sentence = sessions.translate("the dog sees the dog.", "tiny-b", DecodeOptions(max_new_tokens=8))
+    new_model = sessions.translate(SENTENCE, "tiny-a", DecodeOptions(max_new_tokens=8))
+    assert scoring.session_score(new_sentence, on_page) is None and scoring.session_score(new_model, on_page) is None
+
+
+@pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
+def test_the_branch_line_says_the_lesson_is_the_visitors_german(session, lang):
+    from transformer_viz.app.handlers import branch_info
+
+    forced = scoring.german_session(session, "ich <b>sehe</b> das Haus.")
+    html, visible = shown(branch_info(forced, lang))
+    assert "ich <b>sehe</b> das Haus." in visible and "<b>" not in html  # the visitor's text, literally
+    assert i18n.CATALOGUES[lang]["german-info"].split("{")[0].replace("**", "").replace("<strong>", "")[:6] in visible
+    token = forced.trace.steps[1]["top_k"][0]["id"]
+    both = shown(branch_info(sessions.branch(forced, 1, token), lang))[1]
+    assert "ich <b>sehe</b> das Haus." in both and i18n.text("branch-step", lang, step=1, old="", new="")[:4] in both
+    assert branch_info(sessions.unbranch(forced), lang) == ""

@@ -43,6 +43,9 @@ CSS = (
     # a refused sentence: the answer still on the page is the sentence before's, greyed out
     " .gradio-container:has(#sentence-error.tv-refused) :is(#translation, #token-strip, #lesson-maps, #step-label)"
     " {opacity: .35; filter: grayscale(1)}"
+    # a refused German (your_german.py): the score still shown is the German before's
+    " .gradio-container:has(#your-german-error.tv-refused) :is(#plot-your-german, #your-german-explanation)"
+    " {opacity: .35; filter: grayscale(1)}"
     f" #plot-cross, #plot-topk {{height: {LESSON_HEIGHT}; overflow-y: auto}}"
     f" {', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)} {{min-height: calc({LESSON_HEIGHT} - 24px)}}"
     # on screen (the look's radio on its first choice) they are exactly the box's height, so a smaller box (a

@@ -49,15 +49,17 @@ def sentence_message(said: list, lang: str = "en") -> str:
 
 
 def branch_info(session: Session, lang: str = "en") -> str:
-    """Markdown naming every forced token of the session's branch, in `lang` ('' when there is none)."""
-    if not session.branches:
-        return ""
-    # Escaped: `</s>` and `<unk>` would vanish as HTML tags.
-    steps = [
-        i18n.text("branch-step", lang, step=t, old=md(piece_label(old)), new=md(piece_label(new)))
-        for t, old, new in session.branches
-    ]
-    return i18n.text("branch-info", lang, branches="; ".join(steps))
+    """Markdown naming the visitor's German forced as the output (score.german_session) and every forced token of
+    the session's branch, in `lang` ('' when there is neither)."""
+    said = [i18n.text("german-info", lang, german=md(session.german))] if session.german else []
+    if session.branches:
+        # Escaped: `</s>` and `<unk>` would vanish as HTML tags.
+        steps = [
+            i18n.text("branch-step", lang, step=t, old=md(piece_label(old)), new=md(piece_label(new)))
+            for t, old, new in session.branches
+        ]
+        said.append(i18n.text("branch-info", lang, branches="; ".join(steps)))
+    return "\n\n".join(said)
 
 
 def tokens_table(trace: Trace | None, lang: str = "en") -> dict:

@@ -13,7 +13,7 @@ from .. import __version__, i18n
 from ..decoding import CHOSEN, DecodeOptions
 from ..errors import Notice, UserError
 from . import handlers as h
-from . import warm
+from . import warm, your_german
 from .common import CSS, THEME, Words, localised_errors, page_head, plot, slides, user_error
 from .downloads import TRACE_FILE_AGE_S, lesson_ready, offered
 from .frames import lesson_frame, step_frames, variants
@@ -22,10 +22,11 @@ from .header import lay_out as lay_out_header
 from .model_card import model_card
 from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
+from .score import german_session
 from .session import Session, branch, decode_options, translate, unbranch
 from .share import forced_tokens, parse_query, share_query
 from .stepping import PAINTED, start_js, wire_steps, wire_switch
-from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside
+from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside, only_when, then
 
 # The events that paint the lesson skip the queue: a direct request and its answer, instead of joining the queue
 # and then reading its stream (measured on one core: a translation painted in 0.38-0.40 s, not 0.73 s). They are
@@ -55,6 +56,7 @@ def build_demo() -> gr.Blocks:
         ]
         # a new layer or head is drawn in the browser from the frames and the variants
         new_layer = wire_switch(top, step_in)
+        german = your_german.lay_out(words)  # score my German: under the translation, over the tabs
         with gr.Tabs(elem_id="views") as views:
             attention_tabs = attention.build(words, top.controls)
             groups = [
@@ -89,8 +91,9 @@ def build_demo() -> gr.Blocks:
         ]
         demo.load(None, None, None, js=start_js())
         demo.load(None, None, None, js=WATCH_LESSON_JS)
-        after_session = [new_frames, closed, others, redrawn, *scripts, every_head]
+        after_session = [new_frames, your_german.following(top, german), closed, others, redrawn, *scripts, every_head]
         wire_translation(demo, top, models, session_out, lesson, after_session, views)
+        your_german.wire(top, german, session_out, outputs_of, lesson, after_session)
         wire_steps(top, step_out)
         for listener in lesson_first[:-1]:
             then(listener, [PAINTED, frames, others, every_head])
@@ -99,7 +102,10 @@ def build_demo() -> gr.Blocks:
         on_language = Event.merged([e for group in groups for e in group.on_language])
         first, rest = words.part(0, header_words), words.part(header_words)
         relabel_rest = Event(rest.updates, [top.lang], rest.components)  # the tabs' texts
-        wire_language(top, first, lesson_first[-1], [relabel_rest, frames, others, on_language, every_head])
+        german_words = your_german.relabelled(top, german)
+        wire_language(
+            top, first, lesson_first[-1], [relabel_rest, frames, others, on_language, german_words, every_head]
+        )
         gr.api(translate_api(models), api_name="translate")
     return demo
 
@@ -111,13 +117,6 @@ def draw_others(sess, t, lay, hd, pres, lng, unt, knd):
     t = h.clamp_step(sess.trace, t)
     figs = h.view_figures(OTHER_PLOTS, sess.trace, t, int(lay), hd, knd, slides(pres), lang=lng, units=unt)
     return [plot(figs[p.id], pres) for p in OTHER_PLOTS]
-
-
-def then(listener, events: list[Event]):
-    """`events` one after the other once `listener` has succeeded; the last one's listener."""
-    for event in events:
-        listener = event.after(listener)
-    return listener
 
 
 def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=None, hd=None, step=0) -> list:
@@ -142,20 +141,27 @@ def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=Non
         gr.update(**head),
         gr.update(choices=picks, value=None),
         gr.update(interactive=False),  # until its file is written, with the frames (offered)
-        share_query(text, model_name, options, forced_tokens(sess)),
+        share_query(text, model_name, options, forced_tokens(sess), german=sess.german),
         model_card(translator),
         h.branch_info(sess, lng),
         gr.update(interactive=sess.original is not None),  # "back to the original" only after a branch
     ]
 
 
-def on_translate(lng, text, model_name, lay, hd, *opts, branches=(), step=0) -> tuple[list, list | None]:
+def outputs_of(sess: Session, lng: str, step: int = 0) -> list:
+    """session_outputs of a session made from the one before (a branch, its undoing, a German), from its sentence,
+    model and options."""
+    return session_outputs(sess, sess.trace.source_text, sess.model, DecodeOptions(**sess.options), lng, step=step)
+
+
+def on_translate(lng, text, model_name, lay, hd, *opts, branches=(), step=0, german="") -> tuple[list, list | None]:
     """(what to say under the sentence box, the new session's outputs): its notices say what was cut, if anything.
 
     A sentence that cannot be translated (empty, bad options, not one piece the model knows) gives only why, and
     None: the page keeps the translation, maps and link it shows. What is said are keyed errors and notices, put
     into the visitor's language by h.sentence_message (again on a language switch). A share link adds the
-    `branches` it was made after, made again in order, and the `step` it showed.
+    `german` forced as the output (a German refused is said, and the translation kept), the `branches` it was made
+    after, made again in order, and the `step` it showed.
     """
     if not model_name:
         return [UserError("err-no-model")], None
@@ -168,6 +174,11 @@ def on_translate(lng, text, model_name, lay, hd, *opts, branches=(), step=0) -> 
     if refused is not None:
         return [refused], None
     said = h.input_notices(sess.trace)
+    if german:
+        try:
+            sess = german_session(sess, german)
+        except (ValueError, TypeError) as err:
+            said = [*said, err]
     sess = rebranched(sess, branches)
     return said, session_outputs(sess, text, model_name, options, lng, lay, hd, step)
 
@@ -197,8 +208,7 @@ def on_branch(lng, sess, t, token_id):
     # the page draws a step's candidates itself, so the server checks the choice (the dropdown does not)
     if str(token_id) not in {str(i) for _, i in h.alternatives(sess.trace, t)}:
         raise UserError("err-not-candidate", token=token_id, step=t)
-    new = branch(sess, t, int(token_id))  # the view stays on the step that now holds the forced token
-    return session_outputs(new, new.trace.source_text, new.model, DecodeOptions(**new.options), lng, step=t)
+    return outputs_of(branch(sess, t, int(token_id)), lng, step=t)  # the view stays on the step now forced
 
 
 def wire_translation(
@@ -230,15 +240,16 @@ def wire_translation(
     def translated(lng, text, model_name, lay, hd, pres, unt, *opts, link=None):
         link = link or {}
         lay, hd = link.get("layer", lay), link.get("head", hd)
-        branches, step = link.get("branch", ()), link.get("step", 0)
-        said, values = on_translate(lng, text, model_name, lay, hd, *opts, branches=branches, step=step)
+        restored = dict(branches=link.get("branch", ()), step=link.get("step", 0), german=link.get("german", ""))
+        said, values = on_translate(lng, text, model_name, lay, hd, *opts, **restored)
         if values is None:  # what the page shows is the sentence before's: said, and greyed out (CSS: tv-refused)
             said = [*said, Notice("notice-previous-kept")]
             return [refused_box(said, lng), said, False] + skipped
         box = gr.update(value=h.sentence_message(said, lng), visible=bool(said), elem_classes=[])
         sess = values[0]
         lay, hd = h.layer_and_head(get_translator(sess.model).config, lay, hd)  # as session_outputs sets them
-        return [box, said, True] + values + [lesson.fn(sess, h.clamp_step(sess.trace, step), lay, hd, pres, lng, unt)]
+        step = h.clamp_step(sess.trace, restored["step"])
+        return [box, said, True] + values + [lesson.fn(sess, step, lay, hd, pres, lng, unt)]
 
     def translate_if_linked(lng, text, model_name, *values):
         """On a new model: translate straight away when there is a sentence."""
@@ -253,8 +264,8 @@ def wire_translation(
     def on_unbranch(lng, sess, t):
         if sess is None:
             return unchanged
-        back = unbranch(sess)  # at the same step, to compare what the model wrote there with the forced token
-        return session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options), lng, step=t)
+        # at the same step, to compare what the model wrote there with the forced token
+        return outputs_of(unbranch(sess), lng, step=t)
 
     translate_in = [top.lang, top.sentence, top.model, top.layer, top.head, top.presentation, top.units] + top.options
     for trigger in (top.translate_btn.click, top.sentence.submit):
@@ -269,7 +280,7 @@ def wire_translation(
     then(unbranched, [lesson, PAINTED, *after])
     containers, tab_paths = page_tabs(views)
     wire_share(top, containers)
-    link = gr.State(None)  # what a share link restores once its sentence is translated: branches, step, layer, head
+    link = gr.State(None)  # what a share link restores once its sentence is translated: German, branches, step, …
 
     on_load = link_reader(models, containers, tab_paths)
     loaded_out = [top.sentence, top.model] + top.options + [top.lang, link] + containers + [top.translate_btn]
@@ -294,7 +305,7 @@ def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
             if values.get("lang")
             else i18n.from_accept_language(headers.get("accept-language"))
         )
-        restored = {key: values[key] for key in ("branch", "step", "layer", "head") if key in values}
+        restored = {key: values[key] for key in ("german", "branch", "step", "layer", "head") if key in values}
         opened = tab_paths.get(values.get("tab"), {})  # the link's tab, and the group holding it
         selected = [gr.update(selected=opened[c]) if c in opened else gr.skip() for c in containers]
         return out + [chosen, restored] + selected + [gr.update(interactive=True)]
@@ -343,19 +354,6 @@ def page_tabs(views: gr.Tabs) -> tuple[list[gr.Tabs], dict[str, dict[gr.Tabs, st
                     if isinstance(view, gr.Tab):
                         paths[view.id] = {views: group.id, inner: view.id}
     return containers, paths
-
-
-def only_when(flag: gr.State, event: Event) -> Event:
-    """`event`, run only while `flag` holds True; otherwise its outputs stay as they are."""
-
-    if event.fn is None:  # the page's own script: it reads no session
-        return event
-
-    def run(ok, *values):
-        return event.fn(*values) if ok else gr.skip()  # one skip leaves every output as it is
-
-    run.__name__ = event.fn.__name__
-    return Event(run, [flag, *event.inputs], event.outputs)
 
 
 def wire_language(top: Header, words: Words, lesson, after: list[Event]) -> None:

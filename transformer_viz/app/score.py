@@ -3,7 +3,8 @@ lesson of that sentence forced as the model's output. Plain functions of values;
 
 `on_score(session, german, lang, look)` gives what the page shows under the translation (the figure, its
 explanation, or why the German was refused), `score_view` redraws a score in another language or look without the
-model, and `german_session(session, german)` is the session whose trace steps through the German piece by piece.
+model, `german_session(session, german)` is the session whose trace steps through the German piece by piece, and
+`session_score(session, shown)` the score the page shows for a session.
 """
 
 from __future__ import annotations
@@ -34,6 +35,20 @@ class Scored:
     plot: PlotData | None  # the figure, #plot-your-german
     explanation: str  # Markdown in the visitor's language ('' when refused)
     message: str  # Markdown: why the German was refused, in the visitor's language ('' when scored)
+
+
+@dataclass(frozen=True)
+class PageScore:
+    """The score the page shows, and what it scores: the German as the visitor typed it, as the translation of the
+    English of a session of this model."""
+
+    score: Score
+    model: str
+    german: str
+
+    def belongs_to(self, session: Session) -> bool:
+        """Whether it scores the session's English by the session's model (a branch or unbranch keeps both)."""
+        return (self.model, self.score.source_text) == (session.model, session.trace.source_text)
 
 
 def refuse_unreadable(notices: list) -> None:
@@ -121,3 +136,13 @@ def german_session(session: Session | None, german: str) -> Session:
     )
     original = session.original or session.trace
     return replace(session, trace=trace, original=original, branches=[], german=german)
+
+
+def session_score(session: Session, shown: PageScore | None) -> PageScore | None:
+    """The score the page shows for `session`: its German's, where it has one (`shown` if that is already it); else
+    `shown` while it scores the session's English by its model; else none (a new sentence or model)."""
+    if session.german:
+        if shown is not None and shown.belongs_to(session) and shown.german == session.german:
+            return shown
+        return PageScore(score_german(session, session.german), session.model, session.german)
+    return shown if shown is not None and shown.belongs_to(session) else None

@@ -73,6 +73,26 @@ class Event:
         return Event(run, [c for e in events for c in e.inputs], [c for e in events for c in e.outputs])
 
 
+def then(listener, events: list[Event]):
+    """`events` one after the other once `listener` has succeeded; the last one's listener."""
+    for event in events:
+        listener = event.after(listener)
+    return listener
+
+
+def only_when(flag: gr.State, event: Event) -> Event:
+    """`event`, run only while `flag` holds True; otherwise its outputs stay as they are."""
+
+    if event.fn is None:  # the page's own script: it reads no session
+        return event
+
+    def run(ok, *values):
+        return event.fn(*values) if ok else gr.skip()  # one skip leaves every output as it is
+
+    run.__name__ = event.fn.__name__
+    return Event(run, [flag, *event.inputs], event.outputs)
+
+
 @dataclass(kw_only=True)
 class TabGroup:
     """What a tab group gives the page."""
