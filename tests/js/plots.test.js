@@ -174,3 +174,22 @@ test('a file is downloaded once its box shows a link it did not show before', as
   link = null;
   assert.equal(await page.downloadFile('lesson-file', {querySelector: () => null}, async () => {}), false);
 });
+
+test('an example clicked while Translate waits for the page\'s first lesson is translated once it is enabled', async () => {
+  const clicked = [];
+  const button = {disabled: true, click: () => clicked.push('translate')};
+  const doc = {getElementById: (id) => (id === 'translate' ? button : null)};
+  let waited = 0;
+  const wait = async () => {
+    waited += 1;
+    if (waited === 3) button.disabled = false; // the link's translation has come
+  };
+  assert.equal(await page.pressWhenEnabled('translate', doc, wait), true);
+  assert.deepEqual(clicked, ['translate'], 'pressed once, after it was enabled');
+  assert.equal(waited, 3);
+  assert.equal(await page.pressWhenEnabled('translate', doc, wait), true, 'an enabled button at once');
+  assert.equal(waited, 3);
+  button.disabled = true;
+  assert.equal(await page.pressWhenEnabled('translate', doc, async () => {}), false, 'never enabled: not pressed');
+  assert.deepEqual(clicked, ['translate', 'translate']);
+});

@@ -10,6 +10,9 @@ from gradio.components.plot import PlotData
 from .. import __version__, figures, i18n
 from ..figures.lesson import inline_scripts
 
+# A first visit opens on this sentence, translated at step 0 (page.link_reader), and the sentence box shows it as its
+# placeholder; the server traces it while it starts (warm.py), once for every visitor (traces.py).
+LESSON_EXAMPLE = "I get up early every morning."
 EXAMPLES = [
     "I switch off the light.",  # separable verb: "schalte … aus" (or "ab"), the particle at the end
     "Today the weather is nice.",  # inversion: "Heute ist das Wetter schön", the verb second

@@ -14,7 +14,7 @@ from ..decoding import CHOSEN, DecodeOptions
 from ..errors import Notice, UserError
 from . import handlers as h
 from . import warm
-from .common import CSS, THEME, Words, localised_errors, page_head, plot, slides, user_error
+from .common import CSS, LESSON_EXAMPLE, THEME, Words, localised_errors, page_head, plot, slides, user_error
 from .downloads import TRACE_FILE_AGE_S, lesson_ready, offered
 from .frames import lesson_frame, step_frames, variants
 from .header import Header
@@ -172,10 +172,17 @@ def on_translate(lng, text, model_name, lay, hd, *opts, branches=(), step=0) -> 
     return said, session_outputs(sess, text, model_name, options, lng, lay, hd, step)
 
 
-def refused_box(said: list, lng: str) -> dict:
-    """The box under the sentence when nothing was translated: why, and the class that greys out the answer the
-    page still shows (the sentence before's)."""
-    return gr.update(value=h.sentence_message(said, lng), visible=True, elem_classes=["tv-refused"])
+def refused(said: list, shown: Session | None) -> list:
+    """What the box under the sentence says when nothing was translated: why, and that the answer still on the page
+    is the sentence before's, where there is one (`shown`: the page's session)."""
+    return said if shown is None else [*said, Notice("notice-previous-kept")]
+
+
+def refused_box(said: list, lng: str, shown: Session | None) -> dict:
+    """The box under the sentence when nothing was translated: `said`, and where the page shows an answer (the
+    sentence before's), the class that greys it out."""
+    greyed = [] if shown is None else ["tv-refused"]
+    return gr.update(value=h.sentence_message(said, lng), visible=True, elem_classes=greyed)
 
 
 def rebranched(sess: Session, branches) -> Session:
@@ -215,40 +222,44 @@ def wire_translation(
     unchanged = [gr.skip()] * len(session_out)
     skipped = unchanged + [gr.skip()]  # and the lesson
 
-    def gated(trigger, fn, inputs=(), **options) -> None:
+    def gated(trigger, fn, inputs=(), **options):
         """`trigger` runs `fn`, which may translate; what follows runs only if it made a new session.
 
-        Each trigger writes and reads its own flag. With one flag for all, the page's load without a sentence (after
+        Each trigger writes and reads its own flag. With one flag for all, a trigger that made no session (after
         which nothing should run) read the True of a translation made meanwhile and ran the new-session events a
         second time, late: they wiped a replay the visitor had started, or drew a view at a step since left.
+        Returns the trigger's listener.
         """
         fresh = gr.State(False)  # a sentence's message goes under it, in place; whether it made a new session
         translate_out = [top.sentence_error, top.sentence_said, fresh] + session_out + lesson.outputs
         translating = trigger(fn, [*inputs, *translate_in], translate_out, api_visibility="private", **options)
         then(translating, [PAINTED, *(only_when(fresh, event) for event in after)])
+        return translating
 
-    def translated(lng, text, model_name, lay, hd, pres, unt, *opts, link=None):
+    def translated(shown, lng, text, model_name, lay, hd, pres, unt, *opts, link=None):
+        """A sentence translated for the page that shows `shown` (its session, or None before any translation)."""
         link = link or {}
         lay, hd = link.get("layer", lay), link.get("head", hd)
         branches, step = link.get("branch", ()), link.get("step", 0)
         said, values = on_translate(lng, text, model_name, lay, hd, *opts, branches=branches, step=step)
-        if values is None:  # what the page shows is the sentence before's: said, and greyed out (CSS: tv-refused)
-            said = [*said, Notice("notice-previous-kept")]
-            return [refused_box(said, lng), said, False] + skipped
+        if values is None:  # a translation on the page is the sentence before's: said, and greyed (CSS: tv-refused)
+            said = refused(said, shown)
+            return [refused_box(said, lng, shown), said, False] + skipped
         box = gr.update(value=h.sentence_message(said, lng), visible=bool(said), elem_classes=[])
         sess = values[0]
         lay, hd = h.layer_and_head(get_translator(sess.model).config, lay, hd)  # as session_outputs sets them
         return [box, said, True] + values + [lesson.fn(sess, h.clamp_step(sess.trace, step), lay, hd, pres, lng, unt)]
 
-    def translate_if_linked(lng, text, model_name, *values):
+    def translate_if_linked(shown, lng, text, model_name, *values):
         """On a new model: translate straight away when there is a sentence."""
-        return [gr.skip(), gr.skip(), False] + skipped if not text else translated(lng, text, model_name, *values)
-
-    def open_link(link, lng, text, model_name, *values):
-        """On page load: a link's sentence translated straight away, at its branches, step, layer and head."""
         if not text:
             return [gr.skip(), gr.skip(), False] + skipped
-        return translated(lng, text, model_name, *values, link=link)
+        return translated(shown, lng, text, model_name, *values)
+
+    def open_link(link, shown, lng, text, model_name, *values):
+        """On page load: the link's sentence (link_reader put it, or the example, in the box) translated straight
+        away, at its branches, step, layer and head; an empty one is said to be empty."""
+        return translated(shown, lng, text, model_name, *values, link=link)
 
     def on_unbranch(lng, sess, t):
         if sess is None:
@@ -256,7 +267,8 @@ def wire_translation(
         back = unbranch(sess)  # at the same step, to compare what the model wrote there with the forced token
         return session_outputs(back, back.trace.source_text, back.model, DecodeOptions(**back.options), lng, step=t)
 
-    translate_in = [top.lang, top.sentence, top.model, top.layer, top.head, top.presentation, top.units] + top.options
+    translate_in = [top.session, top.lang, top.sentence, top.model, top.layer, top.head, top.presentation, top.units]
+    translate_in += top.options
     for trigger in (top.translate_btn.click, top.sentence.submit):
         gated(trigger, translated, **QUICK)
     # .input, not .change: a share link that sets the model on load must not translate twice, and
@@ -272,20 +284,28 @@ def wire_translation(
     link = gr.State(None)  # what a share link restores once its sentence is translated: branches, step, layer, head
 
     on_load = link_reader(models, containers, tab_paths)
-    loaded_out = [top.sentence, top.model] + top.options + [top.lang, link] + containers + [top.translate_btn]
+    loaded_out = [top.sentence, top.model] + top.options + [top.lang, link] + containers
     loaded = demo.load(on_load, None, loaded_out, api_visibility="private")
-    gated(loaded.then, open_link, inputs=[link])
+    opened = gated(loaded.then, open_link, inputs=[link])
+    # the sentence box, model menu and Translate (disabled until now: header.lay_out_sentence), once the link's
+    # translation is on the page (or failed): one asked for before would be replaced by it
+    opened.then(enabled, None, [top.sentence, top.model, top.translate_btn], api_visibility="private", **QUICK)
+
+
+def enabled() -> list:
+    """The sentence box, the model menu and Translate, enabled."""
+    return [gr.update(interactive=True)] * 3
 
 
 def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
-    """The page load's reader of its link: the sentence, model, options and language for the controls, what to
-    restore once the sentence is translated, and the tab sets' selections that open the link's tab; then the
-    sentence box, model menu and Translate, disabled until now (header.lay_out_sentence), are enabled."""
+    """The page load's reader of its link: the sentence (LESSON_EXAMPLE where the link has none, so that a first
+    visit opens on a lesson; an empty one stays empty), model, options and language for the controls, what to
+    restore once the sentence is translated, and the tab sets' selections that open the link's tab."""
 
     def on_load(request: gr.Request):
         values = parse_query(dict(request.query_params)) if request is not None else {}
-        sentence, model = values.get("sentence"), values["model"] if values.get("model") in models else None
-        out = [gr.update(interactive=True, **({"value": v} if v else {})) for v in (sentence, model)]  # enabled
+        sentence, model = values.get("sentence", LESSON_EXAMPLE), values.get("model")
+        out = [gr.update(value=sentence), gr.update(value=model) if model in models else gr.skip()]
         out += [values.get(option.name, gr.skip()) for option in CHOSEN]  # header.options' order
         # ?lang=ja in the link wins; otherwise the browser's preferred languages decide.
         headers = request.headers if request is not None else {}
@@ -294,10 +314,12 @@ def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
             if values.get("lang")
             else i18n.from_accept_language(headers.get("accept-language"))
         )
-        restored = {key: values[key] for key in ("branch", "step", "layer", "head") if key in values}
+        # the branches and the step are the link's sentence's; the example opens at step 0 without any
+        kept = ("branch", "step", "layer", "head") if "sentence" in values else ("layer", "head")
+        restored = {key: values[key] for key in kept if key in values}
         opened = tab_paths.get(values.get("tab"), {})  # the link's tab, and the group holding it
         selected = [gr.update(selected=opened[c]) if c in opened else gr.skip() for c in containers]
-        return out + [chosen, restored] + selected + [gr.update(interactive=True)]
+        return out + [chosen, restored] + selected
 
     return on_load
 

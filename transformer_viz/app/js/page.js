@@ -149,14 +149,29 @@ async function downloadFile(id, doc = document, wait = (ms) => new Promise((done
   return false;
 }
 
+/** The button `id` clicked once it is enabled (at once where it is already): the page keeps Translate disabled until
+ * its link's translation, or its example's, has come (page.wire_translation), and an example clicked before then is
+ * translated after it instead of being lost. False where it stayed disabled through every try. */
+async function pressWhenEnabled(id, doc = document, wait = (ms) => new Promise((done) => setTimeout(done, ms))) {
+  for (let tries = 0; tries < 600; tries++) {
+    const button = doc.getElementById(id);
+    if (button && !button.disabled) {
+      button.click();
+      return true;
+    }
+    await wait(50);
+  }
+  return false;
+}
+
 /** A promise kept once the page has painted its next frame. */
 function painted() {
   return new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
 }
 
 const api = {
-  PAGE, painted, downloadFile, shownKey, stripStep, start, markLook, onStep, onFrames, onVariants, onSwitch, drawnHere,
-  onPlay, qkvStep,
+  PAGE, painted, downloadFile, pressWhenEnabled, shownKey, stripStep, start, markLook, onStep, onFrames, onVariants,
+  onSwitch, drawnHere, onPlay, qkvStep,
 };
 if (typeof module !== 'undefined') module.exports = api;
 else window.transformerViz = Object.assign(window.transformerViz || {}, api, {page: PAGE});
