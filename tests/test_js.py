@@ -44,7 +44,9 @@ def write_fixtures(folder: Path) -> None:
     complete = step_frames(sess, 0, *CONTROLS)
     later = step_frames(sess, 0, *CONTROLS)  # newer frames of the same view
     combos = [(layer, head) for layer in range(sess.trace.n_layers) for head in ["mean", "0", "1", "2", "3"]]
-    served = {f"{layer}/{head}": step_frames(sess, 0, layer, head, pres, lng, unt)["plots"] for layer, head in combos}
+    drawn_for = {f"{layer}/{head}": step_frames(sess, 0, layer, head, pres, lng, unt) for layer, head in combos}
+    served = {combo: frames["plots"] for combo, frames in drawn_for.items()}
+    served_alt = {combo: frames["alt"] for combo, frames in drawn_for.items()}  # the step's text alternatives
     changes = [[a, b, json_changes(a, b)] for a, b in CHANGES]
     # a real plot's drawing changed step after step, as the variants send it
     cross = complete["plots"][complete["ids"].index("plot-cross")]
@@ -62,6 +64,7 @@ def write_fixtures(folder: Path) -> None:
             later=later,
             variants=variants(sess, 0, lay, hd, pres, lng, unt),
             served=served,
+            served_alt=served_alt,
         ),
         "start.json": stepping.start_config(),
     }

@@ -193,3 +193,14 @@ test('an example clicked while Translate waits for the page\'s first lesson is t
   assert.equal(await page.pressWhenEnabled('translate', doc, async () => {}), false, 'never enabled: not pressed');
   assert.deepEqual(clicked, ['translate', 'translate']);
 });
+
+test('the step\'s text alternative is a polite live region, off while Play runs', () => {
+  const attributes = {};
+  const alt = {setAttribute: (name, value) => (attributes[name] = value)};
+  const doc = {getElementById: (id) => (id === 'step-alt' ? alt : null)};
+  page.speak(false, doc);
+  assert.deepEqual(attributes, {'aria-live': 'polite', 'aria-atomic': 'true'});
+  page.speak(true, doc);
+  assert.equal(attributes['aria-live'], 'off');
+  page.speak(true, {getElementById: () => null}); // a page without it: nothing to do
+});

@@ -64,6 +64,7 @@ class Header:
     next_btn: gr.Button
     play_btn: gr.Button
     step_md: gr.Markdown
+    step_alt: gr.Markdown  # the step in a sentence for a screen reader (figures.alt): a live region, seen by none
     frames: gr.JSON  # hidden: every step's figures, label, alternatives and strip, drawn in the browser (stepping.py)
     variants: gr.JSON  # hidden: the frames' plots in every other layer and head, as changes (stepping.variants)
     switch: gr.Textbox  # hidden: counts new layers and heads; its change paints them (stepping.wire_switch)
@@ -296,6 +297,9 @@ def lay_out_steps(words: Words, top: Header) -> None:
         )
     # the step in words, over the maps: on the first screen with them, one line at 1280 px in every language
     top.step_md = gr.Markdown(elem_id="step-label")
+    # and what the maps show at the step, said to a screen reader (js/page.js makes it a polite live region, quiet
+    # during Play); not shown on screen, where the maps say it
+    top.step_alt = gr.Markdown(elem_id="step-alt", elem_classes=["tv-screen-reader"])
     top.frames = gr.JSON(visible=False, elem_id="step-frames")
     top.variants = gr.JSON(visible=False, elem_id="step-variants")
     top.switch, top.drawn = hidden_box("step-switch"), hidden_box("frames-drawn")

@@ -70,7 +70,7 @@ def build_demo() -> gr.Blocks:
         plots = {**top.plots, **{plot_id: c for group in groups for plot_id, c in group.plots.items()}}
         if set(plots) != PLOT_IDS:
             raise RuntimeError(f"registered plots missing from the page: {sorted(PLOT_IDS - set(plots))}")
-        step_out = [plots[p.id] for p in STEP_PLOTS] + [top.step_md, top.alt, top.strip]
+        step_out = [plots[p.id] for p in STEP_PLOTS] + [top.step_md, top.alt, top.strip, top.step_alt]
         frames = Event(step_frames, step_in, [top.frames])
         every_head = Event(variants, step_in, [top.variants])
         others = Event(draw_others, step_in + [attention_tabs.kind], [plots[p.id] for p in OTHER_PLOTS])
