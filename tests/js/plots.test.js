@@ -204,3 +204,15 @@ test('the step\'s text alternative is a polite live region, off while Play runs'
   assert.equal(attributes['aria-live'], 'off');
   page.speak(true, {getElementById: () => null}); // a page without it: nothing to do
 });
+
+test('a lesson plot in a box narrower than it was drawn for is drawn as the builder draws it for a phone', needsFixtures, () => {
+  const {wide, narrow, below} = fixture('narrow.json');
+  assert.equal(plots.forWidth(wide, below), wide, 'wide enough: as it came');
+  assert.equal(plots.narrowFor(wide, below), false);
+  const made = JSON.parse(plots.forWidth(wide, below - 1));
+  assert.equal(plots.narrowFor(wide, below - 1), true);
+  const {height, meta, datarevision, ...layout} = made.layout;
+  assert.deepEqual({data: made.data, layout}, narrow);
+  assert.notDeepEqual(JSON.parse(wide).layout.xaxis, made.layout.xaxis, 'its key labels laid out anew');
+  assert.equal(plots.narrowFor('{"layout": {}}', 100), null, 'a figure with one drawing');
+});
