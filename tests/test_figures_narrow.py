@@ -3,11 +3,14 @@ laid out for it, and carried in the figure the page receives for a projector's b
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from transformer_viz import figures
 from transformer_viz.app import handlers as h
-from transformer_viz.app.registry import LESSON_FIT_PX, PLOTS
+from transformer_viz.app.registry import LESSON_FIT_PX, PHONE_FIT_PX, PLOTS
 from transformer_viz.figures.attention import FIT_WIDTH_PX, MAP_SIDES_PX
 from transformer_viz.figures.labels import LINE_EM, MIN_TICK_PX, TITLE_EM, title_chars
 from transformer_viz.figures.narrow import NARROW_BELOW, NARROW_PX, drawn
@@ -24,6 +27,14 @@ def long_trace(translator):
 def lines_fit(text: str, width: float, size: float) -> bool:
     """Every line of a title (escaped HTML, <br> between lines) within `width` pixels, as wrap_title measures it."""
     return all(sum(title_chars(line)) * TITLE_EM * size <= width for line in text.split("<br>"))
+
+
+def test_a_phones_map_is_drawn_for_the_least_height_the_page_gives_the_lesson():
+    """On a phone the lesson's maps start below the first screen: js/lesson.js gives their boxes its least height,
+    and the plot in the box has 24 px less."""
+    lesson_js = (Path(__file__).parents[1] / "transformer_viz" / "app" / "js" / "lesson.js").read_text()
+    least = int(re.search(r"const LESSON_MIN_PX = (\d+);", lesson_js).group(1))
+    assert PHONE_FIT_PX == least - 24
 
 
 def test_a_phones_map_labels_every_key_it_can_without_two_running_into_each_other(long_trace):
@@ -63,7 +74,7 @@ def test_the_page_receives_the_lessons_plots_with_their_phone_drawing_on_screen_
     for plot in lesson:
         narrow = screen[plot.id].layout.meta["narrow"]
         assert narrow["below"] == round(NARROW_BELOW * plot.screen_px) and narrow["change"]["layout"]
-    phone = figures.attention_head(trace, "cross", 1, 2, step=1, fit_px=LESSON_FIT_PX, width=NARROW_PX)
+    phone = figures.attention_head(trace, "cross", 1, 2, step=1, fit_px=PHONE_FIT_PX, width=NARROW_PX)
     title = narrow_title(screen["plot-cross"])
     assert title == drawn(phone)["layout"]["title"]["text"]
     slides = h.view_figures(lesson, trace, step=1, presentation=True)

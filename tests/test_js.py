@@ -22,7 +22,7 @@ from transformer_viz.app import handlers as h
 from transformer_viz.app import stepping
 from transformer_viz.app.common import LOOKS, plot
 from transformer_viz.app.frames import N_OUT, lesson_frame, shown_key, step_frames, variants
-from transformer_viz.app.registry import LESSON_FIT_PX, PLOTS
+from transformer_viz.app.registry import PHONE_FIT_PX, PLOTS
 from transformer_viz.figures.changes import json_changes, step_changes
 from transformer_viz.figures.narrow import NARROW_PX, drawn
 
@@ -83,7 +83,7 @@ def narrow_fixture() -> dict:
     trace = tiny_translator(max_len=24).trace("my brother and my sister want the garden, a cat and the house.")
     (cross,) = [p for p in PLOTS if p.id == "plot-cross"]
     wide = h.view_figures([cross], trace, step=1)[cross.id]
-    phone = figures.attention_head(trace, "cross", 0, "mean", step=1, fit_px=LESSON_FIT_PX, width=NARROW_PX)
+    phone = figures.attention_head(trace, "cross", 0, "mean", step=1, fit_px=PHONE_FIT_PX, width=NARROW_PX)
     return dict(
         wide=plot(wide, LOOKS[0], fit=True).plot, narrow=drawn(phone), below=wide.layout.meta["narrow"]["below"]
     )

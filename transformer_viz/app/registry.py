@@ -123,6 +123,9 @@ STEP, HEAD, LAYER, KIND = (frozenset({name}) for name in FOLLOWS)
 # plot's 24 px of room in its box) where a long translation wraps its box to two lines, a projector's screen, and
 # stretched to a taller box: every row's label fits at 720 px, and so on any taller screen.
 LESSON_FIT_PX = 290
+# Drawn for a phone's box (View.width given: figures/narrow.py), as tall as js/lesson.js's least height for the lesson's
+# boxes (LESSON_MIN_PX, 300 px) less the plot's 24 px: on a phone the maps start below the first screen.
+PHONE_FIT_PX = 276
 # fmt: off
 PLOTS = [
     Plot("plot-topk", "page", None, follows=STEP, screen_px=TOPK_PX,
@@ -130,7 +133,7 @@ PLOTS = [
     Plot("plot-cross", "page", None, follows=STEP | LAYER | HEAD, screen_px=FIT_WIDTH_PX,
          draw=lambda v: figures.attention_head(
              v.trace, "cross", v.layer, v.head, step=v.step, presentation=v.presentation, units=v.units,
-             fit_px=None if v.presentation else LESSON_FIT_PX, width=v.width)),
+             fit_px=None if v.presentation else LESSON_FIT_PX if v.width is None else PHONE_FIT_PX, width=v.width)),
     Plot("plot-alignment", "attention", "tab-cross", follows=STEP | LAYER | HEAD,
          draw=lambda v: figures.alignment(
              v.trace, v.layer, head=v.head, step=v.step, presentation=v.presentation, units=v.units)),
