@@ -195,6 +195,9 @@ MENU_TEXT_AND_ARROW_JS = """() => {
 def test_the_model_menus_text_ends_before_its_arrow_at_1280(open_app, locale, lang):
     page = open_app(locale)
     expect_language(page, lang)
+    # the page's load has answered (its example on the page, the menu enabled), its loading indicators gone
+    page.wait_for_function("() => !document.querySelector('#model input').disabled", timeout=WAIT)
+    settled(page)
     page.set_viewport_size({"width": 1280, "height": 720})
     page.wait_for_timeout(300)  # the layout follows the new width
     end, arrow = page.evaluate(MENU_TEXT_AND_ARROW_JS)
