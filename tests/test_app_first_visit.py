@@ -114,6 +114,7 @@ def test_an_empty_sentence_link_says_only_that_the_box_is_empty(first_visit, app
         assert page.inner_text("#sentence-error").strip() == message
     finally:
         page.goto(app_server[0], wait_until="load")  # the first visit again, for the module's other tests
+        page.wait_for_selector("#sentence textarea", timeout=WAIT)
 
 
 # Every element of the header and the lesson (all before the tab groups), the plots' text among them, that reaches
@@ -148,6 +149,9 @@ CROWDED = """() => {
 }"""
 
 
+LEGEND_Y = "document.querySelector('#plot-topk .js-plotly-plot').layout.legend.y"
+
+
 def test_a_phones_screen_holds_the_header_and_the_lesson(browser, app_server, example):
     context, page = open_app_page(browser, app_server[0], "en-US", PHONE)
     try:
@@ -159,7 +163,10 @@ def test_a_phones_screen_holds_the_header_and_the_lesson(browser, app_server, ex
         assert page.evaluate(OUTSIDE) == []
         crowded = page.evaluate(CROWDED)
         assert crowded["rows"] > 1 and crowded["cols"] > 1 and crowded["out"] == [], crowded
-        for plot_id in ("plot-cross", "plot-topk"):  # drawn for the phone's box
-            assert page.evaluate(f"() => document.querySelector('#{plot_id} .js-plotly-plot').tvDrawn.narrow")
+        # drawn for the phone's box: the top-k chart's legend in its lower corner, not over the bars under the title
+        assert page.evaluate(f"() => {LEGEND_Y}") == 0
+        page.set_viewport_size(PROJECTOR)  # the window made wide: drawn for a projector's box again
+        page.wait_for_function(f"() => {LEGEND_Y} === 1", timeout=WAIT)
+        assert page.evaluate(OUTSIDE) == []
     finally:
         context.close()

@@ -216,3 +216,25 @@ test('a lesson plot in a box narrower than it was drawn for is drawn as the buil
   assert.notDeepEqual(JSON.parse(wide).layout.xaxis, made.layout.xaxis, 'its key labels laid out anew');
   assert.equal(plots.narrowFor('{"layout": {}}', 100), null, 'a figure with one drawing');
 });
+
+test('a lesson plot whose box turns narrower than it was drawn for (a phone turned) is drawn again for it', needsFixtures, () => {
+  const {wide, below} = fixture('narrow.json');
+  const titles = [];
+  const Plotly = {
+    react: (el, data, layout) => titles.push(layout.title.text),
+    relayout: (el, update) => titles.push(update['title.text']),
+    Plots: {resize: () => {}},
+  };
+  const box = {id: 'plot-cross', clientWidth: below + 100};
+  const el = {data: [{}], layout: {}, _context: {}, clientWidth: box.clientWidth, clientHeight: 300, closest: () => box,
+    _fullLayout: {height: 300, width: box.clientWidth, autosize: true}};
+  const doc = {getElementById: () => box, querySelector: () => el};
+  el.ownerDocument = doc;
+  plots.redraw('plot-cross', wide, doc, Plotly);
+  assert.equal(box.tvSource.narrow, false);
+  assert.equal(plots.fitPlot(el, Plotly), false, 'the same width: nothing to draw');
+  box.clientWidth = el.clientWidth = below - 50;
+  assert.equal(plots.fitPlot(el, Plotly), true);
+  assert.equal(box.tvSource.narrow, true);
+  assert.deepEqual(titles, [JSON.parse(wide).layout.title.text, JSON.parse(plots.forWidth(wide, below - 50)).layout.title.text]);
+});

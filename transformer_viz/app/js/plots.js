@@ -55,6 +55,8 @@ function prepared(text) {
 function redraw(id, json, doc = document, Plotly = window.Plotly) {
   const box = doc.getElementById(id), width = box ? box.clientWidth : Infinity, source = json;
   json = forWidth(json, width);
+  // what it is drawn from, and whether narrow: fitPlot draws it again where its box's width asks for the other
+  if (box) box.tvSource = {source, narrow: narrowFor(source, width)};
   const el = doc.querySelector('#' + id + ' .js-plotly-plot');
   if (!el || !el.data || !el.layout || !el._context || !Plotly) return {type: 'plotly', plot: json};
   const fig = prepared(json), drawn = el.tvDrawn, images = el._context.toImageButtonOptions || {};
@@ -72,9 +74,7 @@ function redraw(id, json, doc = document, Plotly = window.Plotly) {
     Plotly.react(el, fig.data, fig.layout, config);
   }
   el._context.toImageButtonOptions = Object.assign(el._context.toImageButtonOptions || {}, download);
-  // what was drawn, and from what (fitPlot draws it again where the box's width asks for the other drawing)
-  const narrow = narrowFor(source, width);
-  el.tvDrawn = {json, layout: el.layout, revision: fig.layout.datarevision, id, source, narrow};
+  el.tvDrawn = {json, layout: el.layout, revision: fig.layout.datarevision};
   return {__type__: 'update'};
 }
 
@@ -109,9 +109,9 @@ function drawPlot(id, json, lesson, doc = document) {
 function fitPlot(el, Plotly = window.Plotly) {
   const full = el && el._fullLayout;
   if (!full || !Plotly || el.clientWidth === 0) return false;
-  const drawn = el.tvDrawn, box = drawn && el.ownerDocument.getElementById(drawn.id);
-  if (box && drawn.narrow !== null && narrowFor(drawn.source, box.clientWidth) !== drawn.narrow) {
-    redraw(drawn.id, drawn.source, el.ownerDocument, Plotly);
+  const box = el.closest('[id]'), drawn = box && box.tvSource; // the plot's box: its gr.Plot, named by its id
+  if (drawn && drawn.narrow !== null && narrowFor(drawn.source, box.clientWidth) !== drawn.narrow) {
+    redraw(box.id, drawn.source, el.ownerDocument, Plotly);
     return true;
   }
   const taller = !el.layout.height && Math.abs(full.height - el.clientHeight) > 1;
