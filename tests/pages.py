@@ -153,13 +153,24 @@ def translation(page) -> str:
     return page.input_value("#translation textarea")
 
 
+# The page paints from frames of the translation it shows (the lesson's frame, or every step's): the lesson under the
+# translation is that translation's, not the one before's (a first visit's example, say), which it replaces.
+PAINTS_SHOWN = """() => { const f = transformerViz.page.frames;
+  return !!f && f.shown === transformerViz.shownKey(); }"""
+
+
 def wait_translation(page, text: str) -> None:
+    """Until the translation is `text` and the lesson under it is drawn from its frames (PAINTS_SHOWN)."""
     try:
         page.wait_for_function(
             "t => document.querySelector('#translation textarea').value === t", arg=text, timeout=WAIT
         )
     except PageTimeout:
         raise AssertionError(f"the translation never became {text!r}; it is {translation(page)!r}") from None
+    try:
+        page.wait_for_function(PAINTS_SHOWN, timeout=WAIT)
+    except PageTimeout:
+        raise AssertionError(f"the lesson of {text!r} never came: {page.evaluate(STEPPING_STATE)}") from None
 
 
 # What the page's stepping holds (js/page.js: transformerViz.page), for a failure's message: the slider, the frames

@@ -124,6 +124,7 @@ def test_switching_language_relabels_everything_and_the_step(open_app, app_serve
     page.fill("#sentence textarea", SENTENCE)
     page.click("#translate")
     trace = load_model(folder / "seed000", device="cpu").trace(SENTENCE, options=DecodeOptions())
+    wait_translation(page, trace.target_text)  # the page opened on the example: this sentence's lesson replaces it
     first = 0  # a translation opens on its first step
     wait_text(page, "#step-label", f"Step {first} (token")
     page.get_by_label("日本語").check()
@@ -158,7 +159,7 @@ def test_switching_language_relabels_everything_and_the_step(open_app, app_serve
     page.screenshot(path=str(SCREENSHOTS / "ui-ko.png"), full_page=False)
 
 
-def test_errors_arrive_in_the_chosen_language(open_app):
+def test_errors_arrive_in_the_chosen_language(open_app, app_server):
     page = open_app("ja-JP")
     expect_language(page, "ja")
     page.fill("#sentence textarea", "   ")
@@ -166,6 +167,8 @@ def test_errors_arrive_in_the_chosen_language(open_app):
     wait_text(page, "#sentence-error", i18n.text("err-empty", "ja"))  # in place, under the sentence
     page.fill("#sentence textarea", SENTENCE)  # and the page recovers: a real sentence translates, in Japanese
     page.click("#translate")
+    wait_translation(page, load_model(app_server[1] / "seed000", device="cpu").translate(SENTENCE))
+    page.wait_for_function("() => !document.querySelector('#sentence-error')?.innerText.trim()", timeout=WAIT)
     wait_text(page, "#step-label", "ステップ")
     page.wait_for_function(
         "() => { const el = document.querySelector('#plot-cross .js-plotly-plot');"
@@ -192,6 +195,9 @@ MENU_TEXT_AND_ARROW_JS = """() => {
 def test_the_model_menus_text_ends_before_its_arrow_at_1280(open_app, locale, lang):
     page = open_app(locale)
     expect_language(page, lang)
+    # the page's load has answered (its example on the page, the menu enabled), its loading indicators gone
+    page.wait_for_function("() => !document.querySelector('#model input').disabled", timeout=WAIT)
+    settled(page)
     page.set_viewport_size({"width": 1280, "height": 720})
     page.wait_for_timeout(300)  # the layout follows the new width
     end, arrow = page.evaluate(MENU_TEXT_AND_ARROW_JS)

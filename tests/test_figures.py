@@ -120,8 +120,10 @@ def test_a_fitted_head_map_is_its_boxs_height_with_labels_that_fit_their_rows(tr
     if stride == 1:
         assert fig.data[0].customdata is None and "%{y}" in fig.data[0].hovertemplate
     else:  # the rows without a label are named in the hover
-        assert rows > 12 and [row[0] for row in fig.data[0].customdata] == list(free.layout.yaxis.ticktext)
-        assert "%{customdata}" in fig.data[0].hovertemplate and "%{y}" not in fig.data[0].hovertemplate
+        cells = fig.data[0].customdata  # [query, key] of each cell
+        assert rows > 12 and [row[0][0] for row in cells] == list(free.layout.yaxis.ticktext)
+        assert [cell[1] for cell in cells[0]] == list(free.layout.xaxis.ticktext)
+        assert "%{customdata[0]}" in fig.data[0].hovertemplate and "%{y}" not in fig.data[0].hovertemplate
 
 
 @pytest.mark.parametrize(

@@ -279,7 +279,8 @@ def test_an_empty_sentence_is_refused_in_place_and_leaves_the_page_as_it_was(pag
     assert values is None and [err.key for err in said] == ["err-empty"]
     assert i18n.text("err-empty", lang)[1:] in said_in(said, lang)
     _, translated = page_handlers
-    out = translated.fn(lang, "   ", "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
+    on_page = sessions.translate(SENTENCE, "tiny-a", sessions.decode_options(*OPTIONS))  # the translation shown
+    out = translated.fn(on_page, lang, "   ", "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
     assert [c.elem_id for c in translated.outputs[:1]] == ["sentence-error"]
     # why, and that what the page still shows is the sentence before's, greyed out by the box's class
     assert [err.key for err in out[1]] == ["err-empty", "notice-previous-kept"]  # kept, to be said again
@@ -311,7 +312,7 @@ def test_a_good_sentence_clears_the_message_and_a_long_paste_says_where_it_was_c
     (limited,) = [n for n in values[0].trace.notices if n.key == "notice-output-limit"]  # the tiny model rambles
     assert i18n.message(limited, "en") in h.notices_info(values[0].trace, "en")
     _, translated = page_handlers
-    out = translated.fn("en", SENTENCE, "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
+    out = translated.fn(None, "en", SENTENCE, "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
     assert out[0]["visible"] is False and out[0]["value"] == "" and out[1:3] == [[], True]
     assert out[0]["elem_classes"] == []  # a translation takes the grey off again
     # the lesson's map and top-k at step 0 come with the translation, before every step's frames

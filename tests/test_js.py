@@ -17,10 +17,14 @@ from types import SimpleNamespace
 import pytest
 
 from tests.tiny import tiny_translator
+from transformer_viz import figures
+from transformer_viz.app import handlers as h
 from transformer_viz.app import stepping
-from transformer_viz.app.common import LOOKS
+from transformer_viz.app.common import LOOKS, plot
 from transformer_viz.app.frames import N_OUT, lesson_frame, shown_key, step_frames, variants
+from transformer_viz.app.registry import PHONE_FIT_PX, PLOTS
 from transformer_viz.figures.changes import json_changes, step_changes
+from transformer_viz.figures.narrow import NARROW_PX, drawn
 
 JS_TESTS = Path(__file__).parent / "js"
 CONTROLS = (1, "2", LOOKS[0], "en", "pieces")  # the layer, head, look, language and units the frames are drawn at
@@ -44,7 +48,9 @@ def write_fixtures(folder: Path) -> None:
     complete = step_frames(sess, 0, *CONTROLS)
     later = step_frames(sess, 0, *CONTROLS)  # newer frames of the same view
     combos = [(layer, head) for layer in range(sess.trace.n_layers) for head in ["mean", "0", "1", "2", "3"]]
-    served = {f"{layer}/{head}": step_frames(sess, 0, layer, head, pres, lng, unt)["plots"] for layer, head in combos}
+    drawn_for = {f"{layer}/{head}": step_frames(sess, 0, layer, head, pres, lng, unt) for layer, head in combos}
+    served = {combo: frames["plots"] for combo, frames in drawn_for.items()}
+    served_alt = {combo: frames["alt"] for combo, frames in drawn_for.items()}  # the step's text alternatives
     changes = [[a, b, json_changes(a, b)] for a, b in CHANGES]
     # a real plot's drawing changed step after step, as the variants send it
     cross = complete["plots"][complete["ids"].index("plot-cross")]
@@ -52,6 +58,7 @@ def write_fixtures(folder: Path) -> None:
     figures = [json.loads(cross[0]), *map(json.loads, drawn)]
     changes += [[a, b, change] for a, b, change in zip(figures, figures[1:], step_changes(cross, drawn))]
     fixtures = {
+        "narrow.json": narrow_fixture(),
         "changes.json": changes,
         "frames.json": dict(
             view=dict(zip(("layer", "head", "presentation", "lang", "units"), CONTROLS)),
@@ -62,11 +69,24 @@ def write_fixtures(folder: Path) -> None:
             later=later,
             variants=variants(sess, 0, lay, hd, pres, lng, unt),
             served=served,
+            served_alt=served_alt,
         ),
         "start.json": stepping.start_config(),
     }
     for name, value in fixtures.items():
         (folder / name).write_text(json.dumps(value), encoding="utf-8")
+
+
+def narrow_fixture() -> dict:
+    """The lesson's map of a long sentence as the page receives it, carrying its drawing for a phone's box; and that
+    drawing as the builder makes it (figures/narrow.py: drawn), with the width below which the page takes it."""
+    trace = tiny_translator(max_len=24).trace("my brother and my sister want the garden, a cat and the house.")
+    (cross,) = [p for p in PLOTS if p.id == "plot-cross"]
+    wide = h.view_figures([cross], trace, step=1)[cross.id]
+    phone = figures.attention_head(trace, "cross", 0, "mean", step=1, fit_px=PHONE_FIT_PX, width=NARROW_PX)
+    return dict(
+        wide=plot(wide, LOOKS[0], fit=True).plot, narrow=drawn(phone), below=wide.layout.meta["narrow"]["below"]
+    )
 
 
 def test_the_browser_modules_pass_their_node_tests(tmp_path):

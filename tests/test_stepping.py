@@ -25,7 +25,7 @@ def session():
 def test_every_frame_is_what_the_server_draws_at_that_step(session, look, lang, head, units):
     frames = step_frames(session, 0, 1, head, look, lang, units)
     steps = len(session.trace.target_ids)
-    assert frames["steps"] == steps and len(frames["plots"]) == len(STEP_PLOTS) == N_OUT - 3
+    assert frames["steps"] == steps and len(frames["plots"]) == len(STEP_PLOTS) == N_OUT - 4
     for t in range(steps):
         drawn = draw_step(session, t, 1, head, look, lang, units)
         for i, plot in enumerate(STEP_PLOTS):
@@ -36,8 +36,8 @@ def test_every_frame_is_what_the_server_draws_at_that_step(session, look, lang, 
             figure = json.loads(frame)
             assert figure["layout"].pop("datarevision")
             assert figure == json.loads(served.plot), (plot.id, t)
-        label, alternatives, strip = drawn[len(STEP_PLOTS) :]
-        assert frames["label"][t] == label and frames["strip"][t] == strip
+        label, alternatives, strip, alt = drawn[len(STEP_PLOTS) :]
+        assert frames["label"][t] == label and frames["strip"][t] == strip and frames["alt"][t] == alt
         assert frames["alternatives"][t] == [list(choice) for choice in alternatives["choices"]]
     assert frames["plots"][0][0] != frames["plots"][0][steps - 1]  # the steps differ
 
@@ -69,7 +69,7 @@ def test_the_lesson_frame_is_the_lessons_plots_at_one_step(session):
             assert plots[last] == all_plots[last] and plots[:last] == [None] * last
         else:
             assert plots is None, plot_id
-    for field in ("label", "alternatives", "strip"):
+    for field in ("label", "alternatives", "strip", "alt"):
         assert lesson[field][last] == every[field][last] and lesson[field][:last] == [None] * last
     assert lesson_frame(None, 0, 0, "mean", LOOKS[0], "en") is None
 

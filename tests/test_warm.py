@@ -9,6 +9,7 @@ import pytest
 
 from tests.tiny import tiny_tokenizer_file, tiny_translator
 from transformer_viz.app import models, page, traces, warm
+from transformer_viz.app.common import LESSON_EXAMPLE
 from transformer_viz.app.model_card import model_card
 from transformer_viz.app.session import translate
 from transformer_viz.decoding import DecodeOptions
@@ -66,3 +67,18 @@ def test_building_the_page_warms_nothing_and_launching_it_warms_once_the_server_
     for thread in threads:  # started once the server answered; it may have ended already
         thread.join(timeout=120)
     assert sorted(models._models) == bundled and traces.TRACES.counts["computed"] == len(bundled)
+
+
+def test_a_first_visit_after_the_warm_up_finds_the_examples_trace_made(bundled):
+    """The example a first visit opens on is what the warm-up traces, with the options the page opens with: the
+    page's load translates it without running the model."""
+    from tests.test_page_first_visit import default_options
+
+    assert warm.WARM_SENTENCE == LESSON_EXAMPLE
+    warm.warm_up()
+    computed = traces.TRACES.counts["computed"]
+    demo = page.build_demo()
+    (open_link,) = [fn for fn in demo.fns.values() if fn.name == "open_link"]
+    out = open_link.fn({}, None, "en", LESSON_EXAMPLE, bundled[0], 0, "mean", "screen", "pieces", *default_options())
+    assert out[2] is True and out[3].trace.source_text == LESSON_EXAMPLE
+    assert traces.TRACES.counts["computed"] == computed and traces.TRACES.counts["found"] >= 1

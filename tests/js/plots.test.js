@@ -174,3 +174,67 @@ test('a file is downloaded once its box shows a link it did not show before', as
   link = null;
   assert.equal(await page.downloadFile('lesson-file', {querySelector: () => null}, async () => {}), false);
 });
+
+test('an example clicked while Translate waits for the page\'s first lesson is translated once it is enabled', async () => {
+  const clicked = [];
+  const button = {disabled: true, click: () => clicked.push('translate')};
+  const doc = {getElementById: (id) => (id === 'translate' ? button : null)};
+  let waited = 0;
+  const wait = async () => {
+    waited += 1;
+    if (waited === 3) button.disabled = false; // the link's translation has come
+  };
+  assert.equal(await page.pressWhenEnabled('translate', doc, wait), true);
+  assert.deepEqual(clicked, ['translate'], 'pressed once, after it was enabled');
+  assert.equal(waited, 3);
+  assert.equal(await page.pressWhenEnabled('translate', doc, wait), true, 'an enabled button at once');
+  assert.equal(waited, 3);
+  button.disabled = true;
+  assert.equal(await page.pressWhenEnabled('translate', doc, async () => {}), false, 'never enabled: not pressed');
+  assert.deepEqual(clicked, ['translate', 'translate']);
+});
+
+test('the step\'s text alternative is a polite live region, off while Play runs', () => {
+  const attributes = {};
+  const alt = {setAttribute: (name, value) => (attributes[name] = value)};
+  const doc = {getElementById: (id) => (id === 'step-alt' ? alt : null)};
+  page.speak(false, doc);
+  assert.deepEqual(attributes, {'aria-live': 'polite', 'aria-atomic': 'true'});
+  page.speak(true, doc);
+  assert.equal(attributes['aria-live'], 'off');
+  page.speak(true, {getElementById: () => null}); // a page without it: nothing to do
+});
+
+test('a lesson plot in a box narrower than it was drawn for is drawn as the builder draws it for a phone', needsFixtures, () => {
+  const {wide, narrow, below} = fixture('narrow.json');
+  assert.equal(plots.forWidth(wide, below), wide, 'wide enough: as it came');
+  assert.equal(plots.narrowFor(wide, below), false);
+  const made = JSON.parse(plots.forWidth(wide, below - 1));
+  assert.equal(plots.narrowFor(wide, below - 1), true);
+  const {height, meta, datarevision, ...layout} = made.layout;
+  assert.deepEqual({data: made.data, layout}, narrow);
+  assert.notDeepEqual(JSON.parse(wide).layout.xaxis, made.layout.xaxis, 'its key labels laid out anew');
+  assert.equal(plots.narrowFor('{"layout": {}}', 100), null, 'a figure with one drawing');
+});
+
+test('a lesson plot whose box turns narrower than it was drawn for (a phone turned) is drawn again for it', needsFixtures, () => {
+  const {wide, below} = fixture('narrow.json');
+  const titles = [];
+  const Plotly = {
+    react: (el, data, layout) => titles.push(layout.title.text),
+    relayout: (el, update) => titles.push(update['title.text']),
+    Plots: {resize: () => {}},
+  };
+  const box = {id: 'plot-cross', clientWidth: below + 100};
+  const el = {data: [{}], layout: {}, _context: {}, clientWidth: box.clientWidth, clientHeight: 300, closest: () => box,
+    _fullLayout: {height: 300, width: box.clientWidth, autosize: true}};
+  const doc = {getElementById: () => box, querySelector: () => el};
+  el.ownerDocument = doc;
+  plots.redraw('plot-cross', wide, doc, Plotly);
+  assert.equal(box.tvSource.narrow, false);
+  assert.equal(plots.fitPlot(el, Plotly), false, 'the same width: nothing to draw');
+  box.clientWidth = el.clientWidth = below - 50;
+  assert.equal(plots.fitPlot(el, Plotly), true);
+  assert.equal(box.tvSource.narrow, true);
+  assert.deepEqual(titles, [JSON.parse(wide).layout.title.text, JSON.parse(plots.forWidth(wide, below - 50)).layout.title.text]);
+});

@@ -63,6 +63,7 @@ test('every layer\'s and head\'s frames are made from the variants as the server
       assert.deepEqual(frames === null ? null : frames.map((x) => JSON.parse(x)),
         plots[i] === null ? null : plots[i].map((x) => JSON.parse(x)), `${combo} ${fx.complete.ids[i]}`),
     );
+    assert.deepEqual(made.alt, fx.served_alt[combo], `${combo}: the step's text alternative of that layer and head`);
     assert.equal(state.frames, made, 'the made frames are the page\'s now');
   }
 });
@@ -84,6 +85,8 @@ test('Next, Previous and a strip token move the step within the translation, and
   assert.equal(out[0], 2);
   assert.equal(labelOf(out, fx.complete), fx.complete.label[2]);
   assert.equal(out.length, 1 + fx.outputs);
+  assert.equal(out[out.length - 1], fx.complete.alt[2], 'the step\'s text alternative, last');
+  assert.notEqual(fx.complete.alt[2], fx.complete.alt[1]);
   out = s.step(state, 'prev', {...view, step: 0}, page);
   assert.deepEqual(out[0], SKIP, 'no step before the first: the slider is left');
   out = s.step(state, 'next', {...view, step: last}, page);
@@ -225,14 +228,21 @@ test('Play presses Next until the last step, then Play, which pauses; Pause stop
     afterPaint: (fn) => fn(),
   });
   assert.equal(s.play(state, view, page)[0], fx.complete.pause);
+  assert.equal(s.liveness(state.playing), 'off', 'quiet while it plays');
   while (timers.length && pressed.length < 50) timers.shift()();
   assert.equal(at, fx.complete.steps - 1);
   assert.deepEqual(pressed, [...Array(fx.complete.steps - 1).fill('step-next'), 'step-play']);
   assert.equal(state.playing, false);
+  assert.equal(s.liveness(state.playing), 'polite', 'stopped at the last step: said again');
   const again = s.play(state, {...view, step: at}, page); // from the end: from the start
   assert.equal(again[1], 0);
   assert.equal(labelOf(again.slice(1), fx.complete), fx.complete.label[0]);
   assert.equal(s.play(state, view, page)[0], fx.complete.play, 'pressed again: Pause');
   assert.equal(state.playing, false);
   assert.equal(timers.length, 0, 'no tick left');
+});
+
+test('the step\'s text alternative is said at every step the learner moves to, and kept quiet while Play runs', () => {
+  assert.equal(s.liveness(false), 'polite');
+  assert.equal(s.liveness(true), 'off');
 });

@@ -11,6 +11,9 @@ from .. import __version__, figures, i18n
 from ..figures.keys import KEYS_CSS
 from ..figures.lesson import inline_scripts
 
+# A first visit opens on this sentence, translated at step 0 (links.link_reader), and the sentence box shows it as its
+# placeholder; the server traces it while it starts (warm.py), once for every visitor (traces.py).
+LESSON_EXAMPLE = "I get up early every morning."
 EXAMPLES = [
     "I switch off the light.",  # separable verb: "schalte … aus" (or "ab"), the particle at the end
     "Today the weather is nice.",  # inversion: "Heute ist das Wetter schön", the verb second
@@ -40,6 +43,9 @@ CSS = (
     # their room on a projector's first screen
     "#step-label {min-height: 1.5em; margin: -12px 0 -10px} #step-label p {margin: 0}"
     " .tv-hidden {display: none !important}"
+    # read by a screen reader, not shown (the step's text alternative: what the maps show)
+    " .tv-screen-reader {position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;"
+    " overflow: hidden; clip-path: inset(50%); white-space: nowrap; border: 0}"
     # a refused sentence: the answer still on the page is the sentence before's, greyed out
     " .gradio-container:has(#sentence-error.tv-refused) :is(#translation, #token-strip, #lesson-maps, #step-label)"
     " {opacity: .35; filter: grayscale(1)}"

@@ -1,7 +1,8 @@
 """The frames: every step's figures drawn by the handlers, for the browser to step through; and their variants.
 
 step_frames draws, for every step of a translation, what draw_step returns at that step (the step plots, the
-step's label, its alternatives to branch on and the token strip) into one JSON value: the frames. lesson_frame is
+step's label, its alternatives to branch on, the token strip and the step's text alternative) into one JSON value:
+the frames. lesson_frame is
 the lesson's two plots at one step, sent first. variants draws the plots a new layer or head redraws (SWITCHED) in
 every other layer and head, sent as changes to the frames' own figures (json_changes), step after step, from which
 the browser makes that layer's and head's frames (js/stepping.js: framesFor). The handlers stay the one definition of
@@ -18,14 +19,16 @@ import time
 import gradio as gr
 
 from .. import i18n
+from ..figures.alt import step_alt
 from ..figures.changes import frame_key, step_changes
 from ..figures.strip import token_strip
 from . import handlers as h
 from .common import fills_box, plot, slides
+from .markdown import md
 from .models import model_label
 from .registry import HEAD, LAYER, STEP_PLOTS
 
-N_OUT = len(STEP_PLOTS) + 3  # draw_step's outputs: the step plots, the label, the alternatives, the strip
+N_OUT = len(STEP_PLOTS) + 4  # draw_step's outputs: the step plots, the label, the alternatives, the strip, the alt
 # Each set of frames's number, in the order they were drawn: the page keeps no frames older than those it holds (a
 # late event of an earlier translation). Counted from the server's start time, so a restarted server's frames are
 # newer than those a page kept from before.
@@ -42,7 +45,8 @@ SWITCHED = [plot for plot in STEP_PLOTS if plot.follows & (LAYER | HEAD)]  # wha
 
 
 def draw_step(sess, t, lay, hd, pres, lng, unt):
-    """The plots that follow the step or the head, the step's label, its alternatives to branch on, the strip."""
+    """The plots that follow the step or the head, the step's label, its alternatives to branch on, the strip, and
+    the step's text alternative."""
     if sess is None:
         return [gr.skip()] * N_OUT
     return step_outputs(sess, h.clamp_step(sess.trace, t), lay, hd, pres, lng, unt, STEP_PLOTS)
@@ -57,7 +61,13 @@ def step_outputs(sess, t, lay, hd, pres, lng, unt, plots) -> list:
         h.step_label(trace, t, lng),
         gr.update(choices=h.alternatives(trace, t), value=None),
         token_strip(trace, t, lng),
+        alt_text(trace, t, lay, hd, lng, unt),
     ]
+
+
+def alt_text(trace, t, lay, hd, lng, unt) -> str:
+    """The step's text alternative (figures.alt.step_alt) as the page shows it: Markdown, the tokens literal."""
+    return md(step_alt(trace, t, int(lay), hd, unt, lng))
 
 
 def step_plot(p, figs: dict, pres):
@@ -66,7 +76,8 @@ def step_plot(p, figs: dict, pres):
 
 
 def step_frames(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
-    """draw_step's outputs at every step, for the browser: the plots' figure JSON, labels, alternatives, strips."""
+    """draw_step's outputs at every step, for the browser: the plots' figure JSON, labels, alternatives, strips and
+    text alternatives."""
     if sess is None:
         return None
     return frames(sess, range(len(sess.trace.target_ids)), STEP_PLOTS, lay, hd, pres, lng, unt)
@@ -106,6 +117,7 @@ def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
         label=each(n),
         alternatives=each(n + 1, lambda update: [list(choice) for choice in update["choices"]]),
         strip=each(n + 2),
+        alt=each(n + 3),
         last=i18n.text("at-last-step", lng),
         play=i18n.text("play", lng),
         pause=i18n.text("pause", lng),
@@ -154,8 +166,9 @@ def variants(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
     `hd` (step_changes): the browser makes the frames of another layer or head from them (js/stepping.js: framesFor).
 
     keys[i][f"{layer}/{head}"] names plot i's drawing for that layer and head (variant); own[i] the frames' own,
-    patches[i][name] the changes that draw another. None for a plot that no layer or head changes. None in all for
-    a translation of more than VARIANTS_MAX_CELLS cells: its layers and heads are drawn when they are chosen.
+    patches[i][name] the changes that draw another. None for a plot that no layer or head changes. alt[f"{layer}/
+    {head}"] is the step's text alternative at every step for that layer and head. None in all for a translation of
+    more than VARIANTS_MAX_CELLS cells: its layers and heads are drawn when they are chosen.
     """
     if sess is None or variant_cells(sess.trace) > VARIANTS_MAX_CELLS:
         return None
@@ -165,8 +178,10 @@ def variants(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
     base = drawn_plots(sess, steps, SWITCHED, lay, hd, pres, lng, unt)
     keys: dict[str, dict] = {p.id: {} for p in SWITCHED}
     patches: dict[str, dict] = {p.id: {} for p in SWITCHED}
+    alt: dict[str, list[str]] = {}
     for layer in range(trace.n_layers):
         for head in ["mean", *map(str, range(trace.n_heads))]:
+            alt[f"{layer}/{head}"] = [alt_text(trace, t, layer, head, lng, unt) for t in steps]
             names = {p.id: variant(p, layer, head) for p in SWITCHED}
             for p in SWITCHED:
                 keys[p.id][f"{layer}/{head}"] = names[p.id]
@@ -179,6 +194,7 @@ def variants(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
         keys=[keys.get(p.id) for p in STEP_PLOTS],
         own=[own.get(p.id) for p in STEP_PLOTS],
         patches=[patches.get(p.id) for p in STEP_PLOTS],
+        alt=alt,
     )
 
 

@@ -6,10 +6,13 @@ The tabs wire these; tests call them directly. The session itself is in session.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import figures, i18n
 from ..decoding import DecodeOptions
 from ..errors import UserError
 from ..figures.labels import piece_label
+from ..figures.narrow import NARROW_PX, with_narrow
 from ..trace import Trace
 from .markdown import md
 from .models import get_translator
@@ -133,12 +136,18 @@ def view_figures(
     units="pieces",
 ):
     """{plot id: figure} for `plots` (registry.Plot) drawn from `trace` and the page's controls, words in `lang`;
-    the attention maps in `units` ("pieces", the default, or "words")."""
+    the attention maps in `units` ("pieces", the default, or "words"). On screen, a plot that fills its box carries
+    its drawing for a phone's box too (Plot.screen_px)."""
     head = "mean" if head in (None, "mean", "all") else int(head)
     kind = KINDS.get(kind, kind)
     view = View(trace, step, layer, head, kind, presentation, units)
     with figures.language(lang):
-        return {plot.id: plot.figure(view) for plot in plots}
+        figs = {plot.id: plot.figure(view) for plot in plots}
+        for plot in plots:
+            if plot.screen_px and not presentation and figs[plot.id] is not None:
+                narrow = plot.figure(replace(view, width=NARROW_PX))
+                with_narrow(figs[plot.id], narrow, plot.screen_px)
+        return figs
 
 
 def step_figures(

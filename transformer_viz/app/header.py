@@ -12,7 +12,7 @@ from ..decoding import CHOSEN, STRATEGIES
 from ..figures import UNITS
 from ..figures.keys import keys_help
 from ..translator import MAX_CHARS
-from .common import EXAMPLES, LOOK_KEYS, LOOKS, PLOT_ROW, Words
+from .common import EXAMPLES, LESSON_EXAMPLE, LOOK_KEYS, LOOKS, PLOT_ROW, Words
 from .downloads import lesson_download
 from .handlers import tokens_table
 from .models import model_choices
@@ -65,6 +65,7 @@ class Header:
     next_btn: gr.Button
     play_btn: gr.Button
     step_md: gr.Markdown
+    step_alt: gr.Markdown  # the step in a sentence for a screen reader (figures.alt): a live region, seen by none
     frames: gr.JSON  # hidden: every step's figures, label, alternatives and strip, drawn in the browser (stepping.py)
     variants: gr.JSON  # hidden: the frames' plots in every other layer and head, as changes (stepping.variants)
     switch: gr.Textbox  # hidden: counts new layers and heads; its change paints them (stepping.wire_switch)
@@ -161,9 +162,10 @@ def wire_lesson_download(top: Header) -> None:
 def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
     """The sentence, Translate and the model menu, in one row; under them, what went wrong with the sentence.
 
-    The three start disabled and the page's load enables them once it has read its link (page.link_reader): a
-    translation asked for before then was made with the default model and options, while the menu and the share
-    link then showed the link's."""
+    The three start disabled and the page's load enables them once it has translated its link's sentence, or the
+    example (page.wire_translation): a translation asked for before the link was read was made with the default
+    model and options, while the menu and the share link then showed the link's; one asked for before the link's
+    own translation arrived was then replaced by it."""
     with gr.Row(equal_height=True):
         top.sentence = words(
             gr.Textbox(
@@ -171,7 +173,7 @@ def lay_out_sentence(words: Words, models: list[str], top: Header) -> None:
                 elem_id="sentence",
                 max_lines=3,
                 max_length=PASTE_LIMIT,
-                placeholder="I get up early every morning.",
+                placeholder=LESSON_EXAMPLE,
                 scale=4,
                 interactive=False,
             ),
@@ -220,11 +222,12 @@ def lay_out_options(words: Words, top: Header) -> None:
             top.seed = words(gr.Number(0, precision=0, label=T("seed"), elem_id="seed"), "label", "seed")
     examples = gr.Examples(EXAMPLES, inputs=top.sentence, label=T("examples"))
     words(examples.dataset, "label", "examples")
-    # A click on an example translates it, as a click on Translate would (the same events), once it is in the box.
+    # A click on an example translates it, as a click on Translate would (the same events), once it is in the box
+    # and Translate is enabled (js/page.js: a page still opening on its link's lesson keeps it disabled).
     examples.load_input_event.then(None, js=TRANSLATE_CLICK_JS, api_visibility="private")
 
 
-TRANSLATE_CLICK_JS = "() => document.querySelector('#translate').click()"
+TRANSLATE_CLICK_JS = "() => transformerViz.pressWhenEnabled('translate')"
 
 
 def slider(words: Words, option: str, key: str, value, step) -> gr.Slider:
@@ -295,6 +298,9 @@ def lay_out_steps(words: Words, top: Header) -> None:
         )
     # the step in words, over the maps: on the first screen with them, one line at 1280 px in every language
     top.step_md = gr.Markdown(elem_id="step-label")
+    # and what the maps show at the step, said to a screen reader (js/page.js makes it a polite live region, quiet
+    # during Play); not shown on screen, where the maps say it
+    top.step_alt = gr.Markdown(elem_id="step-alt", elem_classes=["tv-screen-reader"])
     top.frames = gr.JSON(visible=False, elem_id="step-frames")
     top.variants = gr.JSON(visible=False, elem_id="step-variants")
     top.switch, top.drawn = hidden_box("step-switch"), hidden_box("frames-drawn")

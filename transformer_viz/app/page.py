@@ -10,7 +10,7 @@ from __future__ import annotations
 import gradio as gr
 
 from .. import __version__, i18n
-from ..decoding import CHOSEN, DecodeOptions
+from ..decoding import DecodeOptions
 from ..errors import Notice, UserError
 from . import handlers as h
 from . import warm, your_german
@@ -19,12 +19,13 @@ from .downloads import TRACE_FILE_AGE_S, lesson_ready, offered
 from .frames import lesson_frame, step_frames, variants
 from .header import Header
 from .header import lay_out as lay_out_header
+from .links import link_reader, page_tabs, wire_share
 from .model_card import model_card
 from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
 from .score import german_session
 from .session import Session, branch, decode_options, translate, unbranch
-from .share import forced_tokens, parse_query, share_query
+from .share import forced_tokens, share_query
 from .stepping import PAINTED, start_js, wire_steps, wire_switch
 from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside, only_when, then
 
@@ -71,7 +72,7 @@ def build_demo() -> gr.Blocks:
         plots = {**top.plots, **{plot_id: c for group in groups for plot_id, c in group.plots.items()}}
         if set(plots) != PLOT_IDS:
             raise RuntimeError(f"registered plots missing from the page: {sorted(PLOT_IDS - set(plots))}")
-        step_out = [plots[p.id] for p in STEP_PLOTS] + [top.step_md, top.alt, top.strip]
+        step_out = [plots[p.id] for p in STEP_PLOTS] + [top.step_md, top.alt, top.strip, top.step_alt]
         frames = Event(step_frames, step_in, [top.frames])
         every_head = Event(variants, step_in, [top.variants])
         others = Event(draw_others, step_in + [attention_tabs.kind], [plots[p.id] for p in OTHER_PLOTS])
@@ -183,10 +184,17 @@ def on_translate(lng, text, model_name, lay, hd, *opts, branches=(), step=0, ger
     return said, session_outputs(sess, text, model_name, options, lng, lay, hd, step)
 
 
-def refused_box(said: list, lng: str) -> dict:
-    """The box under the sentence when nothing was translated: why, and the class that greys out the answer the
-    page still shows (the sentence before's)."""
-    return gr.update(value=h.sentence_message(said, lng), visible=True, elem_classes=["tv-refused"])
+def refused(said: list, shown: Session | None) -> list:
+    """What the box under the sentence says when nothing was translated: why, and that the answer still on the page
+    is the sentence before's, where there is one (`shown`: the page's session)."""
+    return said if shown is None else [*said, Notice("notice-previous-kept")]
+
+
+def refused_box(said: list, lng: str, shown: Session | None) -> dict:
+    """The box under the sentence when nothing was translated: `said`, and where the page shows an answer (the
+    sentence before's), the class that greys it out."""
+    greyed = [] if shown is None else ["tv-refused"]
+    return gr.update(value=h.sentence_message(said, lng), visible=True, elem_classes=greyed)
 
 
 def rebranched(sess: Session, branches) -> Session:
@@ -225,41 +233,45 @@ def wire_translation(
     unchanged = [gr.skip()] * len(session_out)
     skipped = unchanged + [gr.skip()]  # and the lesson
 
-    def gated(trigger, fn, inputs=(), **options) -> None:
+    def gated(trigger, fn, inputs=(), **options):
         """`trigger` runs `fn`, which may translate; what follows runs only if it made a new session.
 
-        Each trigger writes and reads its own flag. With one flag for all, the page's load without a sentence (after
+        Each trigger writes and reads its own flag. With one flag for all, a trigger that made no session (after
         which nothing should run) read the True of a translation made meanwhile and ran the new-session events a
         second time, late: they wiped a replay the visitor had started, or drew a view at a step since left.
+        Returns the trigger's listener.
         """
         fresh = gr.State(False)  # a sentence's message goes under it, in place; whether it made a new session
         translate_out = [top.sentence_error, top.sentence_said, fresh] + session_out + lesson.outputs
         translating = trigger(fn, [*inputs, *translate_in], translate_out, api_visibility="private", **options)
         then(translating, [PAINTED, *(only_when(fresh, event) for event in after)])
+        return translating
 
-    def translated(lng, text, model_name, lay, hd, pres, unt, *opts, link=None):
+    def translated(shown, lng, text, model_name, lay, hd, pres, unt, *opts, link=None):
+        """A sentence translated for the page that shows `shown` (its session, or None before any translation)."""
         link = link or {}
         lay, hd = link.get("layer", lay), link.get("head", hd)
         restored = dict(branches=link.get("branch", ()), step=link.get("step", 0), german=link.get("german", ""))
         said, values = on_translate(lng, text, model_name, lay, hd, *opts, **restored)
-        if values is None:  # what the page shows is the sentence before's: said, and greyed out (CSS: tv-refused)
-            said = [*said, Notice("notice-previous-kept")]
-            return [refused_box(said, lng), said, False] + skipped
+        if values is None:  # a translation on the page is the sentence before's: said, and greyed (CSS: tv-refused)
+            said = refused(said, shown)
+            return [refused_box(said, lng, shown), said, False] + skipped
         box = gr.update(value=h.sentence_message(said, lng), visible=bool(said), elem_classes=[])
         sess = values[0]
         lay, hd = h.layer_and_head(get_translator(sess.model).config, lay, hd)  # as session_outputs sets them
         step = h.clamp_step(sess.trace, restored["step"])
         return [box, said, True] + values + [lesson.fn(sess, step, lay, hd, pres, lng, unt)]
 
-    def translate_if_linked(lng, text, model_name, *values):
+    def translate_if_linked(shown, lng, text, model_name, *values):
         """On a new model: translate straight away when there is a sentence."""
-        return [gr.skip(), gr.skip(), False] + skipped if not text else translated(lng, text, model_name, *values)
-
-    def open_link(link, lng, text, model_name, *values):
-        """On page load: a link's sentence translated straight away, at its branches, step, layer and head."""
         if not text:
             return [gr.skip(), gr.skip(), False] + skipped
-        return translated(lng, text, model_name, *values, link=link)
+        return translated(shown, lng, text, model_name, *values)
+
+    def open_link(link, shown, lng, text, model_name, *values):
+        """On page load: the link's sentence (link_reader put it, or the example, in the box) translated straight
+        away, at its branches, step, layer and head; an empty one is said to be empty."""
+        return translated(shown, lng, text, model_name, *values, link=link)
 
     def on_unbranch(lng, sess, t):
         if sess is None:
@@ -267,7 +279,8 @@ def wire_translation(
         # at the same step, to compare what the model wrote there with the forced token
         return outputs_of(unbranch(sess), lng, step=t)
 
-    translate_in = [top.lang, top.sentence, top.model, top.layer, top.head, top.presentation, top.units] + top.options
+    translate_in = [top.session, top.lang, top.sentence, top.model, top.layer, top.head, top.presentation, top.units]
+    translate_in += top.options
     for trigger in (top.translate_btn.click, top.sentence.submit):
         gated(trigger, translated, **QUICK)
     # .input, not .change: a share link that sets the model on load must not translate twice, and
@@ -281,79 +294,19 @@ def wire_translation(
     containers, tab_paths = page_tabs(views)
     wire_share(top, containers)
     link = gr.State(None)  # what a share link restores once its sentence is translated: German, branches, step, …
+    loaded_out = [top.sentence, top.model] + top.options + [top.lang, link] + containers
+    loaded = demo.load(link_reader(models, containers, tab_paths), None, loaded_out, api_visibility="private")
+    opened = gated(loaded.then, open_link, inputs=[link])
+    opened.then(enabled, None, [top.sentence, top.model, top.translate_btn], api_visibility="private", **QUICK)
 
-    on_load = link_reader(models, containers, tab_paths)
-    loaded_out = [top.sentence, top.model] + top.options + [top.lang, link] + containers + [top.translate_btn]
-    loaded = demo.load(on_load, None, loaded_out, api_visibility="private")
-    gated(loaded.then, open_link, inputs=[link])
 
-
-def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
-    """The page load's reader of its link: the sentence, model, options and language for the controls, what to
-    restore once the sentence is translated, and the tab sets' selections that open the link's tab; then the
-    sentence box, model menu and Translate, disabled until now (header.lay_out_sentence), are enabled."""
-
-    def on_load(request: gr.Request):
-        values = parse_query(dict(request.query_params)) if request is not None else {}
-        sentence, model = values.get("sentence"), values["model"] if values.get("model") in models else None
-        out = [gr.update(interactive=True, **({"value": v} if v else {})) for v in (sentence, model)]  # enabled
-        out += [values.get(option.name, gr.skip()) for option in CHOSEN]  # header.options' order
-        # ?lang=ja in the link wins; otherwise the browser's preferred languages decide.
-        headers = request.headers if request is not None else {}
-        chosen = (
-            i18n.language(values["lang"])
-            if values.get("lang")
-            else i18n.from_accept_language(headers.get("accept-language"))
-        )
-        restored = {key: values[key] for key in ("german", "branch", "step", "layer", "head") if key in values}
-        opened = tab_paths.get(values.get("tab"), {})  # the link's tab, and the group holding it
-        selected = [gr.update(selected=opened[c]) if c in opened else gr.skip() for c in containers]
-        return out + [chosen, restored] + selected + [gr.update(interactive=True)]
-
-    return on_load
+def enabled() -> list:
+    """The sentence box, the model menu and Translate (disabled until now: header.lay_out_sentence) enabled, once the
+    link's translation is on the page, or failed: one asked for before would have been replaced by it."""
+    return [gr.update(interactive=True)] * 3
 
 
 WATCH_LESSON_JS = "() => transformerViz.watchLesson()"  # js/lesson.js: the maps fill the first screen
-# The share box shows the whole address of what the page shows (js/share.js); Copy link says whether it copied.
-SHARE_JS = "(link, step, layer, head, lang) => transformerViz.pageShareLink(link, step, layer, head, lang)"
-COPY_JS = "async (link, lang) => [await transformerViz.copyLink(link), lang]"
-
-
-def wire_share(top: Header, tabs: list[gr.Tabs]) -> None:
-    """The share box rewritten in the browser whenever the link, step, layer, head, language or open tab (of any
-    of the page's tab sets, `tabs`) changes."""
-    share_in = [top.share, top.step, top.layer, top.head, top.lang]
-    for trigger in [top.share.change, top.step.change, top.layer.change, top.head.change, top.lang.change] + [
-        t.select for t in tabs
-    ]:
-        trigger(None, share_in, [top.share], js=SHARE_JS, queue=False, api_visibility="private")
-
-    def copied(ok, lng):
-        """Says, in the visitor's language, whether the link is on the clipboard."""
-        if ok:
-            gr.Info(i18n.text("share-copied", lng))
-        else:
-            gr.Warning(i18n.text("share-not-copied", lng))
-
-    # queued: a toast reaches the page through the queue's stream
-    top.copy.click(copied, [top.share, top.lang], None, js=COPY_JS, api_visibility="private")
-
-
-def page_tabs(views: gr.Tabs) -> tuple[list[gr.Tabs], dict[str, dict[gr.Tabs, str]]]:
-    """The page's tab sets (`views` first, then each group's) and, for each tab's id, what each set must select to
-    open it (a view: its group in `views` and itself in the group's set)."""
-    containers, paths = [views], {}
-    for group in views.children:
-        if not isinstance(group, gr.Tab):
-            continue
-        paths[group.id] = {views: group.id}
-        for inner in group.children:
-            if isinstance(inner, gr.Tabs):
-                containers.append(inner)
-                for view in inner.children:
-                    if isinstance(view, gr.Tab):
-                        paths[view.id] = {views: group.id, inner: view.id}
-    return containers, paths
 
 
 def wire_language(top: Header, words: Words, lesson, after: list[Event]) -> None:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import figures
+from ..figures.attention import FIT_WIDTH_PX
+from ..figures.steps import TOPK_PX
 from ..figures.words import t as figure_text
 from ..trace import Trace
 from .models import learned_and_sinusoidal, loaded_translator
@@ -35,6 +37,7 @@ class View:
     # the attention maps' rows and columns: "pieces" or "words" (figures.UNITS). The masks and the score pipeline
     # stay in pieces, as the model masks and scores them; the "Rollout and words" tab shows both side by side.
     units: str = "pieces"
+    width: float | None = None  # how wide a plot that fills its box on screen is drawn for (None: a projector's box)
 
     @functools.cached_property
     def positional_tables(self) -> dict:
@@ -65,6 +68,9 @@ class Plot:
     download: Callable[[View], str] | None = None  # its download's name, where its figure's own is not enough
     # the head it draws for the head menu's value ("mean", "0", …), where two values draw the same (stepping.variant)
     head_drawn: Callable[[str], str] = str
+    # on screen it fills its box, of any width: drawn for a box this wide (a projector's) and for a phone's, which
+    # the page takes where its box is narrower (figures/narrow.py); its draw reads View.width
+    screen_px: float | None = None
 
     def figure(self, view: View):
         """The plot drawn from `view`, its download named (None when there is nothing to show)."""
@@ -117,14 +123,17 @@ STEP, HEAD, LAYER, KIND = (frozenset({name}) for name in FOLLOWS)
 # plot's 24 px of room in its box) where a long translation wraps its box to two lines, a projector's screen, and
 # stretched to a taller box: every row's label fits at 720 px, and so on any taller screen.
 LESSON_FIT_PX = 290
+# Drawn for a phone's box (View.width given: figures/narrow.py), as tall as js/lesson.js's least height for the lesson's
+# boxes (LESSON_MIN_PX, 300 px) less the plot's 24 px: on a phone the maps start below the first screen.
+PHONE_FIT_PX = 276
 # fmt: off
 PLOTS = [
-    Plot("plot-topk", "page", None, follows=STEP,
-         draw=lambda v: figures.topk_bar(v.trace, v.step, presentation=v.presentation)),
-    Plot("plot-cross", "page", None, follows=STEP | LAYER | HEAD,
+    Plot("plot-topk", "page", None, follows=STEP, screen_px=TOPK_PX,
+         draw=lambda v: figures.topk_bar(v.trace, v.step, presentation=v.presentation, width=v.width)),
+    Plot("plot-cross", "page", None, follows=STEP | LAYER | HEAD, screen_px=FIT_WIDTH_PX,
          draw=lambda v: figures.attention_head(
              v.trace, "cross", v.layer, v.head, step=v.step, presentation=v.presentation, units=v.units,
-             fit_px=None if v.presentation else LESSON_FIT_PX)),
+             fit_px=None if v.presentation else LESSON_FIT_PX if v.width is None else PHONE_FIT_PX, width=v.width)),
     Plot("plot-alignment", "attention", "tab-cross", follows=STEP | LAYER | HEAD,
          draw=lambda v: figures.alignment(
              v.trace, v.layer, head=v.head, step=v.step, presentation=v.presentation, units=v.units)),

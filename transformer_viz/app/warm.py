@@ -4,9 +4,12 @@ In a fresh process the first translation paid for more than its own work (benchm
 each model loaded on first use (building it on PyTorch's meta device imports torch._dynamo: 1–1.5 s), its model
 card's two dry runs, and the first figure of each kind with its JSON (Plotly's figure classes, the figures' own first
 calls: the lesson's first frame took 250 ms, a later one 2 ms). warm_up pays those once at start: every bundled model
-loaded, its card made and one sentence traced with it; every registered plot drawn in each look (the screen's and a
-slide's) and encoded as the page sends it, with the lesson's frame. The rest of a translation (the trace, every
-step's frames, the variants, the trace file) costs the first time what it costs later, and is not warmed.
+loaded, its card made and the example a first visit opens on (common.LESSON_EXAMPLE) traced with it, with the page's
+default options; every registered plot drawn in each look (the screen's and a slide's) and encoded as the page sends
+it, with the lesson's frame. The example's trace stays in the cache (traces.py): every first visit finds it there,
+and draws its lesson (in the visitor's language and look) from it. The rest of a translation (the trace of any other
+sentence, every step's frames, the variants, the trace file) costs the first time what it costs later, and is not
+warmed.
 
 launch() serves the page with serve, which starts it in a thread of its own once the server answers: the server's
 start neither waits for its 1–4 s on two cores nor shares the processor with it (started beside it, the warm-up
@@ -27,7 +30,7 @@ from ..decoding import DecodeOptions
 from ..hub.hub import CHECKPOINTS_DIR
 from . import frames
 from . import handlers as h
-from .common import EXAMPLES, LOOKS, fills_box, plot, slides
+from .common import LESSON_EXAMPLE, LOOKS, fills_box, plot, slides
 from .model_card import model_card
 from .models import available_models, get_translator
 from .registry import PLOTS
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
     import gradio as gr
 
 log = logging.getLogger(__name__)
-WARM_SENTENCE = EXAMPLES[0]  # a sentence a visitor may well ask for: its traces stay in the cache
+WARM_SENTENCE = LESSON_EXAMPLE  # every first visit asks for it: its traces stay in the cache
 FIGURE_LOOKS = list({slides(look): look for look in LOOKS}.values())  # the screen's, a slide's (PNG or SVG: alike)
 
 

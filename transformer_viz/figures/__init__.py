@@ -12,13 +12,14 @@ score_figure takes a score.Score (Translator.score): a German sentence's pieces,
 """
 
 from .alignment import alignment
-from .attention import attention_axes, attention_grid, attention_head, head_matrix, overview, overview_index
+from .attention import attention_axes, attention_grid, attention_head, head_matrix
 from .attribution import agreement_figure, attribution_figure
 from .compare import attention_pair, attention_side_by_side, padding_side_by_side, probability_change
 from .geometry import neighbours_figure, query_key_figure
 from .heads import head_summary_figure, rollout_figure, word_attention_figure
 from .lens import logit_lens_figure
 from .masks import cross_mask, decoder_causal_mask, encoder_padding_mask, mask_matrix, score_pipeline
+from .overview import overview, overview_index
 from .positions import cosine_similarity, position_similarity, positional_curves, positional_heatmap
 from .qkv import qk_product, qkv_figure
 from .qkv_numbers import QueryNumbers, query_numbers, strongest_source

@@ -1,4 +1,5 @@
-"""Attention patterns as heatmaps: one head, every head of a layer, every layer × head (the lines: alignment.py).
+"""Attention patterns as heatmaps: one head, every head of a layer (every layer × head: overview.py; the lines:
+alignment.py).
 
 Rows are queries, columns are keys, row 0 at the top. For decoder self-attention and cross-attention,
 row t is the query that produced target token t (trace.target_tokens[t]); decoder self-attention's keys
@@ -21,6 +22,7 @@ from .style import (
     HIGHLIGHT,
     KIND_NAMES,
     LINE_EM,
+    MARGIN_PX,
     MIN_TICK_PX,
     WEIGHTS_SCALE,
     colorbar,
@@ -43,6 +45,7 @@ from .units import map_axes
 from .words import t
 
 FIT_WIDTH_PX = 700  # about how wide the page draws the lesson's map at 1280 px: three fifths of the lesson row
+MAP_SIDES_PX = 160  # beside a fitted map's cells: its query labels and axis title on the left, the colour bar right
 
 # Axis titles are plain text (escaped when used); "\n" becomes a line break so long titles fit under a panel.
 # Each is said in the language of figures.language(): catalogue keys without their "fig-" prefix.
@@ -274,38 +277,39 @@ def attention_head(
     show_values: bool = False,
     units: str = "pieces",
     fit_px: float | None = None,
+    width: float | None = None,
 ) -> go.Figure:
     """One head (or head="mean") as a large heatmap; show_values writes each weight in its cell; units as
     attention_grid's.
 
     fit_px: drawn for a box that tall (the lesson's map on a projector, which the page stretches to its box):
     tight margins, and the query labels' font as large as lets every row's label fit beside its row (with room
-    to spare for a box up to a seventh smaller, as a notice above the maps makes it).
+    to spare for a box up to a seventh smaller, as a notice above the maps makes it); `width`: and that wide
+    (FIT_WIDTH_PX, a projector's, where not given), the title wrapped and the key labels laid out for it, every
+    n-th labelled where even the smallest font's tilted labels would run into each other.
     """
     ax = map_axes(*attention_axes(trace, kind), units)
     check_step(trace, step)
     st, n_rows = style(presentation), len(ax.queries)
     z = ax.weights(shown(head_matrix(trace, kind, layer, head), kind, step, hide_future))
     label = f"L{layer} {head_label(head, trace.n_heads)}"
-    width = FIGURE_PX if fit_px is None else FIT_WIDTH_PX
-    key_ticks = x_token_ticks(ax.key_labels, 900 if fit_px is None else width - 160, st.font_size, pieces=False)
+    width = FIGURE_PX if fit_px is None else width or FIT_WIDTH_PX
+    key_ticks = x_token_ticks(
+        ax.key_labels, 900 if fit_px is None else width - MAP_SIDES_PX, st.font_size, pieces=False
+    )
+    key_stride = 1 if fit_px is None else tilted_stride(ax.key_labels, width - MAP_SIDES_PX, key_ticks)
+    if key_stride > 1:
+        key_ticks.update({key: key_ticks[key][::key_stride] for key in ("tickvals", "ticktext")})
     title = t("head-title", kind=kind_name(kind), layer=layer, head=head_label(head, trace.n_heads)) + ax.suffix()
     title += step_suffix(trace, kind, step)
+    query_title = axis_title(query_axis_title(kind, ax.words))
     stride = 1  # every query row labelled
     if fit_px is None:
         height = max(1.6 * st.panel_px, 1.3 * st.row_px * n_rows) + 200 + 4 * st.font_size
         query_font, margin = tick_font(n_rows, 1.3 * st.row_px * n_rows, st.font_size), {}
-    else:  # the title's lines on top; under the map the key labels and the key axis title's (two) lines
-        top = title_room(
-            wrap_title(title, width, st.title_size)[0], st.title_size, title_gap({}, st.font_size)
-        )  # as finish's
-        key_font = key_ticks.get("tickfont", {}).get("size", st.font_size)
-        bottom = tick_label_px(ax.key_labels, key_ticks["tickangle"], key_font) + 2 * LINE_EM * st.font_size + 8
-        height, margin = fit_px, dict(b=bottom)
-        pitch = (fit_px - top - bottom) / max(n_rows, 1)  # one row's height
-        # rows too close for the smallest font's labels: every stride-th row labelled (the hover still names each)
-        stride = max(1, math.ceil(1.3 * MIN_TICK_PX / pitch))
-        query_font = dict(tickfont=dict(size=int(max(MIN_TICK_PX, min(st.font_size, stride * pitch / 1.3)))))
+    else:
+        height = fit_px
+        margin, stride, query_font, query_title = fitted_rows(ax, kind, title, key_ticks, fit_px, width, st)
     query_ticks = token_ticks(ax.query_labels, pieces=False)
     if stride > 1:
         query_ticks = {key: values[::stride] for key, values in query_ticks.items()}
@@ -314,7 +318,7 @@ def attention_head(
         yaxis=dict(
             **query_ticks,
             autorange="reversed",
-            title=dict(text=axis_title(query_axis_title(kind, ax.words))),
+            title=dict(text=query_title),
             **query_font,
         ),
         shapes=mark_step(z, kind, ax.row(step), st.line_width),
@@ -324,57 +328,36 @@ def attention_head(
         layout["margin"] = margin
     name = download_name(ax.named(KIND_NAMES[kind]), layer, head, shown_step(kind, step))
     data = [weight_heatmap(z, label, show_values)]
-    if stride > 1:  # the rows without a tick label are named in the hover by the cells' own data
-        data[0]["customdata"] = [[esc(query)] * z.shape[1] for query in ax.query_labels]
-        data[0]["hovertemplate"] = data[0]["hovertemplate"].replace("%{y}", "%{customdata}")
+    if stride > 1 or key_stride > 1:  # the rows and columns without a tick label are named in the hover by the cells
+        data[0]["customdata"] = [[[esc(query), esc(key)] for key in ax.key_labels] for query in ax.query_labels]
+        hover = data[0]["hovertemplate"].replace("%{y}", "%{customdata[0]}").replace("%{x}", "%{customdata[1]}")
+        data[0]["hovertemplate"] = hover
     return finish(data, layout, st, title, height, name, width=width, tight=fit_px is not None)
 
 
-def overview(trace: Trace, kind: str, presentation: bool = False, units: str = "pieces") -> go.Figure:
-    """Every layer × head as a thumbnail (rows = layers, columns = heads), to pick one to open; units as
-    attention_grid's (the thumbnails have no tick labels: words change their cells and their title).
-
-    Trace number layer * n_heads + head draws thumbnail (layer, head), and carries meta=[layer, head].
-    In the browser, Plotly's `plotly_click` event gives `points[0].curveNumber` (and `points[0].data.meta`);
-    `overview_index(curveNumber, trace.n_heads)` turns it back into (layer, head).
-    """
-    ax = map_axes(*attention_axes(trace, kind), units)
-    st = style(presentation)
-    n_layers, n_heads = trace.n_layers, trace.n_heads
-    thumb = 150 if presentation else 110
-    height = n_layers * (thumb + 2 * st.font_size) + 80 + 2 * st.title_size
-    titles = [f"L{layer} H{head}" for layer in range(n_layers) for head in range(n_heads)]
-    refs, layout = subplot_grid(
-        n_layers, n_heads, n_layers * n_heads, titles, 0.02, min(0.2, (2 * st.font_size + 8) / height)
-    )
-    data = []
-    for i, (x, y) in enumerate(refs):
-        layer, head = divmod(i, n_heads)
-        name = f"L{layer} H{head}"
-        data.append(
-            dict(
-                type="heatmap",
-                z=ax.weights(head_matrix(trace, kind, layer, head)),
-                coloraxis="coloraxis",
-                name=name,
-                meta=[layer, head],
-                hovertemplate=t("overview-hover", name=name) + "<extra></extra>",
-                xaxis=x,
-                yaxis=y,
-            )
-        )
-        layout["xaxis" + x[1:]]["showticklabels"] = False
-        layout["yaxis" + y[1:]].update(showticklabels=False, autorange="reversed")
-    hint = "" if presentation else t("overview-hint")  # a slide is not clicked
-    title = t("overview-title", kind=kind_name(kind), hint=hint) + ax.suffix()
-    name = download_name(ax.named(KIND_NAMES[kind]) + "-overview")
-    layout["margin"] = dict(b=16)  # no axis under the thumbnails
-    return finish(data, {**layout, "coloraxis": weights_axis(presentation)}, st, title, height, name)
+def fitted_rows(ax, kind: str, title: str, key_ticks: dict, fit_px: float, width: float, st) -> tuple:
+    """A fitted map's rows in a box fit_px tall and `width` wide: (its margin, every how many rows labelled, their
+    font, its query axis title). Over the rows, the title's lines; under them, the key labels and the key axis title's
+    lines, both wrapped as finish wraps them; the query axis title is wrapped to the rows' height."""
+    top = title_room(wrap_title(title, width, st.title_size)[0], st.title_size, title_gap({}, st.font_size))
+    key_font = key_ticks.get("tickfont", {}).get("size", st.font_size)
+    key_title, _ = wrap_title(axis_title(key_axis_title(kind, ax.words)), width - 2 * MARGIN_PX, st.font_size)
+    key_lines = key_title.count("<br>") + 1
+    bottom = tick_label_px(ax.key_labels, key_ticks["tickangle"], key_font) + key_lines * LINE_EM * st.font_size + 8
+    rows_px = fit_px - top - bottom
+    pitch = rows_px / max(len(ax.queries), 1)  # one row's height
+    # rows too close for the smallest font's labels: every stride-th row labelled (the hover still names each)
+    stride = max(1, math.ceil(1.3 * MIN_TICK_PX / pitch))
+    query_font = dict(tickfont=dict(size=int(max(MIN_TICK_PX, min(st.font_size, stride * pitch / 1.3)))))
+    query_title, _ = wrap_title(axis_title(query_axis_title(kind, ax.words)), rows_px, st.font_size)
+    return dict(b=bottom), stride, query_font, query_title
 
 
-def overview_index(curve_number: int, n_heads: int) -> tuple[int, int]:
-    """(layer, head) of the overview thumbnail that Plotly reports as `curveNumber` in a click event."""
-    if curve_number < 0 or n_heads < 1:
-        raise ValueError(f"need curve_number >= 0 and n_heads >= 1, got {curve_number!r}, {n_heads!r}")
-    layer, head = divmod(int(curve_number), int(n_heads))
-    return layer, head
+def tilted_stride(labels: list[str], axis_px: float, ticks: dict) -> int:
+    """Every how many tilted key labels one is shown, so that no two run into each other: 1 where each fits (flat,
+    or tilted in a font x_token_ticks made small enough), more where even MIN_TICK_PX's lines would overlap."""
+    if not labels or ticks.get("tickangle", 0) == 0:
+        return 1
+    size = ticks.get("tickfont", {}).get("size", MIN_TICK_PX)
+    apart = 0.71 * axis_px / len(labels)  # the strip between two neighbours' lines (sin 45° = 0.71)
+    return max(1, math.ceil(LINE_EM * size / apart))

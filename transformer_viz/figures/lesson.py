@@ -1,7 +1,8 @@
 """A lesson that needs no server: one self-contained HTML file that steps through a translation.
 
 The file holds Plotly's JavaScript (from the installed `plotly` package), the lesson's frames (the main map,
-cross-attention, and the top-k chart at every step, with the step line and the token strip) and their variants
+cross-attention, and the top-k chart at every step, with the step line, the token strip and the step's text
+alternative for a screen reader: alt.py) and their variants
 (every other layer and head, as changes to the frames' figures: changes.step_changes), and the page's own stepping
 module (app/js/stepping.js), driven by app/js/lesson-file.js, with the presenter's keys (app/js/keys.js). Opened
 from a disk, offline, on any laptop, or embedded in a course page, it steps, plays, switches layer and head, and
@@ -20,6 +21,7 @@ import plotly.offline
 from .. import i18n
 from ..trace import Trace
 from . import attention, steps
+from .alt import step_alt
 from .changes import frame_key, step_changes
 from .keys import KEYS_CSS, keys_help
 from .strip import token_strip
@@ -64,11 +66,12 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
     with language(lang):
         cross = _drawn(trace, layer, head)
         topk = [figure_json(steps.topk_bar(trace, t)) for t in range(total)]
-        patches, keys = {}, {}
+        patches, keys, alt = {}, {}, {}
         for other_layer in range(trace.n_layers):
             for other in heads:
                 combo = f"{other_layer}/{other}"
                 keys[combo] = combo
+                alt[combo] = [step_alt(trace, t, other_layer, other, UNITS, lang) for t in range(total)]
                 if (other_layer, other) != (layer, head):
                     patches[combo] = step_changes(cross, _drawn(trace, other_layer, other))
     shown = json.dumps([trace.target_text, trace.model.get("name", "")], ensure_ascii=False)
@@ -76,11 +79,11 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
         key=frame_key(layer, head, LOOK, lang, UNITS), shown=shown, base="lesson", ids=list(PLOT_IDS),
         lesson=[True, True], serial=1, steps=total, only=None, plots=[cross, topk],
         label=[step_line(trace, t, lang) for t in range(total)], alternatives=[[] for _ in range(total)],
-        strip=[token_strip(trace, t, lang) for t in range(total)],
+        strip=[token_strip(trace, t, lang) for t in range(total)], alt=alt[f"{layer}/{head}"],
         last=i18n.text("at-last-step", lang), play=i18n.text("play", lang), pause=i18n.text("pause", lang),
         layers=trace.n_layers, heads=trace.n_heads,
     )  # fmt: skip
-    variants = dict(base="lesson", keys=[keys, None], own=[f"{layer}/{head}", "all"], patches=[patches, None])
+    variants = dict(base="lesson", keys=[keys, None], own=[f"{layer}/{head}", "all"], patches=[patches, None], alt=alt)
     words = {key: i18n.text(key, lang) for key in ("prev", "next", "play", "layer", "head", "step")}
     return dict(
         frames=frames, variants=variants, view=dict(step=0, layer=layer, head=head, presentation=LOOK, lang=lang,
@@ -126,6 +129,8 @@ h1 {{font-size: 1.2em; margin: 0 0 .5em}}
 #controls button, #controls select {{font: inherit; padding: .2em .6em}}
 #step-slider {{flex: 1; min-width: 10em}}
 #step-label {{margin: .5em 0}}
+.sr-only {{position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip-path: inset(50%);
+  white-space: nowrap}}
 .tv-strip-row {{display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px; line-height: 1.6}}
 .tv-side {{min-width: 5em; font-size: .85em; opacity: .7}}
 .tv-piece {{padding: 0 .3em; border: 1px solid transparent; border-radius: 4px; font: inherit; background: none}}
@@ -149,6 +154,7 @@ button.tv-piece.tv-current {{background: #2563eb; color: white; font-weight: bol
 <label><span id="head-label"></span> <select id="head"></select></label>
 </div>
 <div id="step-label"></div>
+<div id="step-alt" class="sr-only" aria-live="polite" aria-atomic="true"></div>
 <div id="token-strip"></div>
 <div id="maps"><div id="lesson-cross"></div><div id="lesson-topk"></div></div>
 <div id="keys-help">{keys}</div>

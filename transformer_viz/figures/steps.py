@@ -75,7 +75,6 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False, width: float |
         margin=dict(l=candidates_margin(trace, st.font_size), r=probability_margin(st.font_size)),
         barmode="overlay",
         bargap=0.25,
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
     )
     # two lines at every step, the entropy and the forced-prefix note on the second: the title takes the same room
     # inside the forced prefix as after it, so the bars stay put as the learner steps past a branch
@@ -84,7 +83,22 @@ def topk_bar(trace: Trace, step: int, presentation: bool = False, width: float |
     height = max(300, 1.6 * st.row_px * len(tokens)) + 160 + 2 * st.font_size
     if width is None:  # how wide the page draws it: beside the lesson's map on screen, under it in a slide look
         width = st.figure_px if presentation else TOPK_PX
+    layout["legend"] = legend(data, width - layout["margin"]["l"] - layout["margin"]["r"], st.font_size)
     return finish(data, layout, st, title, height, download_name("next-token-top-k", step=step), width=width)
+
+
+LEGEND_ITEM_PX = 40  # a legend entry's symbol and the gaps around its name
+
+
+def legend(data: list[dict], plot_px: float, font_size: int) -> dict:
+    """The legend in one row over the bars where its names fit the plot's width; else stacked in its lower right
+    corner, under the bars' ends (the least likely candidates' bars are the shortest), so that it never runs into
+    the title over it."""
+    names = [trace["name"] for trace in data]
+    row_px = sum(CHAR_EM * font_size * sum(title_chars(name)) + LEGEND_ITEM_PX for name in names)
+    if row_px <= plot_px:
+        return dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0)
+    return dict(yanchor="bottom", y=0.0, xanchor="right", x=1.0, bgcolor="rgba(255,255,255,0.8)")
 
 
 def candidates_margin(trace: Trace, font_size: int) -> int:

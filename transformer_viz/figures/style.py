@@ -271,6 +271,8 @@ def style(presentation: bool) -> Style:
     return PRESENTATION if presentation else LIGHT
 
 
+MARGIN_PX = 40  # a figure's left, right and bottom margins where its builder gives none
+
 # Every axis: a grey line, no grid, no zero line, room for long tick labels. A builder's own axis settings win.
 AXIS = dict(showline=True, linecolor="#888888", showgrid=False, zeroline=False, automargin=True, ticks="")
 # Plotly's template="none" (no 7 kB default template in every figure's JSON) plus AXIS: a template's
@@ -302,7 +304,8 @@ def finish(
     title, _ = wrap_title(title, width, st.title_size)
     gap = title_gap(layout, st.font_size)
     # the title hangs from the top edge (so, at any height, no blank band over it); the margin holds it and `gap`
-    margin = {**dict(l=40, r=40, b=40), **layout.get("margin", {}), "t": title_room(title, st.title_size, gap)}
+    margin = {**dict(l=MARGIN_PX, r=MARGIN_PX, b=MARGIN_PX), **layout.get("margin", {})}
+    margin["t"] = title_room(title, st.title_size, gap)
     # `height` was given for default_top: the figure takes the room its title needs instead (a tight one keeps it)
     extra_px = 0.0 if tight else margin["t"] - default_top(st.title_size)
     full = {

@@ -15,8 +15,9 @@ import plotly.graph_objects as go
 
 from ..trace import Trace
 from .alignment import alignment
-from .attention import attention_grid, attention_head, overview
+from .attention import attention_grid, attention_head
 from .masks import decoder_causal_mask
+from .overview import overview
 from .positions import positional_heatmap
 from .steps import topk_bar
 from .words import current_language, language

@@ -21,7 +21,7 @@ function openLesson(data, doc, Plotly) {
   const el = (id) => doc.getElementById(id);
   const page = {
     shown: data.frames.shown,
-    outputs: data.frames.ids.length + 3,
+    outputs: data.frames.ids.length + 4,
     drawPlot: (id, json) => {
       const fig = JSON.parse(json);
       Plotly.react(el(id), fig.data, fig.layout, Object.assign(fig.config || {}, {responsive: true}));
@@ -36,9 +36,10 @@ function openLesson(data, doc, Plotly) {
   /** The outputs of a step ([step, ...plots, label, alternatives, strip]) written into the page. */
   const show = (out) => {
     if (!unchanged(out[0])) view.step = out[0];
-    const n = data.frames.ids.length, label = out[1 + n], strip = out[3 + n];
+    const n = data.frames.ids.length, label = out[1 + n], strip = out[3 + n], alt = out[4 + n];
     if (typeof label === 'string') el('step-label').innerHTML = label;
     if (typeof strip === 'string') el('token-strip').innerHTML = strip;
+    if (typeof alt === 'string') el('step-alt').textContent = alt; // plain text, read by a screen reader
     el('step-slider').value = String(view.step);
   };
   const step = (move, extra = null) => show(stepping.step(state, move, view, page, {}, extra));
@@ -65,6 +66,7 @@ function openLesson(data, doc, Plotly) {
   el('step-play').addEventListener('click', () => {
     const [label, ...out] = stepping.play(state, view, page);
     if (!unchanged(label)) el('step-play').textContent = label;
+    el('step-alt').setAttribute('aria-live', stepping.liveness(state.playing)); // quiet while it plays
     show(out);
   });
   el('layer').addEventListener('change', (event) => {

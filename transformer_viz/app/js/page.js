@@ -51,6 +51,7 @@ function inPage(doc = document) {
  * boxes as they appear. */
 function start(config, doc = document) {
   PAGE.outputs = config.outputs;
+  speak(false, doc);
   const refit = plots.refitPlots(doc);
   const watch = () => {
     plots.attachClicks(config.clicks, doc);
@@ -135,9 +136,19 @@ function drawnHere(view) {
   return stepping.drawnHere(PAGE, view, shownKey()) ? 'drawn' : '';
 }
 
-/** Play or Pause: [Play's label, step, ...what the step paints]. */
+/** Play or Pause: [Play's label, step, ...what the step paints]; the step's text alternative quiet while it plays. */
 function onPlay(view) {
-  return stepping.play(PAGE, view, inPage());
+  const out = stepping.play(PAGE, view, inPage());
+  speak(PAGE.playing);
+  return out;
+}
+
+/** The step's text alternative (#step-alt) a live region: polite, or off while Play is on (stepping.liveness). */
+function speak(playing, doc = document) {
+  const alt = doc.getElementById('step-alt');
+  if (!alt) return;
+  alt.setAttribute('aria-live', stepping.liveness(playing));
+  alt.setAttribute('aria-atomic', 'true'); // the whole sentence, not the words that changed
 }
 
 /** The query view's tab watched from the first time it and its redraw button are on the page: when the tab comes
@@ -189,14 +200,29 @@ async function downloadFile(id, doc = document, wait = (ms) => new Promise((done
   return false;
 }
 
+/** The button `id` clicked once it is enabled (at once where it is already): the page keeps Translate disabled until
+ * its link's translation, or its example's, has come (page.wire_translation), and an example clicked before then is
+ * translated after it instead of being lost. False where it stayed disabled through every try. */
+async function pressWhenEnabled(id, doc = document, wait = (ms) => new Promise((done) => setTimeout(done, ms))) {
+  for (let tries = 0; tries < 600; tries++) {
+    const button = doc.getElementById(id);
+    if (button && !button.disabled) {
+      button.click();
+      return true;
+    }
+    await wait(50);
+  }
+  return false;
+}
+
 /** A promise kept once the page has painted its next frame. */
 function painted() {
   return new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
 }
 
 const api = {
-  PAGE, painted, downloadFile, shownKey, stripStep, start, markLook, onStep, onFrames, onVariants, onSwitch, drawnHere,
-  onPlay, qkvStep,
+  PAGE, painted, downloadFile, pressWhenEnabled, shownKey, stripStep, start, markLook, onStep, onFrames, onVariants,
+  onSwitch, drawnHere, onPlay, speak, qkvStep,
 };
 if (typeof module !== 'undefined') module.exports = api;
 else window.transformerViz = Object.assign(window.transformerViz || {}, api, {page: PAGE});

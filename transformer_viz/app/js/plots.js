@@ -1,6 +1,9 @@
 // The page's plots as Plotly draws them: a figure redrawn in place, plots refitted to their boxes, clicks on points.
 'use strict';
 
+const {applyChange} =
+  typeof module !== 'undefined' ? require('./stepping.js') : window.transformerViz.stepping;
+
 /** What changed from layout a to layout b, as Plotly.relayout takes it: {"path.to.key": new value} (null where a
  * key goes). Arrays and typed arrays (Plotly's {bdata}) are compared whole. */
 function layoutChanges(a, b, path = '', into = {}) {
@@ -11,6 +14,24 @@ function layoutChanges(a, b, path = '', into = {}) {
     else if (JSON.stringify(x) !== JSON.stringify(y)) into[path + k] = y === undefined ? null : y;
   }
   return into;
+}
+
+/** A figure's JSON text as drawn in a box `width` pixels wide: a figure drawn for a wider box than that carries what
+ * makes it the figure drawn for a phone's (layout.meta.narrow: figures/narrow.py), made here; any other as it is.
+ * Where the narrow drawing's data differ (the hover's names of unlabelled rows), so does its datarevision. */
+function forWidth(text, width) {
+  const fig = JSON.parse(text), narrow = fig.layout.meta && fig.layout.meta.narrow;
+  if (!narrow || !(width < narrow.below)) return text;
+  applyChange(fig, narrow.change);
+  if (narrow.change.data) fig.layout.datarevision = `${fig.layout.datarevision || ''}:narrow`;
+  return JSON.stringify(fig);
+}
+
+/** Whether a plot drawn from `text` in a box `width` pixels wide is drawn narrow (forWidth), or null where its
+ * figure has no narrow drawing. */
+function narrowFor(text, width) {
+  const meta = JSON.parse(text).layout.meta, narrow = meta && meta.narrow;
+  return narrow ? width < narrow.below : null;
 }
 
 /** A figure's JSON text as the page draws it: Gradio's plot component lays it out responsive, its margins growing. */
@@ -29,8 +50,13 @@ function prepared(text) {
  *   react draw everything anew), unless the download's format changed (a new look): then the new config, so that
  *   the camera button's tooltip names the format it now downloads.
  * The download's name, format and scale are then set where the camera button reads them. A plot not drawn yet (its
- * tab never opened: Gradio mounts a tab's plots when it first opens) gets its Gradio value, which Gradio draws. */
+ * tab never opened: Gradio mounts a tab's plots when it first opens) gets its Gradio value, which Gradio draws.
+ * Either is the figure for the width of the plot's box (forWidth). */
 function redraw(id, json, doc = document, Plotly = window.Plotly) {
+  const box = doc.getElementById(id), width = box ? box.clientWidth : Infinity, source = json;
+  json = forWidth(json, width);
+  // what it is drawn from, and whether narrow: fitPlot draws it again where its box's width asks for the other
+  if (box) box.tvSource = {source, narrow: narrowFor(source, width)};
   const el = doc.querySelector('#' + id + ' .js-plotly-plot');
   if (!el || !el.data || !el.layout || !el._context || !Plotly) return {type: 'plotly', plot: json};
   const fig = prepared(json), drawn = el.tvDrawn, images = el._context.toImageButtonOptions || {};
@@ -78,10 +104,16 @@ function drawPlot(id, json, lesson, doc = document) {
 
 /** A plot laid out again to its element's size where it was drawn at another (true then): one with no height of its
  * own (a fitted plot) to the element's height, and every plot to its width. A fitted plot that Gradio drew is not
- * laid out to its element by Plotly (no autosize): it is told to now. */
+ * laid out to its element by Plotly (no autosize): it is told to now. One whose box became narrow enough for its
+ * phone's drawing, or no longer is, is drawn again from its figure (redraw: forWidth). */
 function fitPlot(el, Plotly = window.Plotly) {
   const full = el && el._fullLayout;
   if (!full || !Plotly || el.clientWidth === 0) return false;
+  const box = el.closest('[id]'), drawn = box && box.tvSource; // the plot's box: its gr.Plot, named by its id
+  if (drawn && drawn.narrow !== null && narrowFor(drawn.source, box.clientWidth) !== drawn.narrow) {
+    redraw(box.id, drawn.source, el.ownerDocument, Plotly);
+    return true;
+  }
   const taller = !el.layout.height && Math.abs(full.height - el.clientHeight) > 1;
   if (taller && !full.autosize) Plotly.relayout(el, {autosize: true});
   else if (full.autosize && (taller || Math.abs(full.width - el.clientWidth) > 1)) Plotly.Plots.resize(el);
@@ -134,6 +166,6 @@ function attachClicks(clicks, doc = document) {
   }
 }
 
-const api = {layoutChanges, redraw, drawPlot, fitPlot, refitPlots, READERS, writeBox, attachClicks};
+const api = {layoutChanges, forWidth, narrowFor, redraw, drawPlot, fitPlot, refitPlots, READERS, writeBox, attachClicks};
 if (typeof module !== 'undefined') module.exports = api;
 else window.transformerViz = Object.assign(window.transformerViz || {}, {plots: api});

@@ -95,7 +95,8 @@ function framesFor(state, view, shown) {
   if (!f || f.key === key || !base) return f;
   const [layer, head] = JSON.parse(base.key);
   if (base.key !== frameKey({...view, layer, head}) || base.shown !== shown) return f;
-  const combo = `${Math.round(Number(view.layer))}/${view.head}`;
+  const combo = `${Math.round(Number(view.layer))}/${view.head}`, alt = v.alt && v.alt[combo];
+  if (!alt) return f; // a layer or head the variants were not drawn for
   const plots = [];
   for (let i = 0; i < base.plots.length; i++) {
     const frames = base.plots[i], name = v.keys[i] ? v.keys[i][combo] : v.own[i];
@@ -112,7 +113,7 @@ function framesFor(state, view, shown) {
       }),
     );
   }
-  return (state.frames = Object.assign({}, base, {key, plots}));
+  return (state.frames = Object.assign({}, base, {key, plots, alt}));
 }
 
 /** Whether frames `f` are the page's to paint: drawn for the view's controls and the translation shown. */
@@ -121,7 +122,8 @@ function fits(f, view, shown) {
 }
 
 /** draw_step's outputs at step t from frames f: each step plot (drawPlot(id, figure JSON, in the lesson) decides how
- * it is drawn), the step's label (and `suffix`), its alternatives to branch on, the token strip. */
+ * it is drawn), the step's label (and `suffix`), its alternatives to branch on, the token strip, and the step's text
+ * alternative (what the maps show, in a sentence: figures/alt.py). */
 function paint(f, t, suffix, drawPlot) {
   return [
     ...f.plots.map((frames, i) => {
@@ -131,7 +133,14 @@ function paint(f, t, suffix, drawPlot) {
     f.label[t] + (suffix || ''),
     {__type__: 'update', choices: f.alternatives[t], value: null},
     f.strip[t],
+    f.alt[t],
   ];
+}
+
+/** The step's text alternative's aria-live while Play is on or off: a screen reader says each step the learner moves
+ * to ('polite'), but not the steps Play moves through by itself every 0.8 s, which it would read over each other. */
+function liveness(playing) {
+  return playing ? 'off' : 'polite';
 }
 
 /** The step a move leads to from step t: 'stay', 'prev', 'next' (at the last step: stays, and says so), or
@@ -239,6 +248,6 @@ function play(state, view, page) {
   return [f.pause, 0, ...paint(f, 0, '', page.drawPlot)];
 }
 
-const api = {newState, frameKey, applyChange, keep, framesFor, paint, step, switched, drawnHere, play, skip};
+const api = {newState, frameKey, applyChange, keep, framesFor, paint, liveness, step, switched, drawnHere, play, skip};
 if (typeof module !== 'undefined') module.exports = api;
 else window.transformerViz = Object.assign(window.transformerViz || {}, {stepping: api});
