@@ -322,3 +322,13 @@ def browser():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def app_tab(browser, app_server):
+    """The module's one browser tab on the app, in English at 1280×720 (a projector's screen)."""
+    from tests.pages import open_app_page
+
+    context, page = open_app_page(browser, app_server[0], "en-US", {"width": 1280, "height": 720})
+    yield page
+    context.close()

@@ -13,7 +13,6 @@ from tests.pages import (
     escaped,
     expected_trace,
     lesson_link,
-    open_app_page,
     open_tab,
     screenshot,
     start_lesson,
@@ -21,7 +20,7 @@ from tests.pages import (
     wait_plot,
     wait_step,
 )
-from tests.test_figures_fit import VIEWPORT, misfits, report, settled
+from tests.test_figures_fit import misfits, report, settled
 from transformer_viz import i18n
 from transformer_viz.app.common import LOOKS
 from transformer_viz.figures import query_numbers
@@ -51,14 +50,6 @@ def click_key(page, key: int, n_keys: int) -> None:
     keys.scroll_into_view_if_needed()  # under the explanation: below a 720 px screen's fold
     box = keys.bounding_box()
     page.mouse.click(box["x"] + box["width"] * (key + 0.5) / n_keys, box["y"] + box["height"] / 2)
-
-
-@pytest.fixture(scope="module")
-def app_tab(browser, app_server):
-    """The module's one browser tab, at 1280×720."""
-    context, page = open_app_page(browser, app_server[0], "en-US", VIEWPORT)
-    yield page
-    context.close()
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ from tests.pages import (
     escaped,
     expected_trace,
     lesson_link,
-    open_app_page,
     screenshot,
     start_lesson,
     toasts,
@@ -40,7 +39,6 @@ pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.browser
 
-VIEWPORT = {"width": 1280, "height": 720}
 SENTENCE = "I see the house."
 GERMAN = "Ich sehe die Haus."  # a learner's German: "Haus" is neuter ("das Haus")
 BAD = {
@@ -68,14 +66,6 @@ SAID = """() => [...document.querySelectorAll('#your-german-error p')].map(p => 
 # Whether the score's figure and explanation are drawn greyed out (faded), as under a refused German.
 GREYED = """() => ['plot-your-german', 'your-german-explanation']
     .every(id => Number(getComputedStyle(document.getElementById(id)).opacity) < 0.5)"""
-
-
-@pytest.fixture(scope="module")
-def app_tab(browser, app_server):
-    """The module's one browser tab, at 1280×720."""
-    context, page = open_app_page(browser, app_server[0], "en-US", VIEWPORT)
-    yield page
-    context.close()
 
 
 @pytest.fixture
