@@ -497,4 +497,15 @@ def test_an_example_translates_at_a_click(visit, server):
     wait_translation(page, models["seed000"].translate(sentence))
     assert page.input_value("#sentence textarea") == sentence
     wait_step(page, 0)
+    # While Translate waits for the page's load (its link's lesson), the examples wait too: a click then was put in
+    # the box and replaced by the link's sentence. The rule is the page's CSS, checked with Translate disabled again.
+    waiting = page.evaluate(
+        """() => { const button = document.getElementById('translate'), examples = document.getElementById('examples');
+        const before = getComputedStyle(examples).pointerEvents;
+        button.disabled = true;
+        const during = getComputedStyle(examples).pointerEvents;
+        button.disabled = false;
+        return [before, during]; }"""
+    )
+    assert waiting == ["auto", "none"], waiting
     page.close()

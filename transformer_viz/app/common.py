@@ -60,6 +60,8 @@ CSS = (
     f" :is({', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)}) {{height: calc({LESSON_HEIGHT} - 24px)}}"
     # the step controls in one low row, so that the lesson's map starts higher on a projector's screen
     " #step-prev, #step-next, #step-play {min-height: 0; padding: 2px 8px}"
+    # the examples wait, as the sentence box does, until the page's load has translated its link (header.py)
+    " .gradio-container:has(#translate:disabled) #examples {pointer-events: none; opacity: .6}"
     " #step-slider, #layer, #head {padding: 4px 10px}"
     " #title h3 {margin: 0 0 .2em} #model input, #head input {padding-right: 1.5em; text-overflow: ellipsis}"
     " .tv-strip-row {display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px; line-height: 1.6}"

@@ -220,10 +220,12 @@ def lay_out_options(words: Words, top: Header) -> None:
             top.top_k = slider(words, "top_k", "top-k", value=0, step=1)
             top.top_p = slider(words, "top_p", "top-p", value=1.0, step=0.05)
             top.seed = words(gr.Number(0, precision=0, label=T("seed"), elem_id="seed"), "label", "seed")
-    examples = gr.Examples(EXAMPLES, inputs=top.sentence, label=T("examples"))
+    # The examples wait with the sentence box (common.CSS: not clickable while Translate is disabled): clicked while
+    # the page opened on its link's lesson, an example was put in the box and then replaced by the link's sentence.
+    examples = gr.Examples(EXAMPLES, inputs=top.sentence, label=T("examples"), elem_id="examples")
     words(examples.dataset, "label", "examples")
     # A click on an example translates it, as a click on Translate would (the same events), once it is in the box
-    # and Translate is enabled (js/page.js: a page still opening on its link's lesson keeps it disabled).
+    # and Translate is enabled (js/page.js).
     examples.load_input_event.then(None, js=TRANSLATE_CLICK_JS, api_visibility="private")
 
 
