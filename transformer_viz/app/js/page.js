@@ -201,8 +201,9 @@ async function downloadFile(id, doc = document, wait = (ms) => new Promise((done
 }
 
 /** The button `id` clicked once it is enabled (at once where it is already): the page keeps Translate disabled until
- * its link's translation, or its example's, has come (page.wire_translation), and an example clicked before then is
- * translated after it instead of being lost. False where it stayed disabled through every try. */
+ * its link's translation, or its example's, has come (page.wire_translation). The examples take no clicks until then
+ * (common.CSS); this is what an example's click does once it is in the box. False where it stayed disabled through
+ * every try. */
 async function pressWhenEnabled(id, doc = document, wait = (ms) => new Promise((done) => setTimeout(done, ms))) {
   for (let tries = 0; tries < 600; tries++) {
     const button = doc.getElementById(id);
