@@ -52,12 +52,6 @@ LESSON = [
 
 
 @pytest.fixture(scope="module")
-def library(app_server):
-    _, folder = app_server
-    return load_model(folder / "seed000", device="cpu")
-
-
-@pytest.fixture(scope="module")
 def app_tab(browser, app_server):
     """The module's one browser tab, at 1280×720."""
     url, _ = app_server

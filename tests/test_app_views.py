@@ -29,7 +29,6 @@ from transformer_viz.decoding import DecodeOptions
 from transformer_viz.figures import esc
 from transformer_viz.figures.style import style
 from transformer_viz.lab import analysis
-from transformer_viz.translator import load_model
 
 pytestmark = pytest.mark.browser
 
@@ -43,12 +42,6 @@ POINTS = """id => { const el = document.querySelector('#' + id + ' .js-plotly-pl
         else { d.customdata.forEach((c, j) => out.push(
             {trace: i, data: c, px: r.left + xa._offset + xa.d2p(d.x[j]), py: r.top + ya._offset + ya.d2p(d.y[j])})); }
     }); return out; }"""
-
-
-@pytest.fixture(scope="module")
-def library(app_server):
-    _, folder = app_server
-    return load_model(folder / "seed000", device="cpu")
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,6 @@ from tests.pages import DRAWN_LOOKS, RECORD_TOASTS, WAIT, choose, expected_trace
 from transformer_viz.app.common import slides
 from transformer_viz.app.registry import LESSON_FIT_PX, PLOTS, View
 from transformer_viz.figures.style import style
-from transformer_viz.translator import load_model
 
 pytest.importorskip("playwright.sync_api")
 
@@ -135,12 +134,6 @@ def settled(page, plot_id: str, font: int) -> dict:
             return now
         before = now
     return now
-
-
-@pytest.fixture(scope="module")
-def library(app_server):
-    _, folder = app_server
-    return load_model(folder / "seed000", device="cpu")
 
 
 @pytest.fixture(scope="module")
