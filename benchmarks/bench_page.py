@@ -238,7 +238,7 @@ def switches(page, repeat: int, what: str) -> list[float]:
         # the page's own labels, relabelled after the map (only a new language changes them)
         relabelled = ("labels", "b => document.querySelector('#translate').innerText.trim() !== b[1]")
         if what == "look":
-            label = "slides (PNG download)" if i % 2 == 0 else "screen"
+            label = "slides (PNG download)" if i % 2 == 0 else "screen"  # the radios' English labels
             target, also = page.locator("#presentation label", has_text=label).first, None
         else:
             target, also = page.locator("#language label").nth(1 if i % 2 == 0 else 0), relabelled

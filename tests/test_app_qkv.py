@@ -22,7 +22,6 @@ from tests.pages import (
 )
 from tests.test_figures_fit import misfits, report, settled
 from transformer_viz import i18n
-from transformer_viz.app.common import LOOKS
 from transformer_viz.figures import query_numbers
 from transformer_viz.figures.style import style
 from transformer_viz.translator import load_model
@@ -89,7 +88,8 @@ def test_one_query_at_the_pages_step_in_both_looks_and_a_key_clicked(lesson, app
     wait_plot(page, "plot-qkv-key", f"q ∘ k for key {key} ", "step 2")
     page.get_by_role("radio", name="decoder self", exact=True).check()
     wait_plot(page, "plot-qkv", "Decoder self-attention")
-    page.get_by_role("radio", name=LOOKS[1], exact=True).check()  # slides: both views again, in large type
+    slides = i18n.text("look-png", "en")  # the radio's label; its value is the look's name
+    page.get_by_role("radio", name=slides, exact=True).check()  # slides: both views again, in large type
     page.wait_for_function(
         "() => document.querySelector('#plot-qkv .js-plotly-plot').layout.font.size === 20", timeout=WAIT
     )

@@ -104,7 +104,7 @@ def test_with_one_model_the_view_says_so_in_the_visitors_language(session):
 
 def test_the_page_shows_both_models_figures(session):
     traces = cmp.comparison_traces(session, PAIR)
-    note, *columns = cmp.shown_comparison(traces, PAIR, 3, 0, "slides (PNG download)", "en", "pieces")
+    note, *columns = cmp.shown_comparison(traces, PAIR, 3, 0, "slides-png", "en", "pieces")
     assert note == ""
     boxes, grids, topks = columns[0::3], columns[1::3], columns[2::3]
     assert [box["value"] for box in boxes] == [trace.target_text for trace in traces.values()]

@@ -45,7 +45,7 @@ def test_every_frame_is_what_the_server_draws_at_that_step(session, look, lang, 
 def test_the_frames_know_what_they_were_drawn_for(session):
     frames = step_frames(session, 0, 1, "mean", LOOKS[1], "ko", "words")
     assert json.loads(frames["key"]) == [1, "mean", LOOKS[1], "ko", "words"]
-    assert frames["key"] == '[1,"mean","slides (PNG download)","ko","words"]'  # as the browser's JSON.stringify
+    assert frames["key"] == '[1,"mean","slides-png","ko","words"]'  # as the browser's JSON.stringify
     assert frames["play"] != step_frames(session, 0, 1, "mean", LOOKS[1], "en")["play"]  # in Korean
     # and which translation: its text and the model's name, which ends the menu's label (js/page.js: shownKey reads
     # both; tests/js/plots.test.js),

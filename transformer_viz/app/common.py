@@ -29,8 +29,9 @@ EXAMPLES = [
 # top-k bars stretch to it (FITTED_PLOTS are drawn without a height of their own: the main map for the box a
 # 1280×720 projector gives it, registry.LESSON_FIT_PX); for slides they keep their height, so that no label runs
 # into the next, and scroll inside the box.
-# The figures' look: on screen, or for slides (large fonts, white) with a 3× PNG or an SVG download.
-LOOKS = ["screen", "slides (PNG download)", "slides (SVG download)"]
+# The figures' look, by name: on screen, or for slides (large fonts, white) with a 3× PNG or an SVG download. The
+# names are what the page and the server pass; the look's radio shows each in the visitor's language (LOOK_KEYS).
+LOOKS = [SCREEN, SLIDES_PNG, SLIDES_SVG] = ["screen", "slides-png", "slides-svg"]
 LOOK_KEYS = ["look-screen", "look-png", "look-svg"]
 FITTED_PLOTS = ("plot-topk", "plot-cross")
 PLOT_ROW = "tv-plots"  # the class of a row of plots
@@ -56,7 +57,7 @@ CSS = (
     f" {', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)} {{min-height: calc({LESSON_HEIGHT} - 24px)}}"
     # on screen (the look's radio on its first choice) they are exactly the box's height, so a smaller box (a
     # notice above) redraws them smaller; a slide keeps its own height and scrolls
-    f" .gradio-container:has(#presentation input[value='{LOOKS[0]}']:checked)"
+    f" .gradio-container:has(#presentation input[value='{SCREEN}']:checked)"
     f" :is({', '.join(f'#{p} .js-plotly-plot' for p in FITTED_PLOTS)}) {{height: calc({LESSON_HEIGHT} - 24px)}}"
     # the step controls in one low row, so that the lesson's map starts higher on a projector's screen
     " #step-prev, #step-next, #step-play {min-height: 0; padding: 2px 8px}"
@@ -96,7 +97,7 @@ THEME = gr.themes.Default(
 
 
 def slides(look) -> bool:
-    return look in LOOKS[1:]
+    return look in (SLIDES_PNG, SLIDES_SVG)
 
 
 def fills_box(plot_id: str, look) -> bool:
@@ -105,7 +106,7 @@ def fills_box(plot_id: str, look) -> bool:
     return plot_id in FITTED_PLOTS and not slides(look)
 
 
-def plot(fig, look=LOOKS[0], fit: bool = False) -> PlotData | None:
+def plot(fig, look=SCREEN, fit: bool = False) -> PlotData | None:
     """A Plotly figure for gr.Plot with our modebar config (the camera downloads a 3× PNG, or an SVG).
 
     fit: drop the figure's own height, so that it fills its box on the page (CSS gives the lesson's maps theirs).
@@ -114,7 +115,7 @@ def plot(fig, look=LOOKS[0], fit: bool = False) -> PlotData | None:
         return None
     if fit:
         fig.layout.height = None
-    fmt = "svg" if look == LOOKS[2] else "png"
+    fmt = "svg" if look == SLIDES_SVG else "png"
     return PlotData(type="plotly", plot=figures.figure_json(fig, fmt=fmt, slide=slides(look)))
 
 

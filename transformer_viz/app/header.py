@@ -12,7 +12,7 @@ from ..decoding import CHOSEN, STRATEGIES
 from ..figures import UNITS
 from ..figures.keys import keys_help
 from ..translator import MAX_CHARS
-from .common import EXAMPLES, LESSON_EXAMPLE, LOOK_KEYS, LOOKS, PLOT_ROW, Words
+from .common import EXAMPLES, LESSON_EXAMPLE, LOOK_KEYS, LOOKS, PLOT_ROW, SCREEN, Words
 from .downloads import lesson_download
 from .handlers import tokens_table
 from .models import model_choices
@@ -255,7 +255,7 @@ def lay_out_translation(words: Words, top: Header) -> None:
     )
     with gr.Row():
         top.presentation = gr.Radio(
-            list(zip([T(k) for k in LOOK_KEYS], LOOKS)), value=LOOKS[0], label=T("figures"), elem_id="presentation"
+            list(zip([T(k) for k in LOOK_KEYS], LOOKS)), value=SCREEN, label=T("figures"), elem_id="presentation"
         )
         words(top.presentation, "label", "figures")
         words(top.presentation, "choices", list(zip(LOOK_KEYS, LOOKS)))

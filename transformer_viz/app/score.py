@@ -20,7 +20,7 @@ from ..figures import language
 from ..figures.score import score_figure
 from ..score import Score
 from ..scoring import german_pieces
-from .common import LOOKS, plot, slides
+from .common import SCREEN, plot, slides
 from .handlers import sentence_message
 from .markdown import md
 from .models import get_translator
@@ -99,14 +99,14 @@ def explanation(score: Score, lang: str) -> str:
     return "\n\n".join(parts + ([notices] if notices else []))
 
 
-def score_view(score: Score, lang: str, look: str = LOOKS[0]) -> tuple[PlotData, str]:
+def score_view(score: Score, lang: str, look: str = SCREEN) -> tuple[PlotData, str]:
     """The score's figure (in the look's style) and its explanation, both in `lang`."""
     with language(lang):
         fig = score_figure(score, presentation=slides(look))
     return plot(fig, look), explanation(score, lang)
 
 
-def on_score(session: Session | None, german: str, lang: str, look: str = LOOKS[0]) -> Scored:
+def on_score(session: Session | None, german: str, lang: str, look: str = SCREEN) -> Scored:
     """The Score my German button: the German scored and drawn, or refused with a keyed message in `lang`."""
     try:
         score = score_german(session, german)

@@ -26,7 +26,7 @@ import json
 
 import gradio as gr
 
-from .common import LOOKS
+from .common import SCREEN
 from .frames import N_OUT, step_frames
 from .header import Header
 from .registry import CLICKABLE, VIEW_CLICKS
@@ -115,5 +115,5 @@ def wire_steps(top: Header, step_outputs: list) -> None:
     top.variants.change(None, [top.variants, *controls], outputs, js=on_variants, **JS_ONLY)
     top.play_btn.click(None, controls, [top.play_btn, *outputs], js=view_js("onPlay(VIEW)"), **JS_ONLY)
     # a slide look stacks the rows of plots (common.SLIDE_LOOK), as their downloads are drawn
-    mark = f"(look) => transformerViz.markLook(look !== {json.dumps(LOOKS[0])})"
+    mark = f"(look) => transformerViz.markLook(look !== {json.dumps(SCREEN)})"
     top.presentation.change(None, [top.presentation], [], js=mark, **JS_ONLY)
