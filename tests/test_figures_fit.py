@@ -22,8 +22,9 @@ from PIL import Image
 
 from tests.pages import DRAWN_LOOKS, RECORD_TOASTS, WAIT, choose, expected_trace, open_tab, toasts, wait_translation
 from transformer_viz.app.common import slides
-from transformer_viz.app.registry import LESSON_FIT_PX, PLOTS, View
+from transformer_viz.app.registry import PLOTS, View
 from transformer_viz.figures.style import style
+from transformer_viz.figures.views import LESSON_FIT_PX
 
 pytest.importorskip("playwright.sync_api")
 

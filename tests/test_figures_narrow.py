@@ -10,11 +10,12 @@ import pytest
 
 from transformer_viz import figures
 from transformer_viz.app import handlers as h
-from transformer_viz.app.registry import LESSON_FIT_PX, PHONE_FIT_PX, PLOTS
+from transformer_viz.app.registry import PLOTS
 from transformer_viz.figures.attention import FIT_WIDTH_PX, MAP_SIDES_PX
 from transformer_viz.figures.labels import LINE_EM, MIN_TICK_PX, TITLE_EM, title_chars
 from transformer_viz.figures.narrow import NARROW_BELOW, NARROW_PX, drawn
 from transformer_viz.figures.steps import TOPK_PX
+from transformer_viz.figures.views import LESSON_FIT_PX, PHONE_FIT_PX
 
 LONG = "my brother and my sister want the garden, a cat and the house and the dog sees coffee."
 

@@ -22,9 +22,10 @@ from transformer_viz.app import handlers as h
 from transformer_viz.app import stepping
 from transformer_viz.app.common import LOOKS, plot
 from transformer_viz.app.frames import N_OUT, lesson_frame, shown_key, step_frames, variants
-from transformer_viz.app.registry import PHONE_FIT_PX, PLOTS
+from transformer_viz.app.registry import PLOTS
 from transformer_viz.figures.changes import json_changes, step_changes
 from transformer_viz.figures.narrow import NARROW_PX, drawn
+from transformer_viz.figures.views import PHONE_FIT_PX
 
 JS_TESTS = Path(__file__).parent / "js"
 CONTROLS = (1, "2", LOOKS[0], "en", "pieces")  # the layer, head, look, language and units the frames are drawn at

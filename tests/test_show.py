@@ -13,6 +13,7 @@ import transformer_viz
 from transformer_viz import figures
 from transformer_viz.app import registry
 from transformer_viz.app.registry import View
+from transformer_viz.figures.views import LESSON_FIT_PX
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "docs" / "example.ipynb"
 # show()'s name of each view → the registry plot the page draws it in
@@ -32,19 +33,32 @@ def registry_figure(plot_id: str, view: View) -> go.Figure:
     return next(plot for plot in registry.PLOTS if plot.id == plot_id).figure(view)
 
 
-def test_every_view_has_a_name_and_the_registry_draws_each():
+def test_the_page_places_the_views_of_the_one_table_and_draws_only_the_models_own_besides():
+    """Each plot the page draws from a trace is an entry of figures.VIEWS (no second definition in the app); the
+    others are drawn from the bundled models or the loaded translator, which figures never touch."""
     assert set(figures.VIEWS) >= set(APP_PLOT)
-    assert {plot.id for plot in registry.PLOTS} >= set(APP_PLOT.values())
+    plots = {plot.id: plot for plot in registry.PLOTS}
+    assert all(plots[plot_id].view is figures.VIEWS[name] for name, plot_id in APP_PLOT.items())
+    own = {plot.id for plot in registry.PLOTS if plot.view not in figures.VIEWS.values()}
+    assert own == {plot.id for plot in registry.PLOTS if not plot.from_trace} | {"plot-beam", "plot-neighbours"}
+    placed = [plot.view for plot in registry.PLOTS]
+    assert all(spec in placed for spec in figures.VIEWS.values())  # no view in the table that the page leaves out
+
+
+@pytest.mark.parametrize("name", list(figures.VIEWS))
+def test_show_draws_every_view_of_the_table_by_its_name(trace, name):
+    shown = transformer_viz.show(trace, name, layer=1, head=0, step=1, presentation=True)
+    assert isinstance(shown, go.Figure) or (name == "logit_lens" and trace.logit_lens is None)
 
 
 @pytest.mark.parametrize("name", list(APP_PLOT))
 @pytest.mark.parametrize("presentation", [False, True], ids=["screen", "slides"])
 def test_show_is_the_figure_the_app_draws(trace, name, presentation):
     layer, head, step = 1, 2, len(trace.target_ids) - 2
-    view = View(trace, step=step, layer=layer, head=head, kind="decoder_self", presentation=presentation)
+    view = View(trace, step=step, layer=layer, head=head, kind="decoder_self", presentation=presentation, in_box=True)
     expected = registry_figure(APP_PLOT[name], view).to_plotly_json()
     if name == "cross" and not presentation:  # the page draws it for the lesson's box; a notebook has no box
-        assert expected["layout"]["height"] == registry.LESSON_FIT_PX
+        assert expected["layout"]["height"] == LESSON_FIT_PX
         expected = figures.attention_head(trace, "cross", layer, head, step=step).to_plotly_json()
     extra = dict(kind="decoder_self") if name == "overview" else {}
     shown = transformer_viz.show(trace, name, layer=layer, head=head, step=step, presentation=presentation, **extra)
@@ -53,7 +67,7 @@ def test_show_is_the_figure_the_app_draws(trace, name, presentation):
 
 
 def test_show_takes_the_heads_mean_the_words_and_a_language(trace):
-    view = View(trace, step=1, layer=0, head="mean", units="words")
+    view = View(trace, step=1, layer=0, head="mean", units="words", in_box=True)
     with figures.language("ja"):
         expected = registry_figure("plot-alignment", view).to_plotly_json()
     shown = transformer_viz.show(trace, "alignment", layer=0, head="mean", step=1, units="words", lang="ja")

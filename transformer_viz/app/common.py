@@ -27,7 +27,7 @@ EXAMPLES = [
 # The lesson's maps fill the screen from where they start down to its bottom edge (js/lesson.js sets the height,
 # from 300 px up to their full size on a tall screen; before it runs, an estimate). On screen the main map and the
 # top-k bars stretch to it (FITTED_PLOTS are drawn without a height of their own: the main map for the box a
-# 1280×720 projector gives it, registry.LESSON_FIT_PX); for slides they keep their height, so that no label runs
+# 1280×720 projector gives it, figures.views.LESSON_FIT_PX); for slides they keep their height, so that no label runs
 # into the next, and scroll inside the box.
 # The figures' look, by name: on screen, or for slides (large fonts, white) with a 3× PNG or an SVG download. The
 # names are what the page and the server pass; the look's radio shows each in the visitor's language (LOOK_KEYS).

@@ -140,7 +140,7 @@ def view_figures(
     its drawing for a phone's box too (Plot.screen_px)."""
     head = "mean" if head in (None, "mean", "all") else int(head)
     kind = KINDS.get(kind, kind)
-    view = View(trace, step, layer, head, kind, presentation, units)
+    view = View(trace, step, layer, head, kind, presentation, units, in_box=True)
     with figures.language(lang):
         figs = {plot.id: plot.figure(view) for plot in plots}
         for plot in plots:

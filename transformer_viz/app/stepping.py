@@ -32,7 +32,7 @@ from .header import Header
 from .registry import CLICKABLE, VIEW_CLICKS
 from .tabs import Event
 
-# The page's controls a step reads, named as registry.View names them: a js-only event hands them to the page's
+# The page's controls a step reads, named as figures.views.View names them: a js-only event hands them to the page's
 # functions (js/page.js) as one object.
 VIEW = ("step", "layer", "head", "presentation", "lang", "units")
 ARGS, VIEW_OBJECT = ", ".join(VIEW), "{" + ", ".join(VIEW) + "}"

@@ -2,7 +2,7 @@
 //
 // stepping.js decides what a step paints and plots.js draws it; this file reads what they need from the page (the
 // translation shown, the slider's step) and hands them the page's own ways to draw, press and wait. A view is the
-// page's controls as one object, named as the server's registry.View: {step, layer, head, presentation, lang, units}.
+// page's controls as one object, named as the server's figures.views.View: {step, layer, head, presentation, lang, units}.
 'use strict';
 
 const {stepping, plots, keys} =

@@ -15,7 +15,7 @@
 // translation) are not kept.
 //
 // Everything the page knows lives in one object (newState); each Gradio event calls one function here with the view
-// controls as one object, named as the server's registry.View names them: {step, layer, head, presentation, lang,
+// controls as one object, named as the server's figures.views.View names them: {step, layer, head, presentation, lang,
 // units}. The functions take what they read from the page (the translation shown, how a plot is drawn) as
 // arguments, so that Node's test runner runs them without a browser.
 'use strict';
