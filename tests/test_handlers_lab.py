@@ -142,3 +142,23 @@ def test_whatif_with_cross_heads_off_shows_cross_attention_and_says_so_on_the_ra
     assert maps.layout.title.text == shown.layout.title.text
     original, changed = (np.array(d.z, dtype=float) for d in maps.data if d.type == "heatmap")
     assert not np.allclose(original, changed)  # layer 1's cross-attention reads a changed decoder: the maps differ
+
+
+def test_a_new_translation_empties_the_labs_unless_they_ran_on_it(session):
+    """A lab run clicked while a new translation's views were still coming ran on the new translation: the labs'
+    reset, arriving after it, keeps that result (and its switches); a result of the translation before is emptied."""
+    from transformer_viz.app.tabs.experiments import lab_closed, reset_labs
+
+    comp = lab.run_comparison(session, lab.intervention_from_ui([], bug="scale_multiplied"))
+    assert lab.made_from(comp, session)
+    other = sessions.translate("the house is red.", session.model, sessions.decode_options(*UI_DEFAULTS.values()))
+    assert not lab.made_from(comp, other)
+    n_switches = len(lab.LAB_KINDS)
+    kept = reset_labs(session, None, comp)  # the bug lab ran on this translation; the What-if lab never ran
+    assert kept[n_switches:] == lab_closed() + [{"__type__": "update"}] * len(lab_closed())
+    assert all(box["value"] == [] for box in kept[:n_switches])  # the What-if lab's switches: cleared with it
+    emptied = reset_labs(other, comp, comp)  # both ran on the translation before
+    assert emptied[n_switches:] == lab_closed() + lab_closed()
+    kept_whatif = reset_labs(session, comp, None)
+    assert all("value" not in box for box in kept_whatif[:n_switches])  # its switches stay as the Run had them
+    assert kept_whatif[n_switches : n_switches + len(lab_closed())] == [{"__type__": "update"}] * len(lab_closed())

@@ -55,6 +55,17 @@ def changed_kind(intervention, shown: str) -> str:
     return "decoder_self" if intervention.no_causal_mask else shown
 
 
+def made_from(comp, session: Session) -> bool:
+    """Whether a lab's comparison is of the translation `session` shows: its sentence, model and translation (a
+    Run clicked just after a new translation, before the page emptied the labs, ran on the new one)."""
+    original, trace = comp.original, session.trace
+    return (original.source_text, original.target_ids, original.model.get("name")) == (
+        trace.source_text,
+        trace.target_ids,
+        trace.model.get("name"),
+    )
+
+
 def run_comparison(session: Session, intervention):
     """The visitor's sentence, with its decoding options and any branch's forced tokens, without and with
     `intervention` (compare.compare): the lab's original is the translation on the page."""

@@ -95,14 +95,19 @@ def redraw_labs(wcomp, bcomp, knd, lay, hd, pres, lng):
     return out
 
 
-def reset_labs(sess):
+def reset_labs(sess, whatif_comp, bug_comp):
     """A new translation (or model): head checkboxes for its model; the labs' old comparisons and results no longer
-    apply: they are emptied (else the results stayed on screen while their comparison was gone)."""
+    apply: they are emptied (else the results stayed on screen while their comparison was gone). A lab whose
+    comparison is already of the new translation (its Run clicked while the new translation's views were still
+    coming) keeps it, and its switches."""
     if sess is None:
         return [gr.skip()] * (len(lab.LAB_KINDS) + 2 * len(lab_closed()))
+    kept = [comp is not None and lab.made_from(comp, sess) for comp in (whatif_comp, bug_comp)]
     cfg = get_translator(sess.model).config
-    checkboxes = [gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, k), value=[]) for k in lab.LAB_KINDS]
-    return checkboxes + lab_closed() + lab_closed()
+    cleared = {} if kept[0] else {"value": []}
+    checkboxes = [gr.update(choices=lab.head_choices(cfg.n_layers, cfg.n_heads, k), **cleared) for k in lab.LAB_KINDS]
+    results = [[gr.skip()] * len(lab_closed()) if keep else lab_closed() for keep in kept]
+    return checkboxes + results[0] + results[1]
 
 
 def lay_out_whatif(words: Words) -> dict:
@@ -165,5 +170,6 @@ def build(words: Words, controls: Controls) -> TabGroup:
         whatif["out"][-3:] + bugs["out"][-3:],  # summary, probabilities, maps of each lab
     )
     redraw.on(layer.input, head.input, look.input, whatif["kind"].input)
-    reset = Event(reset_labs, [s], whatif["ablate_groups"] + whatif["out"] + bugs["out"])
+    labs = [whatif["out"][0], bugs["out"][0]]  # each lab's comparison
+    reset = Event(reset_labs, [s, *labs], whatif["ablate_groups"] + whatif["out"] + bugs["out"])
     return TabGroup(plots={}, on_new_session=[reset], on_language=[redraw])
