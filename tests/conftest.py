@@ -324,6 +324,22 @@ def browser():
         browser.close()
 
 
+@pytest.fixture
+def lesson(app_tab, app_server, request):
+    """lesson(model=..., sentence=..., german=..., fresh=..., **view) → the module's tab on a lesson: `sentence`
+    (the module's SENTENCE, or tests/pages.py's) translated by `model` (seed000) with this German forced as the
+    output, at LESSON_VIEW changed by `view` (step=, layer=, head=, tab=, lang=); opened from its link when `fresh`
+    (tests/pages.py: start_lesson)."""
+    from tests import pages
+
+    def put(model: str = "seed000", sentence: str | None = None, german: str = "", fresh: bool = False, **view):
+        sentence = sentence or getattr(request.module, "SENTENCE", pages.SENTENCE)
+        pages.start_lesson(app_tab, pages.lesson_link(app_server[0], sentence, model, german=german, **view), fresh)
+        return app_tab
+
+    return put
+
+
 @pytest.fixture(scope="module")
 def app_tab(browser, app_server):
     """The module's one browser tab on the app, in English at 1280×720 (a projector's screen)."""

@@ -17,10 +17,8 @@ from tests.pages import (
     WAIT,
     PageTimeout,
     expected_trace,
-    lesson_link,
     open_tab,
     plot_info,
-    start_lesson,
     wait_plot,
     wait_step,
     wait_translation,
@@ -60,17 +58,6 @@ def app_tab(browser, app_server):
     page = context.new_page()
     yield page
     context.close()
-
-
-@pytest.fixture
-def lesson(app_tab, app_server):
-    """lesson(**view) → the module's tab on SENTENCE translated by seed000, at LESSON_VIEW changed by `view`."""
-
-    def put(**view):
-        start_lesson(app_tab, lesson_link(app_server[0], **view))
-        return app_tab
-
-    return put
 
 
 def test_after_translating_the_lesson_fits_the_screen_at_step_0(app_tab, app_server, library):

@@ -9,7 +9,7 @@ from gradio.components.plot import PlotData
 from tests.tiny import tiny_translator
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
-from transformer_viz.app.tabs import analysis, attention
+from transformer_viz.app.tabs import analysis, attention, beyond, experiments, inside
 from transformer_viz.decoding import DecodeOptions
 
 OPENED_VIEWS = ("plot-head", "plot-heads-open", "plot-beam-node")
@@ -19,27 +19,49 @@ SKIP = {"__type__": "update"}
 
 @pytest.fixture
 def page(empty_registry):
-    """(demo, a beam-search session) with one tiny model registered."""
-    from transformer_viz.app.page import build_demo
+    """(the page's header, its tab groups, a beam-search session) laid out with one tiny model registered."""
+    import gradio as gr
+
+    from transformer_viz.app.common import Words
+    from transformer_viz.app.header import lay_out
 
     models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
     sess = sessions.translate("the dog sees the house.", "tiny-a", DecodeOptions(strategy="beam", beam_size=2))
-    return build_demo(), sess
+    words = Words()
+    with gr.Blocks():
+        top = lay_out(words, ["tiny-a"])
+        groups = [group.build(words, top.controls) for group in (attention, analysis, experiments, inside, beyond)]
+    return top, groups, sess
 
 
-def component(demo, elem_id):
-    return next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == elem_id)
+def closing_events(top, groups) -> list:
+    """What a new session runs that writes an opened view: the tab groups' events that close them, each reading the
+    session first (and, for the labs, what they ran)."""
+    return [
+        event
+        for group in groups
+        for event in group.on_new_session
+        if event.inputs[:1] == [top.session] and {out.elem_id for out in event.outputs} & set(OPENED_VIEWS)
+    ]
 
 
-def listeners(demo, trigger) -> list:
-    """The page's event functions that `trigger` (a component) starts, directly."""
-    return [fn for fn in demo.fns.values() if any(t[0] == trigger._id for t in fn.targets)]
+def after_nothing(event, sess) -> list:
+    """`event` run on a new session `sess`, before any view was opened or any lab run."""
+    return event.fn(sess, *[None] * (len(event.inputs) - 1))
+
+
+def opened_views(top, groups) -> dict:
+    """{elem_id: component} of OPENED_VIEWS, as the closing events write them."""
+    found = {out.elem_id: out for event in closing_events(top, groups) for out in event.outputs}
+    return {elem_id: found[elem_id] for elem_id in OPENED_VIEWS if elem_id in found}
 
 
 def test_opened_views_wait_hidden_until_a_click_gives_them_a_figure(page):
-    demo, sess = page
-    for elem_id in OPENED_VIEWS:
-        assert component(demo, elem_id).visible is False, elem_id  # no empty "Plot" box under the view
+    top, groups, sess = page
+    views = opened_views(top, groups)
+    assert set(views) == set(OPENED_VIEWS), f"never closed: {set(OPENED_VIEWS) - set(views)}"
+    for elem_id, view in views.items():
+        assert view.visible is False, elem_id  # no empty "Plot" box under the view
     large, choice = attention.open_head(sess, "layer 1 head 2", "cross", "screen", "en", "pieces")
     assert large["visible"] is True and isinstance(large["value"], PlotData) and choice == "layer 1 head 2"
     cell = analysis.open_summary_head(sess, "decoder_self 0 1 (1732)", "screen", "en", "pieces")
@@ -53,35 +75,26 @@ def test_opened_views_wait_hidden_until_a_click_gives_them_a_figure(page):
 
 
 def test_a_new_translation_hides_the_opened_views_again(page):
-    demo, sess = page
-    boxes = {component(demo, elem_id) for elem_id in OPENED_VIEWS}
-    session = listeners(demo, component(demo, "overview-pick"))[0].inputs[0]  # the visitor's session State
-    # what runs on a new session: the page's events that read nothing but the session and write an opened view
-    closing = [fn for fn in demo.fns.values() if boxes & set(fn.outputs) and all(i is session for i in fn.inputs)]
+    top, groups, sess = page
+    boxes = set(opened_views(top, groups).values())
     hidden = set()
-    for fn in closing:
-        first, again = fn.fn(*[sess] * len(fn.inputs)), fn.fn(*[sess] * len(fn.inputs))
+    for event in closing_events(top, groups):
+        first, again = after_nothing(event, sess), after_nothing(event, sess)
         assert first == again and all(a is not b for a, b in zip(first, again) if isinstance(a, dict))  # own copies
-        for out, value in zip(fn.outputs, first):
+        for out, value in zip(event.outputs, first):
             if out in boxes:
                 assert value == {"__type__": "update", "value": None, "visible": False}, out.elem_id
                 hidden.add(out)
-        assert fn.fn(*[None] * len(fn.inputs)) == [SKIP] * len(fn.outputs)  # no session yet: nothing changes
+        assert after_nothing(event, None) == [SKIP] * len(event.outputs)  # no session yet: nothing changes
     assert hidden == boxes, f"never hidden again: {[b.elem_id for b in boxes - hidden]}"
 
 
-def test_a_thumbnail_click_sets_the_menu_to_its_head_and_the_menu_opens_it(page):
-    demo, sess = page
+def test_a_thumbnail_click_names_the_head_the_menu_opens(page):
+    """The click's text (written by js/plots.js) becomes the menu's choice, and the menu's choice opens that head
+    (tests/test_app_views.py clicks a thumbnail in the browser)."""
+    _, _, sess = page
     assert attention.menu_choice("layer 1 head 3 (1732456789)") == "layer 1 head 3"
     assert attention.menu_choice("") == SKIP
-    clicked, pick, large = (component(demo, i) for i in ("overview-click", "overview-pick", "plot-head"))
-    (on_click,) = listeners(demo, clicked)
-    assert on_click.outputs == [pick]  # the click goes through the menu, which then shows the head clicked
-    assert on_click.fn("layer 0 head 1 (17)") == "layer 0 head 1"
-    (on_pick,) = listeners(demo, pick)
-    assert large in on_pick.outputs
-    shown, choice = on_pick.fn(
-        sess, "layer 0 head 1", "cross", "screen", "en", "pieces"
-    )  # session, menu, kind, look, language
-    expected, _ = attention.open_head(sess, "layer 0 head 1", "cross", "screen", "en", "pieces")
-    assert on_pick.inputs[1] is pick and choice == "layer 0 head 1" and shown["value"] == expected["value"]
+    assert attention.menu_choice("layer 0 head 1 (17)") == "layer 0 head 1"
+    shown, choice = attention.open_head(sess, "layer 0 head 1", "cross", "screen", "en", "pieces")
+    assert choice == "layer 0 head 1" and shown["visible"] is True and isinstance(shown["value"], PlotData)

@@ -12,10 +12,8 @@ from tests.pages import (
     WAIT,
     escaped,
     expected_trace,
-    lesson_link,
     open_tab,
     screenshot,
-    start_lesson,
     toasts,
     wait_plot,
     wait_step,
@@ -49,17 +47,6 @@ def click_key(page, key: int, n_keys: int) -> None:
     keys.scroll_into_view_if_needed()  # under the explanation: below a 720 px screen's fold
     box = keys.bounding_box()
     page.mouse.click(box["x"] + box["width"] * (key + 0.5) / n_keys, box["y"] + box["height"] / 2)
-
-
-@pytest.fixture
-def lesson(app_tab, app_server):
-    """lesson(**view) → the module's tab on SENTENCE translated by seed000, at LESSON_VIEW changed by `view`."""
-
-    def put(fresh=False, **view):
-        start_lesson(app_tab, lesson_link(app_server[0], SENTENCE, **view), fresh=fresh)
-        return app_tab
-
-    return put
 
 
 def test_one_query_at_the_pages_step_in_both_looks_and_a_key_clicked(lesson, app_server):

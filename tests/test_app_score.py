@@ -18,9 +18,7 @@ from tests.pages import (
     WAIT,
     escaped,
     expected_trace,
-    lesson_link,
     screenshot,
-    start_lesson,
     toasts,
     translation,
     wait_plot,
@@ -66,18 +64,6 @@ SAID = """() => [...document.querySelectorAll('#your-german-error p')].map(p => 
 # Whether the score's figure and explanation are drawn greyed out (faded), as under a refused German.
 GREYED = """() => ['plot-your-german', 'your-german-explanation']
     .every(id => Number(getComputedStyle(document.getElementById(id)).opacity) < 0.5)"""
-
-
-@pytest.fixture
-def lesson(app_tab, app_server):
-    """lesson(german=..., fresh=..., **view) → the module's tab on SENTENCE translated by seed000 (with this German
-    forced as the output), at LESSON_VIEW changed by `view`; opened from its link when `fresh`."""
-
-    def put(german: str = "", fresh: bool = False, **view):
-        start_lesson(app_tab, lesson_link(app_server[0], SENTENCE, german=german, **view), fresh=fresh)
-        return app_tab
-
-    return put
 
 
 def forced_trace(library, german: str = GERMAN):

@@ -334,17 +334,18 @@ def test_the_token_tables_headers_follow_a_language_switch(empty_registry):
     """The empty table is built with English headers; the switch relabels it, pieces and all, in the new language."""
     import gradio as gr
 
-    from transformer_viz.app.page import build_demo
+    from transformer_viz.app.common import Words
+    from transformer_viz.app.header import lay_out
+    from transformer_viz.app.page import relabel
 
     models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
-    demo = build_demo()
-    tokens = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "tokens")
-    assert tokens.value["headers"] == ["side", "position", "piece", "id"]
-    switch = next(fn for fn in demo.fns.values() if fn.name == "relabel" and any(out is tokens for out in fn.outputs))
-    assert isinstance(tokens, gr.Dataframe) and switch.outputs[-2] is tokens  # its label first, its table later
-    assert switch.fn("ko", None, [])[-2] == h.tokens_table(None, "ko")
+    with gr.Blocks():
+        top = lay_out(Words(), ["tiny-a"])
+    assert isinstance(top.tokens, gr.Dataframe) and top.tokens.value["headers"] == ["side", "position", "piece", "id"]
+    # the switch's outputs end with the notices, the branch, the token table and what is said under the sentence
+    assert relabel(Words(), "ko", None, [])[-2] == h.tokens_table(None, "ko")
     sess = sessions.translate("the dog.", "tiny-a", DecodeOptions(max_new_tokens=4))
-    assert switch.fn("ja", sess, [])[-2] == h.tokens_table(sess.trace, "ja")
+    assert relabel(Words(), "ja", sess, [])[-2] == h.tokens_table(sess.trace, "ja")
 
 
 # ---------------------------------------------------------------- share links

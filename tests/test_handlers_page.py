@@ -12,8 +12,8 @@ from transformer_viz.app import handlers as h
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
 from transformer_viz.app.markdown import md
+from transformer_viz.app.page import N_SESSION_OUT
 from transformer_viz.app.registry import PLOTS, View
-from transformer_viz.app.tabs import beyond_qkv
 from transformer_viz.figures.style import piece_label
 
 SENTENCE = "I see the house."
@@ -256,13 +256,17 @@ OPTIONS = list(UI_DEFAULTS.values())
 
 @pytest.fixture
 def page_handlers(empty_registry):
-    """The page built with one tiny model; its translate handler as the Translate button calls it."""
-    from transformer_viz.app.page import build_demo
+    """One tiny model registered; the page's header laid out with it, and its translate handler."""
+    import gradio as gr
+
+    from transformer_viz.app.common import Words
+    from transformer_viz.app.header import lay_out
+    from transformer_viz.app.page import translated
 
     models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
-    demo = build_demo()
-    translated = next(fn for fn in demo.fns.values() if fn.name == "translated")
-    return demo, translated
+    with gr.Blocks():
+        top = lay_out(Words(), ["tiny-a"])
+    return top, translated
 
 
 def said_in(said: list, lang: str) -> str:
@@ -280,8 +284,7 @@ def test_an_empty_sentence_is_refused_in_place_and_leaves_the_page_as_it_was(pag
     assert i18n.text("err-empty", lang)[1:] in said_in(said, lang)
     _, translated = page_handlers
     on_page = sessions.translate(SENTENCE, "tiny-a", sessions.decode_options(*OPTIONS))  # the translation shown
-    out = translated.fn(on_page, lang, "   ", "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
-    assert [c.elem_id for c in translated.outputs[:1]] == ["sentence-error"]
+    out = translated(on_page, lang, "   ", "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
     # why, and that what the page still shows is the sentence before's, greyed out by the box's class
     assert [err.key for err in out[1]] == ["err-empty", "notice-previous-kept"]  # kept, to be said again
     assert out[0]["visible"] is True and out[0]["value"] == h.sentence_message(out[1], lang)
@@ -289,7 +292,7 @@ def test_an_empty_sentence_is_refused_in_place_and_leaves_the_page_as_it_was(pag
     assert out[0]["value"].startswith(h.sentence_message(said, lang))
     assert out[2] is False  # no new session: the redraws after it leave the maps alone
     assert all(value == {"__type__": "update"} for value in out[3:])  # gr.skip(): translation, strip, link kept
-    assert len(out) == len(translated.outputs)
+    assert len(out) == 3 + N_SESSION_OUT + 1  # the box, what is said, the flag, the session's outputs, the lesson
 
 
 def test_a_sentence_the_model_cannot_read_at_all_is_refused_with_its_notice(page_handlers):
@@ -312,11 +315,11 @@ def test_a_good_sentence_clears_the_message_and_a_long_paste_says_where_it_was_c
     (limited,) = [n for n in values[0].trace.notices if n.key == "notice-output-limit"]  # the tiny model rambles
     assert i18n.message(limited, "en") in h.notices_info(values[0].trace, "en")
     _, translated = page_handlers
-    out = translated.fn(None, "en", SENTENCE, "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
+    out = translated(None, "en", SENTENCE, "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
     assert out[0]["visible"] is False and out[0]["value"] == "" and out[1:3] == [[], True]
     assert out[0]["elem_classes"] == []  # a translation takes the grey off again
     # the lesson's map and top-k at step 0 come with the translation, before every step's frames
-    assert [c.elem_id for c in translated.outputs[-1:]] == ["step-frames"] and out[-1]["only"] == 0
+    assert len(out) == 3 + N_SESSION_OUT + 1 and out[-1]["only"] == 0
     assert out[-1]["shown"] == json.dumps([out[3].trace.target_text, "tiny-a"], separators=(",", ":"))
     long = "the dog. " * 334  # 3,006 characters, as pasted
     said, values = on_translate("ja", long, "tiny-a", 0, "mean", *OPTIONS)
@@ -326,14 +329,13 @@ def test_a_good_sentence_clears_the_message_and_a_long_paste_says_where_it_was_c
 
 def test_what_is_said_under_the_sentence_follows_a_language_switch(page_handlers):
     from transformer_viz import i18n
+    from transformer_viz.app.common import Words
+    from transformer_viz.app.page import relabel
     from transformer_viz.errors import UserError
 
-    demo, _ = page_handlers
-    box = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "sentence-error")
-    (relabel,) = [fn for fn in demo.fns.values() if fn.name == "relabel"]
-    assert relabel.outputs[-1] is box
-    assert shown(relabel.fn("ko", None, [UserError("err-empty")])[-1])[1] == "⚠ " + i18n.text("err-empty", "ko")
-    assert relabel.fn("ja", None, [])[-1] == ""
+    # the switch's last output is the box under the sentence (page.wire_language)
+    assert shown(relabel(Words(), "ko", None, [UserError("err-empty")])[-1])[1] == "⚠ " + i18n.text("err-empty", "ko")
+    assert relabel(Words(), "ja", None, [])[-1] == ""
 
 
 def test_what_follows_a_translation_waits_for_a_new_session():
@@ -348,81 +350,6 @@ def test_what_follows_a_translation_waits_for_a_new_session():
     assert gated.fn(True, 1, 2) == ["drawn", "too"] and calls == [(1, 2)]
 
 
-def chain_after(demo, root) -> list:
-    """The listeners that run one after the other once `root` has run (.then), in order."""
-    chain, last = [], root
-    while (follower := next((fn for fn in demo.fns.values() if fn.trigger_after == last._id), None)) is not None:
-        chain.append(follower)
-        last = follower
-    return chain
-
-
-def test_each_way_to_translate_gates_what_follows_by_its_own_flag(page_handlers):
-    """The button, Enter, a new model and the page's load each write a flag whether they made a new session, and
-    only their own followers read it: the load (no sentence, so nothing follows) must not run the new-session
-    events on a translation the visitor made while it was still under way."""
-    demo, _ = page_handlers
-    roots = [fn for fn in demo.fns.values() if fn.name in ("translated", "translate_if_linked", "open_link")]
-    assert len(roots) == 4  # click, submit, a new model, the load
-    flags = []
-    for root in roots:
-        flag = root.outputs[2]
-        followers = [fn for fn in chain_after(demo, root) if fn.fn is not None]
-        assert followers and all(fn.inputs[0] is flag for fn in followers), root.name
-        flags.append(flag)
-    assert len({id(flag) for flag in flags}) == len(flags)
-
-
-def test_a_new_session_draws_the_qkv_view_through_its_one_redraw_path(page_handlers):
-    """The new-session events end by pressing the qkv view's redraw button in the page (where the view is on
-    screen), after its menu has the new tokens: one path, the last step chosen drawn last."""
-    demo, translated = page_handlers
-    chain = chain_after(demo, translated)
-    menu = next(i for i, fn in enumerate(chain) if fn.fn is not None and "fresh" in fn.name)
-    scripts = [i for i, fn in enumerate(chain) if fn.fn is None and fn.js == beyond_qkv.STEP_JS]
-    assert scripts and scripts[0] > menu
-    redraw = next(fn for fn in demo.fns.values() if any(t[1] == "click" for t in fn.targets) and fn.name == "draw")
-    assert redraw.trigger_mode == "always_last"
-
-
-@pytest.mark.parametrize(("elem_id", "event"), [("presentation", "input"), ("language", "change")])
-def test_a_new_look_or_language_paints_the_lesson_first(page_handlers, elem_id, event):
-    """The page sends one control's events to the server one after the other, in the order they were made: the
-    lesson's frame comes before the tab groups' own redraws of the same control (a look switch has nine)."""
-    demo, _ = page_handlers
-    control = next(block for block in demo.blocks.values() if getattr(block, "elem_id", None) == elem_id)
-    started = [(index, fn) for index, fn in demo.fns.items() if (control._id, event) in map(tuple, fn.targets)]
-    assert min(started, key=lambda pair: pair[0])[1].name == "lesson_frame"
-    assert len(started) > 1 or elem_id == "language"  # the language's other work follows the lesson's, chained
-
-
-@pytest.mark.parametrize("elem_id", ["layer", "head"])
-def test_a_new_layer_or_head_is_painted_in_the_page_before_anything_asks_the_server(page_handlers, elem_id):
-    """A layer's or head's first listener is js only (it paints the lesson from the variants); the next asks for
-    frames, unqueued, only where the page could not make them; the tab groups' redraws come after both."""
-    demo, _ = page_handlers
-    control = next(block for block in demo.blocks.values() if getattr(block, "elem_id", None) == elem_id)
-    started = sorted((index, fn) for index, fn in demo.fns.items() if (control._id, "input") in map(tuple, fn.targets))
-    (_, first), (_, second), *rest = started
-    assert first.fn is None and "transformerViz.onSwitch(" in first.js
-    assert second.name == "frames_unless_drawn" and second.queue is False and "drawn" in second.js
-    assert rest and all(fn.name != "lesson_frame" for _, fn in rest)  # no second, server-drawn lesson
-
-
-def test_the_lesson_is_asked_for_directly_and_the_heavy_work_waits_for_its_paint(page_handlers):
-    """The events that paint the lesson skip the queue (one request); every step's frames, queued, follow a
-    translation only after a js-only step that waits for the page's next painted frame."""
-    demo, translated = page_handlers
-    fns = dict(demo.fns)
-    assert translated.queue is False
-    direct = [fn for fn in fns.values() if fn.name == "lesson_frame" and fn.trigger_after is None]
-    assert len(direct) == 3 and all(fn.queue is False for fn in direct)  # look, units, language
-    after = [fn for fn in fns.values() if fn.trigger_after == translated._id]
-    assert [fn.fn for fn in after] == [None] and after[0].js == "() => transformerViz.painted()"
-    following = [fn for fn in fns.values() if fn.trigger_after == after[0]._id]
-    assert len(following) == 1 and following[0].queue is not False and "step_frames" in following[0].name
-
-
 def test_a_branch_takes_any_of_the_steps_candidates_the_page_drew_and_refuses_others(page_handlers):
     """The page draws a step's candidates in the browser, so the server never learns the dropdown's choices: the
     dropdown passes the value through, and the branch itself checks it against that step's top-k."""
@@ -430,8 +357,8 @@ def test_a_branch_takes_any_of_the_steps_candidates_the_page_drew_and_refuses_ot
 
     from transformer_viz.app.page import on_branch
 
-    demo, _ = page_handlers
-    alt = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "alternative")
+    top, _ = page_handlers
+    alt = top.alt
     sess = sessions.translate(SENTENCE, "tiny-a", sessions.decode_options(*UI_DEFAULTS.values()))
     first = {i for _, i in h.alternatives(sess.trace, 0)}
     t, forced = next(

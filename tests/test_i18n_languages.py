@@ -53,16 +53,22 @@ def test_a_sixth_catalogue_is_a_language_of_the_page(french):
 
 
 def test_the_language_menu_offers_it_and_the_switch_speaks_it(french, empty_registry):
-    from transformer_viz.app.page import build_demo
+    import gradio as gr
+
+    from transformer_viz.app.common import Words
+    from transformer_viz.app.header import lay_out
+    from transformer_viz.app.page import relabel
 
     models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
-    demo = build_demo()
-    menu = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "language")
+    words = Words()
+    with gr.Blocks():
+        top = lay_out(words, ["tiny-a"])
+    menu = top.lang
     assert [tuple(choice) for choice in menu.choices] == [(name, code) for code, name in i18n.LANGUAGES.items()]
     assert ("Français", "fr") in [tuple(choice) for choice in menu.choices]
     # the switch: every text of the first screen in the chosen language, English where French lacks one
-    relabel = next(fn for fn in demo.fns.values() if fn.name == "relabel" and menu in fn.inputs)
-    said = dict(zip([getattr(c, "elem_id", None) for c in relabel.outputs], relabel.fn("fr", None, []), strict=True))
+    relabelled = words.components + [top.notices, top.branch_md, top.tokens, top.sentence_error]
+    said = dict(zip([c.elem_id for c in relabelled], relabel(words, "fr", None, []), strict=True))
     assert said["translate"]["value"] == "Traduire"
     assert said["sentence"]["label"] == "English sentence"
 

@@ -15,7 +15,8 @@ from transformer_viz.app import handlers as h
 from transformer_viz.app import models, traces
 from transformer_viz.app.common import LESSON_EXAMPLE, LOOKS, Words
 from transformer_viz.app.header import lay_out
-from transformer_viz.app.page import build_demo
+from transformer_viz.app.links import link_reader
+from transformer_viz.app.page import open_link as page_open_link
 from transformer_viz.app.session import decode_options
 
 
@@ -28,22 +29,22 @@ def default_options() -> list:
 
 @pytest.fixture
 def page(empty_registry, monkeypatch):
-    """The page's load handlers ({name: the demo's function}) with one tiny model and a trace cache of its own."""
+    """The page's reader of its link, with one tiny model and a trace cache of its own."""
     models.register_translator("tiny-a", tiny_translator("seed000", max_len=24))
     monkeypatch.setattr(traces, "TRACES", traces.TraceCache())
-    demo = build_demo()
-    return {fn.name: fn for fn in demo.fns.values() if fn.name in ("on_load", "open_link", "enabled")}
+    return link_reader(["tiny-a"], [], {})
 
 
-def load(page, **query) -> SimpleNamespace:
+def load(on_load, **query) -> SimpleNamespace:
     """What the page's load sets from a link with `query`: the sentence box, what to restore, the controls."""
-    out = page["on_load"].fn(SimpleNamespace(query_params=query, headers={}))
+    out = on_load(SimpleNamespace(query_params=query, headers={}))
     return SimpleNamespace(sentence=out[0], restored=out[3 + len(default_options())])
 
 
 def open_link(page, sentence: str, lang="en", look=LOOKS[0], restored=None, shown=None) -> list:
-    """The page load's translation of what is in the sentence box, for a page showing `shown`."""
-    return page["open_link"].fn(restored or {}, shown, lang, sentence, "tiny-a", 0, "mean", look, "pieces", *OPTIONS)
+    """The page load's translation of what is in the sentence box, for a page showing `shown` (`page`: its
+    fixture, which registers the tiny model)."""
+    return page_open_link(restored or {}, shown, lang, sentence, "tiny-a", 0, "mean", look, "pieces", *OPTIONS)
 
 
 OPTIONS = default_options()
@@ -61,11 +62,6 @@ def test_a_links_own_sentence_and_an_empty_one_stay_as_they_are(page):
     loaded = load(page, sentence="I see the house.", step="3", branch="1:7")
     assert loaded.sentence["value"] == "I see the house." and loaded.restored == {"step": 3, "branch": [(1, 7)]}
     assert load(page, sentence="", lang="ko").sentence["value"] == ""
-
-
-def test_the_box_is_enabled_once_the_links_translation_has_come(page):
-    assert page["enabled"].fn() == [{"__type__": "update", "interactive": True}] * 3
-    assert page["enabled"].trigger_after == page["open_link"]._id
 
 
 def test_the_example_is_traced_once_and_each_visit_draws_its_lesson_in_its_language_and_look(page):

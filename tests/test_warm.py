@@ -77,8 +77,6 @@ def test_a_first_visit_after_the_warm_up_finds_the_examples_trace_made(bundled):
     assert warm.WARM_SENTENCE == LESSON_EXAMPLE
     warm.warm_up()
     computed = traces.TRACES.counts["computed"]
-    demo = page.build_demo()
-    (open_link,) = [fn for fn in demo.fns.values() if fn.name == "open_link"]
-    out = open_link.fn({}, None, "en", LESSON_EXAMPLE, bundled[0], 0, "mean", "screen", "pieces", *default_options())
+    out = page.open_link({}, None, "en", LESSON_EXAMPLE, bundled[0], 0, "mean", "screen", "pieces", *default_options())
     assert out[2] is True and out[3].trace.source_text == LESSON_EXAMPLE
     assert traces.TRACES.counts["computed"] == computed and traces.TRACES.counts["found"] >= 1

@@ -120,6 +120,10 @@ def draw_others(sess, t, lay, hd, pres, lng, unt, knd):
     return [plot(figs[p.id], pres) for p in OTHER_PLOTS]
 
 
+# How many components a new session fills (build_demo's session_out, in the order session_outputs returns them).
+N_SESSION_OUT = 13
+
+
 def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=None, hd=None, step=0) -> list:
     """Everything a new session shows, at `step`; the layer and head, when given, are kept where its model has them."""
     trace = sess.trace
@@ -219,6 +223,41 @@ def on_branch(lng, sess, t, token_id):
     return outputs_of(branch(sess, t, int(token_id)), lng, step=t)  # the view stays on the step now forced
 
 
+# What a translation leaves as it is where it made no session: session_outputs's values and the lesson.
+SKIPPED = [gr.skip()] * (N_SESSION_OUT + 1)
+
+
+def translated(shown, lng, text, model_name, lay, hd, pres, unt, *opts, link=None) -> list:
+    """A sentence translated for the page that shows `shown` (its session, or None before any translation): what
+    is said under the sentence (the box, the keyed messages), whether it made a new session, session_outputs's
+    values and the lesson's frame; a `link` (a share link's) adds what it restores."""
+    link = link or {}
+    lay, hd = link.get("layer", lay), link.get("head", hd)
+    restored = dict(branches=link.get("branch", ()), step=link.get("step", 0), german=link.get("german", ""))
+    said, values = on_translate(lng, text, model_name, lay, hd, *opts, **restored)
+    if values is None:  # a translation on the page is the sentence before's: said, and greyed (CSS: tv-refused)
+        said = refused(said, shown)
+        return [refused_box(said, lng, shown), said, False] + SKIPPED
+    box = gr.update(value=h.sentence_message(said, lng), visible=bool(said), elem_classes=[])
+    sess = values[0]
+    lay, hd = h.layer_and_head(get_translator(sess.model).config, lay, hd)  # as session_outputs sets them
+    step = h.clamp_step(sess.trace, restored["step"])
+    return [box, said, True] + values + [lesson_frame(sess, step, lay, hd, pres, lng, unt)]
+
+
+def translate_if_linked(shown, lng, text, model_name, *values) -> list:
+    """On a new model: translate straight away when there is a sentence."""
+    if not text:
+        return [gr.skip(), gr.skip(), False] + SKIPPED
+    return translated(shown, lng, text, model_name, *values)
+
+
+def open_link(link, shown, lng, text, model_name, *values) -> list:
+    """On page load: the link's sentence (link_reader put it, or the example, in the box) translated straight away,
+    at its branches, step, layer and head; an empty one is said to be empty."""
+    return translated(shown, lng, text, model_name, *values, link=link)
+
+
 def wire_translation(
     demo: gr.Blocks,
     top: Header,
@@ -230,8 +269,9 @@ def wire_translation(
 ) -> None:
     """Translate, a new model, a branch and its undoing, a share link on load: each a new session, its `lesson`
     (a translation sends it with its own outputs), then `after`. The share box follows what the page shows."""
+    if len(session_out) != N_SESSION_OUT:
+        raise RuntimeError(f"session_outputs fills {N_SESSION_OUT} components, not {len(session_out)}")
     unchanged = [gr.skip()] * len(session_out)
-    skipped = unchanged + [gr.skip()]  # and the lesson
 
     def gated(trigger, fn, inputs=(), **options):
         """`trigger` runs `fn`, which may translate; what follows runs only if it made a new session.
@@ -246,32 +286,6 @@ def wire_translation(
         translating = trigger(fn, [*inputs, *translate_in], translate_out, api_visibility="private", **options)
         then(translating, [PAINTED, *(only_when(fresh, event) for event in after)])
         return translating
-
-    def translated(shown, lng, text, model_name, lay, hd, pres, unt, *opts, link=None):
-        """A sentence translated for the page that shows `shown` (its session, or None before any translation)."""
-        link = link or {}
-        lay, hd = link.get("layer", lay), link.get("head", hd)
-        restored = dict(branches=link.get("branch", ()), step=link.get("step", 0), german=link.get("german", ""))
-        said, values = on_translate(lng, text, model_name, lay, hd, *opts, **restored)
-        if values is None:  # a translation on the page is the sentence before's: said, and greyed (CSS: tv-refused)
-            said = refused(said, shown)
-            return [refused_box(said, lng, shown), said, False] + skipped
-        box = gr.update(value=h.sentence_message(said, lng), visible=bool(said), elem_classes=[])
-        sess = values[0]
-        lay, hd = h.layer_and_head(get_translator(sess.model).config, lay, hd)  # as session_outputs sets them
-        step = h.clamp_step(sess.trace, restored["step"])
-        return [box, said, True] + values + [lesson.fn(sess, step, lay, hd, pres, lng, unt)]
-
-    def translate_if_linked(shown, lng, text, model_name, *values):
-        """On a new model: translate straight away when there is a sentence."""
-        if not text:
-            return [gr.skip(), gr.skip(), False] + skipped
-        return translated(shown, lng, text, model_name, *values)
-
-    def open_link(link, shown, lng, text, model_name, *values):
-        """On page load: the link's sentence (link_reader put it, or the example, in the box) translated straight
-        away, at its branches, step, layer and head; an empty one is said to be empty."""
-        return translated(shown, lng, text, model_name, *values, link=link)
 
     def on_unbranch(lng, sess, t):
         if sess is None:
@@ -313,20 +327,24 @@ def wire_language(top: Header, words: Words, lesson, after: list[Event]) -> None
     """A new language: after `lesson` (the listener that paints the lesson in it), every text of `words` (the first
     screen's), the notices, the branch, the token table and what is said under the sentence; then `after`."""
 
-    def relabel(lng, sess, said):
-        """Every registered text in the chosen language; the notices, the branch, the token table and what is said
-        under the sentence too."""
-        sentence = [h.sentence_message(said or [], lng)]
-        if sess is None:  # nothing to say yet; and a link's translation, under way, says it in this language itself
-            return words.updates(lng) + [gr.skip(), gr.skip(), h.tokens_table(None, lng)] + sentence
-        trace = sess.trace
-        info = [h.notices_info(trace, lng), h.branch_info(sess, lng), h.tokens_table(trace, lng)]
-        return words.updates(lng) + info + sentence
+    def relabelled_in(lng, sess, said):
+        return relabel(words, lng, sess, said)
 
     relabelled = words.components + [top.notices, top.branch_md, top.tokens, top.sentence_error]
     relabel_in = [top.lang, top.session, top.sentence_said]
     painted = then(lesson, [PAINTED])
-    then(painted.then(relabel, relabel_in, relabelled, api_visibility="private", **QUICK), after)
+    then(painted.then(relabelled_in, relabel_in, relabelled, api_visibility="private", **QUICK), after)
+
+
+def relabel(words: Words, lng, sess, said) -> list:
+    """Every text of `words` in the chosen language; the notices, the branch, the token table and what is said under
+    the sentence too (wire_language's outputs, in this order)."""
+    sentence = [h.sentence_message(said or [], lng)]
+    if sess is None:  # nothing to say yet; and a link's translation, under way, says it in this language itself
+        return words.updates(lng) + [gr.skip(), gr.skip(), h.tokens_table(None, lng)] + sentence
+    trace = sess.trace
+    info = [h.notices_info(trace, lng), h.branch_info(sess, lng), h.tokens_table(trace, lng)]
+    return words.updates(lng) + info + sentence
 
 
 def translate_api(models: list[str]):
