@@ -196,50 +196,6 @@ def test_the_strip_shows_readable_pieces_and_marks_the_step(lesson, library):
     assert current.count() == 1 and current.get_attribute("data-step") == "0"
 
 
-def test_clicking_a_target_token_jumps_to_its_step(lesson):
-    page = lesson()
-    before = wait_plot(page, "plot-cross", "step 0: producing")["title"]
-    page.locator("#token-strip button.tv-piece").nth(2).click()  # the third target token
-    wait_step(page, 2)
-    after = wait_plot(page, "plot-cross", "step 2: producing")["title"]
-    assert after != before
-    page.wait_for_function(
-        "() => { const c = document.querySelector('#token-strip .tv-current'); return c && c.dataset.step === '2'; }",
-        timeout=WAIT,
-    )
-
-
-def test_play_turns_into_pause_and_back(lesson):
-    page = lesson()
-    play, pause = i18n.text("play", "en"), i18n.text("pause", "en")
-    label = "t => document.querySelector('#step-play').innerText.trim() === t"
-    step = "() => Number(document.querySelector('#step-slider input[type=number]').value)"
-    assert page.inner_text("#step-play").strip() == play
-    start = page.evaluate(step)
-    page.click("#step-play")
-    page.wait_for_function(label, arg=pause, timeout=WAIT)
-    page.wait_for_function(f"s => ({step})() > s", arg=start, timeout=WAIT)  # it plays on from the step shown
-    page.click("#step-play")
-    page.wait_for_function(label, arg=play, timeout=WAIT)
-    page.wait_for_timeout(500)  # a tick already under way may still land
-    paused = page.evaluate(step)
-    page.wait_for_timeout(2000)  # 2.5 ticks of the timer
-    assert page.evaluate(step) == paused  # and Pause stopped it
-
-
-def test_next_at_the_last_step_says_so(lesson, library):
-    last = len(expected_trace(library).target_ids) - 1
-    page = lesson(step=last)
-    wait_step(page, last)
-    page.click("#step-next")
-    page.wait_for_function(
-        "t => document.querySelector('#step-label').innerText.includes(t)",
-        arg=i18n.text("at-last-step", "en"),
-        timeout=WAIT,
-    )
-    assert page.input_value("#step-slider input[type=number]") == str(last)
-
-
 def test_stepping_is_drawn_in_the_browser_without_asking_the_server(lesson, library):
     """Previous, Next, the slider and the strip change the map, the label, the strip and the alternatives."""
     trace = expected_trace(library)
@@ -272,26 +228,6 @@ def test_stepping_is_drawn_in_the_browser_without_asking_the_server(lesson, libr
     page.keyboard.press("Escape")
     assert [" ".join(s.split()) for s in shown] == [" ".join(label.split()) for label, _ in h.alternatives(trace, 0)]
     assert not [url for url in asked if "/gradio_api/" in url and "heartbeat" not in url], asked
-
-
-def test_the_last_translations_frames_do_not_paint_a_new_one(lesson, library):
-    """A new translation's text comes before its frames: until they arrive, a step moves without painting the
-    last translation's map over the new one."""
-    trace = expected_trace(library)
-    page = lesson()
-    wait_step(page, 0)
-    text = "document.querySelector('#translation textarea')"
-    page.evaluate(f"() => {{ {text}.value = 'Eine neue Übersetzung.'; }}")  # as if a new session had come
-    page.click("#step-next")
-    page.wait_for_function(
-        "() => document.querySelector('#step-slider input[type=number]').value === '1'", timeout=WAIT
-    )
-    page.wait_for_timeout(300)
-    assert plot_info(page, "plot-cross")["title"].count("step 0: producing") == 1, "painted from the old frames"
-    page.evaluate(f"t => {{ {text}.value = t; }}", trace.target_text)  # the frames match what is shown again
-    page.click("#step-next")
-    wait_step(page, 2)
-    wait_plot(page, "plot-cross", "step 2: producing")
 
 
 def test_a_step_redraws_every_drawn_plot_in_place_named_for_the_step(lesson, library):

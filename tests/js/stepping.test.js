@@ -116,6 +116,21 @@ test('frames drawn for another layer move the step and paint nothing', needsFixt
   assert.deepEqual(state.wanted, [fx.shown, 2], 'the step is painted when that layer\'s frames come');
 });
 
+// A new translation's text reaches the page before its frames: until they come, a step moves without painting the
+// translation before's map over the new one.
+test('the last translation\'s frames move the step under a new one and paint nothing, until the page shows theirs', needsFixtures, () => {
+  const {fx, state, page, view} = setUp(0);
+  s.step(state, 'stay', view, page, {frames: fx.complete});
+  const newer = {...page, shown: '["Eine neue Übersetzung.","tiny-seed000"]'};
+  let out = s.step(state, 'next', view, newer);
+  assert.equal(out[0], 1, 'the step moves');
+  assert.deepEqual(out.slice(1), Array(fx.outputs).fill(SKIP), 'nothing of the translation before is painted');
+  assert.deepEqual(state.wanted, [newer.shown, 1], 'painted once that translation\'s frames come');
+  out = s.step(state, 'next', {...view, step: 1}, page); // the frames' own translation shown again
+  assert.equal(out[0], 2);
+  assert.equal(labelOf(out, fx.complete), fx.complete.label[2]);
+});
+
 // The race of a step typed just after a translation showed: the lesson's frame came later and moved it back.
 test('a step asked for before the frames arrive wins over the lesson\'s, once', needsFixtures, () => {
   const {fx, state, page, view} = setUp(2);
