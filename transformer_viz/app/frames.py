@@ -1,4 +1,5 @@
-"""The frames: every step's figures drawn by the handlers, for the browser to step through; and their variants.
+"""The frames: every step's figures drawn by the handlers, for the browser to step through; and their variants
+(their format: figures/payload.py).
 
 step_frames draws, for every step of a translation, what draw_step returns at that step (the step plots, the
 step's label, its alternatives to branch on, the token strip and the step's text alternative) into one JSON value:
@@ -21,6 +22,7 @@ import gradio as gr
 from .. import i18n
 from ..figures.alt import step_alt
 from ..figures.changes import frame_key, step_changes
+from ..figures.payload import Frames, Variants
 from ..figures.strip import token_strip
 from . import handlers as h
 from .common import fills_box, plot, slides
@@ -103,16 +105,12 @@ def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
 
     plot_frames = [each(i, with_revision) if p.id in ids else None for i, p in enumerate(STEP_PLOTS)]
     complete = len(drawn) == total and all(p in plots for p in SWITCHED)
-    return dict(
+    return Frames(
         key=frame_key(lay, hd, pres, lng, unt),
         shown=shown_key(sess, lng),
-        # the variants' name for these frames, where they hold every step of the SWITCHED plots
-        base=variants_base([plot_frames[STEP_PLOTS.index(p)] for p in SWITCHED]) if complete else None,
         ids=[p.id for p in STEP_PLOTS],
         lesson=[p.group == "page" for p in STEP_PLOTS],  # drawn first (js/stepping.js: paint)
-        serial=next(SERIALS),  # new frames, even of the same figures, are told apart: their arrival repaints
         steps=total,
-        only=None if len(drawn) == total else next(iter(drawn)),  # the one step drawn, where not every step is
         plots=plot_frames,
         label=each(n),
         alternatives=each(n + 1, lambda update: [list(choice) for choice in update["choices"]]),
@@ -121,9 +119,13 @@ def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
         last=i18n.text("at-last-step", lng),
         play=i18n.text("play", lng),
         pause=i18n.text("pause", lng),
-        layers=sess.trace.n_layers,  # the model's, for the presenter's keys (js/keys.js)
+        layers=sess.trace.n_layers,
         heads=sess.trace.n_heads,
-    )
+        # the variants' name for these frames, where they hold every step of the SWITCHED plots
+        base=variants_base([plot_frames[STEP_PLOTS.index(p)] for p in SWITCHED]) if complete else None,
+        serial=next(SERIALS),  # new frames, even of the same figures, are told apart: their arrival repaints
+        only=None if len(drawn) == total else next(iter(drawn)),  # the one step drawn, where not every step is
+    ).to_json()
 
 
 def shown_key(sess, lng) -> str:
@@ -189,13 +191,13 @@ def variants(sess, t, lay, hd, pres, lng, unt="pieces") -> dict | None:
             drawn = drawn_plots(sess, steps, todo, layer, head, pres, lng, unt) if todo else {}
             for p in todo:
                 patches[p.id][names[p.id]] = step_changes(base[p.id], drawn[p.id])
-    return dict(
+    return Variants(
         base=variants_base([base[p.id] for p in SWITCHED]),
         keys=[keys.get(p.id) for p in STEP_PLOTS],
         own=[own.get(p.id) for p in STEP_PLOTS],
         patches=[patches.get(p.id) for p in STEP_PLOTS],
         alt=alt,
-    )
+    ).to_json()
 
 
 def variant_cells(trace) -> int:

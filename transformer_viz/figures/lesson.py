@@ -24,6 +24,7 @@ from . import attention, steps
 from .alt import step_alt
 from .changes import frame_key, step_changes
 from .keys import KEYS_CSS, keys_help
+from .payload import Frames, Variants
 from .strip import token_strip
 from .style import figure_json, piece_label
 from .words import language
@@ -57,8 +58,8 @@ def _drawn(trace: Trace, layer: int, head: str) -> list[str]:
 
 
 def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mean") -> dict:
-    """The frames (at `layer` and `head`, in app/js/stepping.js's format) and the variants of every other layer and
-    head, with the menus' choices and the controls' words."""
+    """The frames (at `layer` and `head`: payload.Frames) and the variants of every other layer and head
+    (payload.Variants), with the menus' choices and the controls' words."""
     lang, head, total = i18n.language(lang), str(head), len(trace.target_ids)
     heads = ["mean", *map(str, range(trace.n_heads))]
     if head not in heads:
@@ -75,20 +76,21 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
                 if (other_layer, other) != (layer, head):
                     patches[combo] = step_changes(cross, _drawn(trace, other_layer, other))
     shown = json.dumps([trace.target_text, trace.model.get("name", "")], ensure_ascii=False)
-    frames = dict(
-        key=frame_key(layer, head, LOOK, lang, UNITS), shown=shown, base="lesson", ids=list(PLOT_IDS),
-        lesson=[True, True], serial=1, steps=total, only=None, plots=[cross, topk],
-        label=[step_line(trace, t, lang) for t in range(total)], alternatives=[[] for _ in range(total)],
-        strip=[token_strip(trace, t, lang) for t in range(total)], alt=alt[f"{layer}/{head}"],
-        last=i18n.text("at-last-step", lang), play=i18n.text("play", lang), pause=i18n.text("pause", lang),
-        layers=trace.n_layers, heads=trace.n_heads,
+    frames = Frames(
+        key=frame_key(layer, head, LOOK, lang, UNITS), shown=shown, ids=list(PLOT_IDS), lesson=[True, True],
+        steps=total, plots=[cross, topk], label=[step_line(trace, t, lang) for t in range(total)],
+        alternatives=[[] for _ in range(total)], strip=[token_strip(trace, t, lang) for t in range(total)],
+        alt=alt[f"{layer}/{head}"], last=i18n.text("at-last-step", lang), play=i18n.text("play", lang),
+        pause=i18n.text("pause", lang), layers=trace.n_layers, heads=trace.n_heads, base="lesson", serial=1,
     )  # fmt: skip
-    variants = dict(base="lesson", keys=[keys, None], own=[f"{layer}/{head}", "all"], patches=[patches, None], alt=alt)
+    variants = Variants(
+        base="lesson", keys=[keys, None], own=[f"{layer}/{head}", "all"], patches=[patches, None], alt=alt
+    )
     words = {key: i18n.text(key, lang) for key in ("prev", "next", "play", "layer", "head", "step")}
+    view = dict(step=0, layer=layer, head=head, presentation=LOOK, lang=lang, units=UNITS)
     return dict(
-        frames=frames, variants=variants, view=dict(step=0, layer=layer, head=head, presentation=LOOK, lang=lang,
-        units=UNITS), layers=trace.n_layers, heads=heads, words=words,
-    )  # fmt: skip
+        frames=frames.to_json(), variants=variants.to_json(), view=view, layers=trace.n_layers, heads=heads, words=words
+    )
 
 
 def inline_scripts(names: tuple[str, ...]) -> str:

@@ -1,6 +1,6 @@
 // Stepping in the browser: every step's figures reach the page once, and a step, layer or head change is drawn here.
 //
-// After a translation (or a new look, units or language) the frames (frames.step_frames on the server) reach a
+// After a translation (or a new look, units or language) the frames (their format: figures/payload.py) reach a
 // hidden JSON value. Previous, Next, the slider, a click in the token strip and Play then pick a frame here and hand
 // it to the page's own components (a js-only event: no request to the server).
 //
