@@ -33,7 +33,7 @@ def lines_fit(text: str, width: float, size: float) -> bool:
 def test_a_phones_map_is_drawn_for_the_least_height_the_page_gives_the_lesson():
     """On a phone the lesson's maps start below the first screen: js/lesson.js gives their boxes its least height,
     and the plot in the box has 24 px less."""
-    lesson_js = (Path(__file__).parents[1] / "transformer_viz" / "app" / "js" / "lesson.js").read_text()
+    lesson_js = (Path(__file__).parents[1] / "transformer_viz" / "js" / "lesson.js").read_text()
     least = int(re.search(r"const LESSON_MIN_PX = (\d+);", lesson_js).group(1))
     assert PHONE_FIT_PX == least - 24
 

@@ -147,7 +147,7 @@ def test_a_forbidden_import_is_caught_and_named(tmp_path):
 # is still a loop a reader has to untangle. Layers from the bottom up; a module imports only its own layer or
 # those below it.
 LAYERS = [
-    ["errors", "i18n"],  # the words and the errors that carry their keys
+    ["errors", "i18n", "js"],  # the words and the errors that carry their keys; the browser's modules, read as text
     ["model"],  # ordinary PyTorch
     ["hub"],  # checkpoints on disk and on the Hub
     ["tokenizer", "decoding", "trace", "cleaning", "score"],  # what a translation is made of, what a score records
@@ -257,3 +257,21 @@ def test_a_circle_and_an_upward_import_are_found(tmp_path):
         [f"{PACKAGE}.lab.replay", f"{PACKAGE}.translator"],
     ]
     assert upward_imports(graph) == [f"{PACKAGE}.translator (layer 6) imports {PACKAGE}.lab.replay (layer 9)"]
+
+
+def test_no_module_outside_the_app_reads_the_apps_files_by_path():
+    """A file read by its path is an import the graph above cannot see: the browser's modules, which the page and the
+    lesson file both run, are one folder at the bottom of the stack (transformer_viz/js), not the app's."""
+    import re
+
+    readers = []
+    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
+        parts = path.relative_to(ROOT / PACKAGE).parts
+        if parts[0] == "app":
+            continue
+        if re.search(r"""/\s*["']app["']""", path.read_text(encoding="utf-8")):
+            readers.append(str(path.relative_to(ROOT)))
+    assert readers == []
+    from transformer_viz import js
+
+    assert {p.name for p in js.FOLDER.glob("*.js")} >= {"stepping.js", "keys.js", "lesson-file.js", "page.js"}

@@ -27,8 +27,8 @@ def fake_checkout(root: Path) -> Path:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text("x")
     (root / "README.md").write_text("---\ntitle: demo\nsdk: gradio\nlicense: other\n---\n# Demo\n")
-    (root / "transformer_viz/app/static").mkdir(parents=True)
-    (root / "transformer_viz/app/static/stepping.js").write_text("export {}")
+    (root / "transformer_viz/js").mkdir(parents=True)
+    (root / "transformer_viz/js/stepping.js").write_text("export {}")
     for name in ("transformer_viz/__pycache__/page.cpython-311.pyc", "tests/test_app.py", ".venv/bin/python",
                  "data/corpus/pairs.tsv", "runs/r/model.safetensors", "docs/screenshots/app.png"):  # fmt: skip
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -53,7 +53,7 @@ def test_space_is_a_gradio_space_with_the_app_and_its_checkpoints(tmp_path, uplo
     expected_checkpoint = [*CHECKPOINT_FILES, "README.md", "ATTRIBUTION.md", "training.json"]
     assert uploads.paths == sorted(
         ["app.py", "requirements.txt", "LICENSE", "transformer_viz/app/page.py", CATALOGUE]
-        + ["transformer_viz/app/static/stepping.js"]
+        + ["transformer_viz/js/stepping.js"]
         + [f"checkpoints/seed000/{name}" for name in expected_checkpoint]
         + [f"checkpoints/seed000/snapshots/{name}" for name in ("index.json", "step-0000010.safetensors")]
         + ["checkpoints/seed000/snapshots/step-0000020.safetensors"]

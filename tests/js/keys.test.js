@@ -1,8 +1,8 @@
-// node --test: the presenter's keys (transformer_viz/app/js/keys.js): what each key does, and when none does.
+// node --test: the presenter's keys (transformer_viz/js/keys.js): what each key does, and when none does.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const k = require('../../transformer_viz/app/js/keys.js');
+const k = require('../../transformer_viz/js/keys.js');
 
 /** An element as the key event's target sees it: a tag, attributes, and whether it is being edited. */
 function element(tagName = 'DIV', attributes = {}, isContentEditable = false) {

@@ -1,8 +1,8 @@
-// node --test: the lesson's maps fill the first screen (transformer_viz/app/js/lesson.js).
+// node --test: the lesson's maps fill the first screen (transformer_viz/js/lesson.js).
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const {lessonHeight, fitLesson, LESSON_MIN_PX, LESSON_MAX_PX} = require('../../transformer_viz/app/js/lesson.js');
+const {lessonHeight, fitLesson, LESSON_MIN_PX, LESSON_MAX_PX} = require('../../transformer_viz/js/lesson.js');
 
 test('the boxes take the screen left under their row, within bounds', () => {
   assert.equal(lessonHeight(353, 720), 720 - 353 - 12);

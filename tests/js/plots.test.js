@@ -1,9 +1,9 @@
-// node --test: how the page's plots are drawn and clicked (transformer_viz/app/js/plots.js, js/page.js).
+// node --test: how the page's plots are drawn and clicked (transformer_viz/js/plots.js, js/page.js).
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const plots = require('../../transformer_viz/app/js/plots.js');
-const page = require('../../transformer_viz/app/js/page.js');
+const plots = require('../../transformer_viz/js/plots.js');
+const page = require('../../transformer_viz/js/page.js');
 const {fixture, needsFixtures} = require('./fixtures.js');
 
 test('a layout\'s changes name each changed leaf by its path, and what went as null', () => {

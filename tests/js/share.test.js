@@ -1,8 +1,8 @@
-// node --test: the share link's address (transformer_viz/app/js/share.js).
+// node --test: the share link's address (transformer_viz/js/share.js).
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const {shareLink, openTab} = require('../../transformer_viz/app/js/share.js');
+const {shareLink, openTab} = require('../../transformer_viz/js/share.js');
 
 const HERE = 'https://example.org/app/?sentence=old#views';
 const QUERY = '?sentence=The+dog+sleeps.&model=seed000&branch=3%3A1234';

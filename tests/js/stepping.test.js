@@ -1,8 +1,8 @@
-// node --test: what a step paints (transformer_viz/app/js/stepping.js), on the server's own frames and variants.
+// node --test: what a step paints (transformer_viz/js/stepping.js), on the server's own frames and variants.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const s = require('../../transformer_viz/app/js/stepping.js');
+const s = require('../../transformer_viz/js/stepping.js');
 const {fixture, needsFixtures} = require('./fixtures.js');
 
 const SKIP = {__type__: 'update'};

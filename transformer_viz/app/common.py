@@ -9,7 +9,7 @@ from gradio.components.plot import PlotData
 
 from .. import __version__, figures, i18n
 from ..figures.keys import KEYS_CSS
-from ..figures.lesson import inline_scripts
+from ..js import inline_scripts
 
 # A first visit opens on this sentence, translated at step 0 (links.link_reader), and the sentence box shows it as its
 # placeholder; the server traces it while it starts (warm.py), once for every visitor (traces.py).

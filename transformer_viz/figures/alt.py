@@ -2,7 +2,7 @@
 
 A screen reader reads it where a sighted learner reads the two figures: the piece the model produced and its
 probability (the top-k chart's chosen bar), and the source piece (or word) the main map's row of that step weighs
-most, at the layer and head shown. The page and the lesson file say it again at every step (app/js/stepping.js).
+most, at the layer and head shown. The page and the lesson file say it again at every step (js/stepping.js).
 """
 
 from __future__ import annotations

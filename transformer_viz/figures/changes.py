@@ -3,7 +3,7 @@ frames is drawn for (frame_key), which the browser compares with its controls.
 
 The variants (a new layer or head drawn in the page) and the lesson file send a plot's drawing at every step as
 changes: a cross-attention head's heatmap once, then each step's moved outline and title. The browser makes them
-with applyChange (app/js/stepping.js); tests/test_js.py checks that both sides agree.
+with applyChange (js/stepping.js); tests/test_js.py checks that both sides agree.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 
 
 def frame_key(lay, hd, pres, lng, unt) -> str:
-    """What frames were drawn for: [layer, head, look, language, units], as app/js/stepping.js's frameKey writes it."""
+    """What frames were drawn for: [layer, head, look, language, units], as js/stepping.js's frameKey writes it."""
     return json.dumps([int(lay), str(hd), str(pres), str(lng), str(unt)], separators=(",", ":"))
 
 

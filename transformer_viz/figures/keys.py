@@ -1,6 +1,6 @@
 """The presenter's keys in words: the small panel the key ? shows over the lesson, in the page and the lesson file.
 
-What each key does is decided in the browser (app/js/keys.js); this is what the panel says about it, in the
+What each key does is decided in the browser (js/keys.js); this is what the panel says about it, in the
 visitor's language.
 """
 

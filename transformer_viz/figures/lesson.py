@@ -4,7 +4,7 @@ The file holds Plotly's JavaScript (from the installed `plotly` package), the le
 cross-attention, and the top-k chart at every step, with the step line, the token strip and the step's text
 alternative for a screen reader: alt.py) and their variants
 (every other layer and head, as changes to the frames' figures: changes.step_changes), and the page's own stepping
-module (app/js/stepping.js), driven by app/js/lesson-file.js, with the presenter's keys (app/js/keys.js). Opened
+module (js/stepping.js), driven by js/lesson-file.js, with the presenter's keys (js/keys.js). Opened
 from a disk, offline, on any laptop, or embedded in a course page, it steps, plays, switches layer and head, and
 answers a click on a token and the keys.
 """
@@ -19,6 +19,7 @@ from pathlib import Path
 import plotly.offline
 
 from .. import i18n
+from ..js import inline_scripts
 from ..trace import Trace
 from . import attention, steps
 from .alt import step_alt
@@ -29,8 +30,7 @@ from .strip import token_strip
 from .style import figure_json, piece_label
 from .words import language
 
-# The page's browser modules that the lesson file runs too (read as text: the figures import nothing of the app).
-JS_FOLDER = Path(__file__).resolve().parent.parent / "app" / "js"
+# The page's browser modules that the lesson file runs too (transformer_viz/js: one folder for both).
 JS_FILES = ("stepping.js", "keys.js", "lesson-file.js")
 PLOT_IDS = ("lesson-cross", "lesson-topk")  # the main map and the top-k chart, as the page draws them
 LOOK, UNITS = "screen", "pieces"  # the controls of the page's that the lesson file does not offer
@@ -90,14 +90,6 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
     view = dict(step=0, layer=layer, head=head, presentation=LOOK, lang=lang, units=UNITS)
     return dict(
         frames=frames.to_json(), variants=variants.to_json(), view=view, layers=trace.n_layers, heads=heads, words=words
-    )
-
-
-def inline_scripts(names: tuple[str, ...]) -> str:
-    """The browser modules `names` of JS_FOLDER as <script> elements, each run in a scope of its own (as Node runs
-    a module): the page's <head> and the lesson file hold them alike."""
-    return "".join(
-        f"<script>(function () {{\n{(JS_FOLDER / name).read_text(encoding='utf-8')}}})();</script>\n" for name in names
     )
 
 

@@ -4,7 +4,7 @@ The lesson's plots fill their box on screen, whose width the server does not kno
 the labels and the legend out for a width they are told: a map drawn for a projector's 700 px runs past a phone's
 box (its title wider than the screen, its key labels on top of each other). with_narrow puts into the figure's
 layout.meta what turns it into the same figure drawn for a phone's box (NARROW_PX), as a change of its JSON
-(changes.json_changes); the page makes that change where the box is narrower than `below` pixels (app/js/plots.js:
+(changes.json_changes); the page makes that change where the box is narrower than `below` pixels (js/plots.js:
 forWidth). The builders stay the one definition of both layouts.
 """
 

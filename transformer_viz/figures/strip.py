@@ -1,7 +1,7 @@
 """The token strip: the source and target pieces in one glance, the step's target token marked, each one a button.
 
 HTML the page and the lesson file show; a click on a target token moves the step there (in the page, through a
-hidden box whose input event the page answers: app/js/page.js).
+hidden box whose input event the page answers: js/page.js).
 """
 
 from __future__ import annotations
