@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from transformer_viz import i18n
-from transformer_viz.app import common, handlers
+from transformer_viz.app import common, handlers, tour
 from transformer_viz.figures import UNITS, attention, attribution, lens, steps
 from transformer_viz.figures.keys import KEYS_HELP, SPACE
 from transformer_viz.lab.analysis import LABEL_NAMES
@@ -61,7 +61,12 @@ BUILT = {
     ("app/header.py", "key"): FORWARDED,  # slider
     ("app/header.py", "lambda lang: model_choices(models, lang)"): FORWARDED,  # models.model_label reads its keys
     ("app/header.py", "keys_help"): FORWARDED,  # figures/keys.py reads its keys
-    ("figures/keys.py", "key"): [key for _, key in KEYS_HELP],  # the help panel's rows
+    ("figures/keys.py", "key"): [key for _, key in KEYS_HELP],
+    # the tour panel's words, and the packaged tours' titles and stops' texts (tours/*.json)
+    ("app/tour.py", "key"): [
+        *tour.WORDS,
+        *(key for t in tour.packaged_tours().values() for key in tour.text_keys(t)),
+    ],  # the help panel's rows
     ("figures/keys.py", "name"): [SPACE],  # the one key named by a word
     ("app/tabs/__init__.py", "f'kind-{k}'"): [f"kind-{k}" for k in handlers.KINDS],
     ("app/tabs/__init__.py", "[(f'kind-{k}', k) for k in KINDS]"): [f"kind-{k}" for k in handlers.KINDS],
