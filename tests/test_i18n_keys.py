@@ -47,6 +47,7 @@ READERS = {
 }
 
 FORWARDED = ()  # a function's own parameter, passed on: its callers' keys are read where they call it
+TOURS = tour.packaged_tours().values()  # the packaged tours, whose texts are catalogue keys
 PANELS = attribution.ATTENTION_PANELS + attribution.ATTRIBUTION_PANELS  # the attribution view's panels, each a method
 INTERVENTIONS = [f"ablate_{a}" for a in ABLATIONS] + ["no_positions", "no_causal_mask", *SEED_BUGS]  # Intervention.keys
 # (module, the key's expression) → every key it can build, from the table it builds them from
@@ -61,12 +62,10 @@ BUILT = {
     ("app/header.py", "key"): FORWARDED,  # slider
     ("app/header.py", "lambda lang: model_choices(models, lang)"): FORWARDED,  # models.model_label reads its keys
     ("app/header.py", "keys_help"): FORWARDED,  # figures/keys.py reads its keys
-    ("figures/keys.py", "key"): [key for _, key in KEYS_HELP],
+    ("figures/keys.py", "key"): [key for _, key in KEYS_HELP],  # the help panel's rows
     # the tour panel's words, and the packaged tours' titles and stops' texts (tours/*.json)
-    ("app/tour.py", "key"): [
-        *tour.WORDS,
-        *(key for t in tour.packaged_tours().values() for key in tour.text_keys(t)),
-    ],  # the help panel's rows
+    ("app/tour.py", "key"): [*tour.WORDS, *(key for t in TOURS for key in tour.text_keys(t))],
+    ("app/tour.py", "stop['text']"): [stop["text"] for t in TOURS for stop in t["stops"] if "text" in stop],
     ("figures/keys.py", "name"): [SPACE],  # the one key named by a word
     ("app/tabs/__init__.py", "f'kind-{k}'"): [f"kind-{k}" for k in handlers.KINDS],
     ("app/tabs/__init__.py", "[(f'kind-{k}', k) for k in KINDS]"): [f"kind-{k}" for k in handlers.KINDS],

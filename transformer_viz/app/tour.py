@@ -55,6 +55,34 @@ def text_keys(tour: dict) -> list[str]:
     return [text for text in texts if re.fullmatch(SCHEMA["text_key"], text)]
 
 
+def read_tour(name_or_path: str) -> dict:
+    """A packaged tour by its name, or a tour file, checked."""
+    packaged = packaged_tours()
+    if name_or_path in packaged:
+        return packaged[name_or_path]
+    return check_tour(Path(name_or_path).read_bytes())
+
+
+def lesson_stops(tour: dict, trace, lang: str) -> list[dict]:
+    """The stops of `tour` on `trace`'s own translation (its sentence, no branch) for the lesson file
+    (figures/lesson.py): the step, layer and head held to the trace, and the stop's text in `lang`."""
+    stops = []
+    for stop in tour["stops"]:
+        view = stop["view"]
+        if view["sentence"].strip() != trace.source_text.strip() or "branch" in view:
+            continue
+        head = str(view.get("head", "mean"))
+        stops.append(
+            dict(
+                step=min(int(view.get("step", 0)), len(trace.target_ids) - 1),
+                layer=min(int(view.get("layer", 0)), trace.n_layers - 1),
+                head=head if head == "mean" or int(head) < trace.n_heads else "mean",
+                text=i18n.text(stop["text"], lang) if "text" in stop else stop["note"],
+            )
+        )
+    return stops
+
+
 def check_tour(data: bytes | str) -> dict:
     """A tour file read and checked against the schema: the tour, or a UserError saying (by key) what is wrong."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
