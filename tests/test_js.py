@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.test_tour import BAD_STOPS
 from tests.tiny import tiny_translator
 from transformer_viz import figures
 from transformer_viz.app import handlers as h
@@ -81,7 +82,7 @@ def write_fixtures(folder: Path) -> None:
 def tour_fixture() -> dict:
     """What the page hands js/tour.js: the rules, the packaged tours and the words, from the server's definitions."""
     tours = tour.packaged_tours()
-    return dict(rules=tour.rules(), tours=tours, words=tour.page_words(tours))
+    return dict(rules=tour.rules(), tours=tours, words=tour.page_words(tours), bad_stops=BAD_STOPS)
 
 
 def narrow_fixture() -> dict:

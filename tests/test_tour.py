@@ -15,6 +15,21 @@ from transformer_viz.app.share import MAX_BRANCHES, parse_query
 from transformer_viz.errors import UserError
 
 SCHEMA = tour.SCHEMA
+# A stop's view changed so that the share link's reader would drop or change a value, and the field named: the
+# browser's checks are run on the same cases (tests/test_js.py hands them to tests/js/tour.test.js).
+BAD_STOPS = [
+    (dict(step=-1), "step"),
+    (dict(step=1.5), "step"),
+    (dict(layer="03"), "layer"),
+    (dict(head="all"), "head"),
+    (dict(tab="Tab Cross"), "tab"),
+    (dict(branch="2:3176,x"), "branch"),
+    (dict(branch=",".join(f"{i}:5" for i in range(MAX_BRANCHES + 1))), "branch"),
+    (dict(sentence="a" * 5000), "sentence"),
+    (dict(sentence=""), "sentence"),
+    (dict(lang="ja"), "lang"),
+    (dict(step=True), "step"),
+]
 
 
 def own_tour(n: int = 2) -> dict:
@@ -74,20 +89,7 @@ def test_a_tour_over_the_size_limit_is_refused_by_its_bytes():
     assert err.key == "tour-err-too-large" and err.params["size"] > SCHEMA["max_bytes"]
 
 
-@pytest.mark.parametrize(
-    "change, field",
-    [
-        (dict(step=-1), "step"),
-        (dict(layer="03"), "layer"),
-        (dict(head="all"), "head"),
-        (dict(tab="Tab Cross"), "tab"),
-        (dict(branch="2:3176,x"), "branch"),
-        (dict(branch=",".join(f"{i}:5" for i in range(MAX_BRANCHES + 1))), "branch"),
-        (dict(sentence="a" * 5000), "sentence"),
-        (dict(lang="ja"), "lang"),
-        (dict(step=True), "step"),
-    ],
-)
+@pytest.mark.parametrize("change, field", BAD_STOPS)
 def test_a_stop_the_share_links_reader_would_change_is_refused(change, field):
     data = own_tour()
     data["stops"][1]["view"].update(change)

@@ -64,21 +64,9 @@ test('a stop may point only at an element of the list, never at a selector', nee
   }
 });
 
-test('a bad stop is refused as the share link\'s reader would drop it, naming the field', needsFixtures, () => {
-  const cases = [
-    [{step: -1}, 'step'],
-    [{step: 1.5}, 'step'],
-    [{layer: '03'}, 'layer'],
-    [{head: 'all'}, 'head'],
-    [{tab: 'Tab Cross'}, 'tab'],
-    [{branch: '2:3176,x'}, 'branch'],
-    [{branch: Array.from({length: rules.link.max_branches + 1}, (_, i) => `${i}:5`).join(',')}, 'branch'],
-    [{sentence: 'a'.repeat(rules.link.max_chars + 1)}, 'sentence'],
-    [{sentence: ''}, 'sentence'],
-    [{lang: 'ja'}, 'lang'],
-    [{step: true}, 'step'],
-  ];
-  for (const [change, field] of cases) {
+test('a bad stop is refused as the link\'s reader would drop it, naming the field', needsFixtures, () => {
+  assert.ok(served.bad_stops.length >= 10);
+  for (const [change, field] of served.bad_stops) {  // tests/test_tour.py's BAD_STOPS, checked there too
     const tour = ownTour();
     Object.assign(tour.stops[1].view, change);
     assert.deepEqual(refusedAs(tour), {key: 'tour-err-stop', values: {stop: 2, field}}, JSON.stringify(change));
