@@ -77,6 +77,7 @@ function refused(error, doc = document) {
 /** The panel's elements, made once inside #tour-panel (each with the elem_id a test or a user's script names). */
 function layOut(doc) {
   const panel = doc.getElementById('tour-panel');
+  panel.setAttribute('role', 'region'); // named by the tour's title (show)
   const make = (tag, id, attributes = {}) => Object.assign(doc.createElement(tag), {id}, attributes);
   const row = (...children) => {
     const div = doc.createElement('div');
@@ -100,7 +101,7 @@ function layOut(doc) {
   );
   panel.replaceChildren(
     row(make('strong', 'tour-title'), make('span', 'tour-count'), make('button', 'tour-close', {textContent: '×'})),
-    make('p', 'tour-text'),
+    make('p', 'tour-text', {ariaLive: 'polite'}),
     make('p', 'tour-error', {role: 'alert'}),
     row(make('button', 'tour-prev'), make('button', 'tour-next')),
     own,
@@ -135,6 +136,7 @@ function show(doc = document) {
   const title = tour && tour.title;
   const titleKey = tour ? 'tour-own' : 'tour-start';
   el('tour-title').textContent = title ? (config.words.en[title] ? say(title) : title) : say(titleKey);
+  el('tour-panel').setAttribute('aria-label', el('tour-title').textContent);
   el('tour-count').textContent = TOUR.counter(state);
   el('tour-text').textContent = stops.length ? TOUR.stopText(stops[state.at], config.words, lang) : say('tour-empty');
   el('tour-error').textContent = state.error ? TOUR.explain(state.error, config.words, lang) : '';
