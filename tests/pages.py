@@ -23,7 +23,7 @@ except ImportError:  # no Playwright: the `browser` fixture skips every test tha
 #   TRANSFORMER_VIZ_TEST_CHECKPOINTS=checkpoints TRANSFORMER_VIZ_SCREENSHOTS=docs/screenshots \
 #       ./scripts/test tests/test_app_browser.py tests/test_app_views.py tests/test_app_languages.py \
 #       tests/test_app_compare.py tests/test_app_qkv.py tests/test_app_beyond_lens.py tests/test_app_beyond_browser.py \
-#       tests/test_app_score.py
+#       tests/test_app_score.py tests/test_app_tour.py
 SCREENSHOTS = Path(
     os.environ.get("TRANSFORMER_VIZ_SCREENSHOTS") or tempfile.mkdtemp(prefix="tv-screenshots-")
 ).resolve()

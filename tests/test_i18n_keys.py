@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from transformer_viz import i18n
-from transformer_viz.app import common, handlers
+from transformer_viz.app import common, handlers, tour
 from transformer_viz.figures import UNITS, attention, attribution, lens, steps
 from transformer_viz.figures.keys import KEYS_HELP, SPACE
 from transformer_viz.lab.analysis import LABEL_NAMES
@@ -47,6 +47,7 @@ READERS = {
 }
 
 FORWARDED = ()  # a function's own parameter, passed on: its callers' keys are read where they call it
+TOURS = tour.packaged_tours().values()  # the packaged tours, whose texts are catalogue keys
 PANELS = attribution.ATTENTION_PANELS + attribution.ATTRIBUTION_PANELS  # the attribution view's panels, each a method
 INTERVENTIONS = [f"ablate_{a}" for a in ABLATIONS] + ["no_positions", "no_causal_mask", *SEED_BUGS]  # Intervention.keys
 # (module, the key's expression) → every key it can build, from the table it builds them from
@@ -62,6 +63,9 @@ BUILT = {
     ("app/header.py", "lambda lang: model_choices(models, lang)"): FORWARDED,  # models.model_label reads its keys
     ("app/header.py", "keys_help"): FORWARDED,  # figures/keys.py reads its keys
     ("figures/keys.py", "key"): [key for _, key in KEYS_HELP],  # the help panel's rows
+    # the tour panel's words, and the packaged tours' titles and stops' texts (tours/*.json)
+    ("app/tour.py", "key"): [*tour.WORDS, *(key for t in TOURS for key in tour.text_keys(t))],
+    ("app/tour.py", "stop['text']"): [stop["text"] for t in TOURS for stop in t["stops"] if "text" in stop],
     ("figures/keys.py", "name"): [SPACE],  # the one key named by a word
     ("app/tabs/__init__.py", "f'kind-{k}'"): [f"kind-{k}" for k in handlers.KINDS],
     ("app/tabs/__init__.py", "[(f'kind-{k}', k) for k in KINDS]"): [f"kind-{k}" for k in handlers.KINDS],

@@ -16,10 +16,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.test_tour import BAD_STOPS
 from tests.tiny import tiny_translator
 from transformer_viz import figures
 from transformer_viz.app import handlers as h
-from transformer_viz.app import stepping
+from transformer_viz.app import stepping, tour
 from transformer_viz.app.common import LOOKS, plot
 from transformer_viz.app.frames import N_OUT, lesson_frame, shown_key, step_frames, variants
 from transformer_viz.app.registry import PLOTS
@@ -73,9 +74,16 @@ def write_fixtures(folder: Path) -> None:
             served_alt=served_alt,
         ),
         "start.json": stepping.start_config(),
+        "tour.json": tour_fixture(),
     }
     for name, value in fixtures.items():
         (folder / name).write_text(json.dumps(value), encoding="utf-8")
+
+
+def tour_fixture() -> dict:
+    """What the page hands js/tour.js: the rules, the packaged tours and the words, from the server's definitions."""
+    tours = tour.packaged_tours()
+    return dict(rules=tour.rules(), tours=tours, words=tour.page_words(tours), bad_stops=BAD_STOPS)
 
 
 def narrow_fixture() -> dict:

@@ -15,6 +15,7 @@ import pytest
 from tests.tiny import EVIL, tiny_tokenizer_file, tiny_translator, with_evil_tokens
 from transformer_viz import i18n
 from transformer_viz.__main__ import main
+from transformer_viz.app.tour import BUILTIN, lesson_stops, read_tour
 from transformer_viz.figures.keys import keys_help
 from transformer_viz.figures.lesson import lesson, lesson_data, step_line
 from transformer_viz.hub.hub import save_checkpoint
@@ -136,3 +137,58 @@ def test_the_file_steps_offline_in_a_browser(browser, page_file):
         context.close()
     assert errors == []
     assert all(url.startswith("file:") for url in asked), asked  # nothing asked of any network
+
+
+def builtin_on(trace, lang: str = "ja") -> list[dict]:
+    """The built-in tour's stops on `trace`'s sentence, in `lang`, as the lesson file holds them."""
+    return lesson_stops(read_tour(BUILTIN), trace, lang)
+
+
+def test_a_tours_stops_on_the_files_own_sentence_go_into_it(tmp_path, capsys):
+    builtin = read_tour(BUILTIN)
+    sentence = builtin["stops"][0]["view"]["sentence"]
+    trace = tiny_translator(max_len=8).trace(sentence)
+    stops = builtin_on(trace)
+    own = [s for s in builtin["stops"] if s["view"]["sentence"] == sentence and "branch" not in s["view"]]
+    assert len(stops) == len(own) == len(builtin["stops"]) - 1  # the branch's stop is another translation
+    assert [s["text"] for s in stops] == [i18n.text(s["text"], "ja") for s in own]
+    assert all(s["layer"] < trace.n_layers and s["step"] < len(trace.target_ids) for s in stops)
+    assert [s["head"] for s in stops] == [s["view"]["head"] for s in own]
+    assert builtin_on(tiny_translator().trace("Another sentence.")) == []
+    model = save_checkpoint(tmp_path / "tiny", tiny_translator().model, tiny_tokenizer_file())
+    out = tmp_path / "toured.html"
+    assert main(["lesson", sentence, "--model", str(model), "--out", str(out), "--lang", "ja", "--tour", BUILTIN]) == 0
+    assert [s["text"] for s in data_of(out.read_text(encoding="utf-8"))["tour"]] == [s["text"] for s in stops]
+
+
+@pytest.mark.browser
+def test_a_tour_in_the_file_steps_through_its_stops_offline(browser, tmp_path):
+    builtin = read_tour(BUILTIN)
+    trace = tiny_translator(max_len=8).trace(builtin["stops"][0]["view"]["sentence"])
+    stops = builtin_on(trace, "en")
+    stops[1] = dict(stops[1], text="<b>a note, as typed</b>")  # a teacher's note is shown as text
+    path = tmp_path / "toured.html"
+    lesson(trace, path, lang="en", tour=stops)
+    context = browser.new_context(offline=True, viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    title = "() => document.querySelector('#lesson-cross').layout.title.text"
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_function("() => !!document.querySelector('#lesson-cross .main-svg')", timeout=20_000)
+        for number, stop in enumerate(stops, start=1):
+            assert page.inner_text("#tour-count") == f"{number} / {len(stops)}"
+            assert page.inner_text("#tour-text") == stop["text"]
+            assert page.evaluate("() => document.querySelector('#step-slider').value") == str(stop["step"])
+            assert (page.input_value("#layer"), page.input_value("#head")) == (str(stop["layer"]), stop["head"])
+            head = "mean" if stop["head"] == "mean" else stop["head"]
+            assert f"Layer {stop['layer']} · Head {head}" in page.evaluate(title).replace("<br>", "")
+            assert f"step {stop['step']}:" in page.evaluate(title)
+            if number < len(stops):
+                page.click("#tour-next")
+        assert page.locator("#tour-text b").count() == 0
+        assert page.is_disabled("#tour-next") and page.inner_text("#tour-prev") == i18n.text("tour-prev", "en")
+    finally:
+        context.close()
+    assert errors == []

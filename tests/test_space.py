@@ -98,6 +98,7 @@ def test_every_file_of_the_real_space_over_the_git_limit_goes_through_lfs(upload
     paths = set(uploads.folders["owner/demo"])
     assert {"app.py", "requirements.txt", "transformer_viz/app/page.py"} <= paths and "README.md" in uploads.files
     assert {f"transformer_viz/i18n/catalogues/{lang}.json" for lang in ("en", "de", "ja", "ko", "zh")} <= paths
+    assert {"transformer_viz/app/tours/schema.json", "transformer_viz/app/tours/builtin.json"} <= paths  # the tour
     assert not any(p.startswith(("tests/", "docs/", "benchmarks/", ".venv/", "data/", "runs/")) for p in paths)
     assert all(len(data) <= HUB_GIT_LIMIT for data in uploads.files.values())  # the first commit's, in plain git
     for name in ("seed000", "seed004"):

@@ -220,7 +220,12 @@ def cmd_lesson(args) -> int:
     from .figures.lesson import lesson
 
     trace = traced(args)
-    page = lesson(trace, args.out, lang=args.lang, layer=args.layer, head=args.head)
+    stops = ()
+    if args.tour:  # the tour's stops on this sentence
+        from .app.tour import lesson_stops, read_tour
+
+        stops = lesson_stops(read_tour(args.tour), trace, args.lang)
+    page = lesson(trace, args.out, lang=args.lang, layer=args.layer, head=args.head, tour=stops)
     print(f"{trace.target_text}\n(lesson written to {args.out}: {len(page.encode()) / 1e6:.1f} MB)", file=sys.stderr)
     return 0
 
@@ -328,6 +333,9 @@ def add_lesson_parser(sub) -> None:
     p.add_argument("--lang", default="en", help="the lesson's language: en, de, ja, ko or zh (default: en)")
     p.add_argument("--layer", type=int, default=0, help="the layer it opens on (default: 0)")
     p.add_argument("--head", default="mean", help="the head it opens on: a number or mean (default: mean)")
+    p.add_argument(
+        "--tour", help="a tour (a packaged one's name, e.g. builtin, or a tour file): its stops on this sentence"
+    )
     add_decoding_arguments(p)
     p.set_defaults(func=cmd_lesson)
 

@@ -75,13 +75,34 @@ CSS = (
     # plots side by side on screen are one under the other in a slide look: each is drawn as wide as a slide
     f" {SLIDE_LOOK} .{PLOT_ROW} {{flex-direction: column}} {SLIDE_LOOK} .{PLOT_ROW} > * {{width: 100%}}"
     f" {KEYS_CSS}"  # the presenter's keys' help panel, shown by the key ?
+    # the guided tour's panel (js/tour-panel.js): over the page's corner while a tour is open, beside the maps
+    " #tour-panel:not(.tv-tour-open) {display: none !important}"
+    " #tour-panel.tv-tour-open {position: fixed; right: 16px; bottom: 16px; z-index: 50; width: min(380px, 92vw);"
+    " max-height: 70vh; overflow: auto; padding: 10px 14px; background: var(--background-fill-primary);"
+    " border: 1px solid var(--border-color-primary); border-radius: 8px; box-shadow: 0 4px 16px #0003}"
+    " .tv-tour-row {display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 4px 0}"
+    " #tour-count {margin-left: auto; opacity: .7} #tour-text {white-space: pre-wrap} #tour-error {color: #b00020}"
+    " #tour-panel button {padding: 2px 10px; border: 1px solid var(--border-color-primary); border-radius: 4px}"
+    " #tour-panel button:disabled {opacity: .4} #tour-note, #tour-link {width: 100%}"
+    # the part of the page the tour's stop points at
+    " .tv-tour-point {outline: 3px solid #e69f00 !important; outline-offset: 2px}"
 )
 # System fonts only: the page must load nothing from outside the machine.
 # The page's browser code, in files of its own (js/): each defines its functions and, in the browser, puts them on
 # window.transformerViz (in this order: page.js uses stepping.js, plots.js and keys.js, the presenter's keys); the
 # events call them in one line. theme.js keeps the page light (a dark system setting or `?__theme=dark`
 # notwithstanding).
-JS_FILES = ("stepping.js", "plots.js", "keys.js", "page.js", "share.js", "lesson.js", "theme.js")
+JS_FILES = (
+    "stepping.js",
+    "plots.js",
+    "keys.js",
+    "page.js",
+    "share.js",
+    "tour.js",
+    "tour-panel.js",
+    "lesson.js",
+    "theme.js",
+)
 
 
 def page_head() -> str:

@@ -57,6 +57,7 @@ class Header:
     lesson_file: gr.File  # where the lesson file is offered
     share: gr.Textbox
     copy: gr.Button
+    tour_btn: gr.Button  # the built-in tour (js/tour-panel.js)
     # the decoding steps, one at a time
     strip: gr.HTML  # the source and target tokens, the step's one marked (strip.token_strip)
     strip_click: gr.Textbox  # hidden: the step of the target token clicked in the strip
@@ -274,6 +275,9 @@ def lay_out_translation(words: Words, top: Header) -> None:
             gr.Textbox(label=T("share"), elem_id="share-link", interactive=False, scale=4), "label", "share"
         )
         top.copy = words(gr.Button(T("copy"), elem_id="copy-link", scale=1), "value", "copy")
+        # the guided tour, beside the link: each of its stops is a link (js/tour-panel.js draws the panel)
+        top.tour_btn = words(gr.Button(T("tour-start"), elem_id="tour-start", scale=1), "value", "tour-start")
+    gr.HTML(elem_id="tour-panel")
 
 
 def lay_out_steps(words: Words, top: Header) -> None:

@@ -7,6 +7,8 @@ into the controls, the German, branches, step, layer and head are restored once 
 
 from __future__ import annotations
 
+import json
+
 import gradio as gr
 
 from .. import i18n
@@ -14,6 +16,7 @@ from ..decoding import CHOSEN
 from .common import LESSON_EXAMPLE
 from .header import Header
 from .share import parse_query
+from .tour import packaged_tours, page_words, rules
 
 
 def link_reader(models: list[str], containers: list[gr.Tabs], tab_paths: dict):
@@ -66,6 +69,19 @@ def wire_share(top: Header, tabs: list[gr.Tabs]) -> None:
 
     # queued: a toast reaches the page through the queue's stream
     top.copy.click(copied, [top.share, top.lang], None, js=COPY_JS, api_visibility="private")
+
+
+def wire_tour(demo: gr.Blocks, top: Header) -> None:
+    """The guided tours (js/tour.js, js/tour-panel.js): the packaged tours, their rules and words handed to the page
+    once it loads (which opens the tour its link names), the Tour button opening the built-in one, and the panel
+    said again in a new language."""
+    tours = packaged_tours()
+    config = dict(rules=rules(), tours=tours, words=page_words(tours))
+    demo.load(None, None, None, js=f"() => transformerViz.startTour({json.dumps(config)})")
+    top.tour_btn.click(None, None, None, js="() => transformerViz.tourStart()", api_visibility="private")
+    top.lang.change(
+        None, [top.lang], None, js="(lang) => transformerViz.tourLanguage(lang)", queue=False, api_visibility="private"
+    )
 
 
 def page_tabs(views: gr.Tabs) -> tuple[list[gr.Tabs], dict[str, dict[gr.Tabs, str]]]:

@@ -19,7 +19,7 @@ from .downloads import TRACE_FILE_AGE_S, lesson_ready, offered
 from .frames import lesson_frame, step_frames, variants
 from .header import Header
 from .header import lay_out as lay_out_header
-from .links import link_reader, page_tabs, wire_share
+from .links import link_reader, page_tabs, wire_share, wire_tour
 from .model_card import model_card
 from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
@@ -307,6 +307,7 @@ def wire_translation(
     then(unbranched, [lesson, PAINTED, *after])
     containers, tab_paths = page_tabs(views)
     wire_share(top, containers)
+    wire_tour(demo, top)
     link = gr.State(None)  # what a share link restores once its sentence is translated: German, branches, step, …
     loaded_out = [top.sentence, top.model] + top.options + [top.lang, link] + containers
     loaded = demo.load(link_reader(models, containers, tab_paths), None, loaded_out, api_visibility="private")

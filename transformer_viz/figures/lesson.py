@@ -31,7 +31,7 @@ from .style import figure_json, piece_label
 from .words import language
 
 # The page's browser modules that the lesson file runs too (transformer_viz/js: one folder for both).
-JS_FILES = ("stepping.js", "keys.js", "lesson-file.js")
+JS_FILES = ("stepping.js", "keys.js", "tour.js", "lesson-file.js")
 PLOT_IDS = ("lesson-cross", "lesson-topk")  # the main map and the top-k chart, as the page draws them
 LOOK, UNITS = "screen", "pieces"  # the controls of the page's that the lesson file does not offer
 
@@ -86,17 +86,21 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
     variants = Variants(
         base="lesson", keys=[keys, None], own=[f"{layer}/{head}", "all"], patches=[patches, None], alt=alt
     )
-    words = {key: i18n.text(key, lang) for key in ("prev", "next", "play", "layer", "head", "step")}
+    words = {
+        key: i18n.text(key, lang) for key in ("prev", "next", "play", "layer", "head", "step", "tour-prev", "tour-next")
+    }
     view = dict(step=0, layer=layer, head=head, presentation=LOOK, lang=lang, units=UNITS)
     return dict(
         frames=frames.to_json(), variants=variants.to_json(), view=view, layers=trace.n_layers, heads=heads, words=words
     )
 
 
-def lesson(trace: Trace, path: str | Path | None = None, lang: str = "en", layer: int = 0, head="mean") -> str:
+def lesson(trace: Trace, path: str | Path | None = None, lang: str = "en", layer: int = 0, head="mean", tour=()) -> str:
     """The lesson as one self-contained HTML page (written to `path` too, when given): Plotly, the frames and the
-    stepping module inlined, nothing fetched from anywhere."""
-    data = json.dumps(lesson_data(trace, lang, layer, str(head)), ensure_ascii=False, separators=(",", ":"))
+    stepping module inlined, nothing fetched from anywhere. `tour`: the stops of a guided tour on this translation
+    (each {step, layer, head, text}: app/tour.py's lesson_stops), which the file's Back and Next walk through."""
+    data = dict(lesson_data(trace, lang, layer, str(head)), tour=list(tour))
+    data = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     data = data.replace("</", "<\\/")  # the JSON cannot end its <script> element
     scripts = inline_scripts(JS_FILES)
     title = html.escape(f"{trace.source_text} → {trace.target_text}")
@@ -147,6 +151,8 @@ button.tv-piece.tv-current {{background: #2563eb; color: white; font-weight: bol
 <label><span id="layer-label"></span> <select id="layer"></select></label>
 <label><span id="head-label"></span> <select id="head"></select></label>
 </div>
+<div id="tour-panel" hidden><button id="tour-prev" type="button"></button> <span id="tour-count"></span>
+<button id="tour-next" type="button"></button><p id="tour-text"></p></div>
 <div id="step-label"></div>
 <div id="step-alt" class="sr-only" aria-live="polite" aria-atomic="true"></div>
 <div id="token-strip"></div>

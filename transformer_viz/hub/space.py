@@ -42,6 +42,7 @@ PACKAGE_PATTERNS = (
     "transformer_viz/*.js",
     "transformer_viz/*.css",
     "transformer_viz/i18n/catalogues/*.json",
+    "transformer_viz/app/tours/*.json",  # the packaged guided tours and their schema
 )
 IGNORE_PATTERNS = ("*/__pycache__/*", "*.pyc")
 # Files stored through LFS on the Hub, as Hugging Face's own Spaces mark them.

@@ -4,9 +4,9 @@
 // decides what each step paints, as in the app; here its outputs are written into the file's plain elements.
 'use strict';
 
-const {stepping, keys} =
+const {stepping, keys, tour} =
   typeof module !== 'undefined'
-    ? {stepping: require('./stepping.js'), keys: require('./keys.js')}
+    ? {stepping: require('./stepping.js'), keys: require('./keys.js'), tour: require('./tour.js')}
     : window.transformerViz;
 
 /** Gradio's "leave as it is", which the stepping functions return for what does not change. */
@@ -100,7 +100,36 @@ function openLesson(data, doc, Plotly) {
     doc.defaultView,
   );
   step('stay');
+  if (data.tour && data.tour.length) {
+    // the stop's step, layer and head painted in one step: two paints in one task (a head's menu changed, then the
+    // step) left Chromium's page unresponsive
+    followTour(data.tour, data.words, el, (stop) => {
+      el('layer').value = String(stop.layer);
+      el('head').value = stop.head;
+      Object.assign(view, {step: stop.step, layer: Number(stop.layer), head: stop.head});
+      step('stay');
+    });
+  }
   return {state, view, step};
+}
+
+/** A tour's stops of this translation (figures/lesson.py): shown from the first, Back and Next each opening a stop
+ * with `open` (its step, layer and head) and saying its text, as text. */
+function followTour(stops, words, el, open) {
+  let panel = tour.openAt(tour.newPanel(), {stops}, '', 0);
+  const show = () => {
+    el('tour-count').textContent = tour.counter(panel);
+    el('tour-text').textContent = stops[panel.at].text;
+    el('tour-prev').disabled = panel.at === 0;
+    el('tour-next').disabled = panel.at === stops.length - 1;
+    open(stops[panel.at]);
+  };
+  el('tour-prev').textContent = words['tour-prev'];
+  el('tour-next').textContent = words['tour-next'];
+  el('tour-prev').addEventListener('click', () => show((panel = tour.moved(panel, -1))));
+  el('tour-next').addEventListener('click', () => show((panel = tour.moved(panel, 1))));
+  el('tour-panel').hidden = false;
+  show();
 }
 
 if (typeof module !== 'undefined') module.exports = {openLesson};
