@@ -21,6 +21,7 @@ import gradio as gr
 from .. import i18n
 from ..figures.alt import step_alt
 from ..figures.changes import frame_key, step_changes
+from ..figures.guess import guess_data
 from ..figures.strip import token_strip
 from . import handlers as h
 from .common import fills_box, plot, slides
@@ -123,6 +124,7 @@ def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
         pause=i18n.text("pause", lng),
         layers=sess.trace.n_layers,  # the model's, for the presenter's keys (js/keys.js)
         heads=sess.trace.n_heads,
+        guess=guess_data(sess.trace, lng),  # guess first's pieces, choices and strongest keys (js/guess.js)
     )
 
 

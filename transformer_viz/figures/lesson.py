@@ -23,6 +23,7 @@ from ..trace import Trace
 from . import attention, steps
 from .alt import step_alt
 from .changes import frame_key, step_changes
+from .guess import guess_data
 from .keys import KEYS_CSS, keys_help
 from .strip import token_strip
 from .style import figure_json, piece_label
@@ -81,7 +82,7 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
         label=[step_line(trace, t, lang) for t in range(total)], alternatives=[[] for _ in range(total)],
         strip=[token_strip(trace, t, lang) for t in range(total)], alt=alt[f"{layer}/{head}"],
         last=i18n.text("at-last-step", lang), play=i18n.text("play", lang), pause=i18n.text("pause", lang),
-        layers=trace.n_layers, heads=trace.n_heads,
+        layers=trace.n_layers, heads=trace.n_heads, guess=guess_data(trace, lang),
     )  # fmt: skip
     variants = dict(base="lesson", keys=[keys, None], own=[f"{layer}/{head}", "all"], patches=[patches, None], alt=alt)
     words = {key: i18n.text(key, lang) for key in ("prev", "next", "play", "layer", "head", "step")}
