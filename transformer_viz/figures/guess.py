@@ -8,6 +8,8 @@ and head (and their mean), the strongest key of that row: the source pieces a he
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
 from .. import i18n
@@ -74,3 +76,41 @@ def guess_data(trace: Trace, lang: str = "en") -> dict:
             )
         },
     )
+
+
+def guess_panel(lang: str = "en") -> str:
+    """HTML: guess first's switch, its question, choices, verdict and score, empty until app/js/guess-panel.js
+    fills them at each step."""
+    label = html.escape(i18n.text("guess-first", lang))
+    return (
+        '<div class="tv-guess"><label class="tv-guess-switch"><input type="checkbox" id="guess-first" role="switch">'
+        f' <span id="guess-first-label">{label}</span></label><span id="guess-ask"></span>'
+        '<span id="guess-choices"></span><span id="guess-said" aria-live="polite"></span>'
+        '<span id="guess-score"></span></div>'
+    )
+
+
+HIDDEN = "html.tv-guess-hidden"  # the page's root while a step's answer is hidden (app/js/guess.js: HIDDEN_CLASS)
+# What shows the piece at the step or later, hidden while it is: the translation, its tokens, the branch menu and
+# its words, the tab groups' views, the step line's piece, the step's text alternative and the title's translation.
+HIDDEN_PARTS = (
+    "#translation, #tokens, #alternative, #branch-info, #views [role=tabpanel], #step-label :is(b, strong), #step-alt,"
+    " #lesson-target"
+)
+# The panel's look and what it hides, in the page's CSS and the lesson file's alike.
+GUESS_CSS = (
+    " .tv-guess {display: flex; flex-wrap: wrap; align-items: center; gap: .2em .6em; min-height: 1.6em}"
+    " .tv-guess-switch {display: flex; align-items: center; gap: .3em; cursor: pointer; font-weight: bold}"
+    " #guess-choices {display: flex; flex-wrap: wrap; gap: .4em} #guess-score {margin-left: auto}"
+    " .tv-choice {font: inherit; padding: 0 .6em; border: 1px solid #999; border-radius: 6px; background: white;"
+    " color: inherit; cursor: pointer} .tv-choice b {margin-right: .4em}"
+    " .tv-choice.tv-right {background: #d1fae5; border-color: #059669}"
+    " .tv-choice.tv-wrong {background: #fee2e2; border-color: #dc2626} .tv-choice:disabled {cursor: default}"
+    f" {HIDDEN} :is({HIDDEN_PARTS}) {{visibility: hidden !important}}"
+    f" {HIDDEN} #token-strip .tv-later {{display: none}}"
+    # the source pieces are the head guess's buttons
+    f" {HIDDEN} #token-strip [data-key] {{cursor: pointer; border-color: #999}}"
+    # a slide look: large letters for a show of hands
+    " html.tv-slide-look #guess-choices .tv-choice {font-size: 1.8em; padding: .1em .7em}"
+    " html.tv-slide-look #guess-choices .tv-choice b {font-size: 1.4em}"
+)

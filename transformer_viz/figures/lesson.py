@@ -23,7 +23,7 @@ from ..trace import Trace
 from . import attention, steps
 from .alt import step_alt
 from .changes import frame_key, step_changes
-from .guess import guess_data
+from .guess import GUESS_CSS, guess_data, guess_panel
 from .keys import KEYS_CSS, keys_help
 from .strip import token_strip
 from .style import figure_json, piece_label
@@ -31,7 +31,7 @@ from .words import language
 
 # The page's browser modules that the lesson file runs too (read as text: the figures import nothing of the app).
 JS_FOLDER = Path(__file__).resolve().parent.parent / "app" / "js"
-JS_FILES = ("stepping.js", "keys.js", "lesson-file.js")
+JS_FILES = ("stepping.js", "keys.js", "guess.js", "guess-panel.js", "lesson-file.js")
 PLOT_IDS = ("lesson-cross", "lesson-topk")  # the main map and the top-k chart, as the page draws them
 LOOK, UNITS = "screen", "pieces"  # the controls of the page's that the lesson file does not offer
 
@@ -88,7 +88,7 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
     words = {key: i18n.text(key, lang) for key in ("prev", "next", "play", "layer", "head", "step")}
     return dict(
         frames=frames, variants=variants, view=dict(step=0, layer=layer, head=head, presentation=LOOK, lang=lang,
-        units=UNITS), layers=trace.n_layers, heads=heads, words=words,
+        units=UNITS), layers=trace.n_layers, heads=heads, words=words, source=trace.source_text,
     )  # fmt: skip
 
 
@@ -106,10 +106,10 @@ def lesson(trace: Trace, path: str | Path | None = None, lang: str = "en", layer
     data = json.dumps(lesson_data(trace, lang, layer, str(head)), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("</", "<\\/")  # the JSON cannot end its <script> element
     scripts = inline_scripts(JS_FILES)
-    title = html.escape(f"{trace.source_text} → {trace.target_text}")
+    source, target = html.escape(trace.source_text), html.escape(trace.target_text)
     page = LESSON_HTML.format(
-        lang=i18n.language(lang), title=title, plotly=plotly.offline.get_plotlyjs(),
-        data=data, scripts=scripts, keys=keys_help(lang), keys_css=KEYS_CSS,
+        lang=i18n.language(lang), source=source, target=target, plotly=plotly.offline.get_plotlyjs(),
+        data=data, scripts=scripts, keys=keys_help(lang), keys_css=KEYS_CSS + GUESS_CSS, guess=guess_panel(lang),
     )  # fmt: skip
     if path is not None:
         Path(path).write_text(page, encoding="utf-8")
@@ -122,7 +122,7 @@ LESSON_HTML = """<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="transformer-viz">
-<title>{title}</title>
+<title>{source} → {target}</title>
 <style>
 body {{font-family: ui-sans-serif, system-ui, sans-serif; margin: 1em auto; max-width: 1280px; padding: 0 1em;}}
 h1 {{font-size: 1.2em; margin: 0 0 .5em}}
@@ -145,7 +145,7 @@ button.tv-piece.tv-current {{background: #2563eb; color: white; font-weight: bol
 <script>{plotly}</script>
 </head>
 <body>
-<h1>{title}</h1>
+<h1>{source} → <span id="lesson-target">{target}</span></h1>
 <div id="controls">
 <button id="step-prev" type="button"></button>
 <input id="step-slider" type="range" min="0" value="0">
@@ -154,6 +154,7 @@ button.tv-piece.tv-current {{background: #2563eb; color: white; font-weight: bol
 <label><span id="layer-label"></span> <select id="layer"></select></label>
 <label><span id="head-label"></span> <select id="head"></select></label>
 </div>
+<div id="guess-panel">{guess}</div>
 <div id="step-label"></div>
 <div id="step-alt" class="sr-only" aria-live="polite" aria-atomic="true"></div>
 <div id="token-strip"></div>
