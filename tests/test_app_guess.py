@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages import offline_lesson
-from transformer_viz import i18n
+from tests.pages import WAIT, lesson_link, offline_lesson, screenshot, start_lesson, wait_step
+from transformer_viz import i18n, load_model
 from transformer_viz.figures import attention, language
+from transformer_viz.figures.guess import guess_data
 from transformer_viz.figures.strip import readable
 from transformer_viz.figures.style import piece_label
 
@@ -29,6 +30,13 @@ ON_SCREEN = """() => {
   for (const box of document.querySelectorAll('input, textarea')) if (seen(box)) text.push(box.value);
   return text.join('\\n');
 }"""
+HIDDEN = "() => document.documentElement.classList.contains('tv-guess-hidden')"
+# Whether the map `id` labels none of its rows from `from` on: neither in its layout nor in its drawing (Plotly draws
+# no text for an empty label, so at most `from` labels are drawn).
+TICKS_HIDDEN = """([id, from]) => {
+  const el = document.querySelector(`#${id} .js-plotly-plot`) || document.getElementById(id);
+  const drawn = [...document.querySelectorAll(`#${id} .ytick text`)].filter(t => t.textContent !== '');
+  return !!el.layout && drawn.length <= from && el.layout.yaxis.ticktext.slice(from).every(t => t === ''); }"""
 # The shown choices' pieces, in their order.
 CHOICES = "() => [...document.querySelectorAll('#guess-choices button')].map(b => b.lastChild.textContent)"
 
@@ -43,8 +51,7 @@ def assert_nothing_of(page, trace, step: int, map_id: str) -> None:
     the step on, not a bar of the top-k."""
     shown = page.evaluate(ON_SCREEN)
     assert hidden_rest(trace, step) not in shown.replace("\n", ""), step
-    ticks = page.eval_on_selector_all(f"#{map_id} .ytick text", "ts => ts.map(t => t.textContent)")
-    assert all(text == "" for text in ticks[step:]) and ticks[:step] == [t.strip() for t in ticks[:step]]
+    assert page.evaluate(TICKS_HIDDEN, [map_id, step])
     assert trace.target_text not in shown
 
 
@@ -90,3 +97,82 @@ def test_the_lesson_file_guesses_first_offline_in_german(browser, german_lesson)
         page.keyboard.press("ArrowRight")
         page.keyboard.press("ArrowRight")
         assert pieces[3] in page.inner_text("#token-strip") and page.evaluate(CHOICES) == []
+
+
+def on_the_lesson(page) -> None:
+    """Focus on the page itself, as after a click on the lesson's text."""
+    page.click("#step-label")
+
+
+def wait_score(page, lang: str, right: int, asked: int) -> None:
+    """Until the score reads `right` of `asked` in `lang`."""
+    text = i18n.text("guess-score", lang).format(right=right, asked=asked)
+    page.wait_for_function("t => document.getElementById('guess-score').innerText === t", arg=text, timeout=WAIT)
+
+
+def wait_hidden(page, trace, step: int) -> None:
+    """Until step `step` is hidden on the page, its map's rows from the step on unlabelled; then nothing of it is
+    readable."""
+    page.wait_for_function(HIDDEN, timeout=WAIT)
+    page.wait_for_function(TICKS_HIDDEN, arg=["plot-cross", step], timeout=WAIT)
+    assert_nothing_of(page, trace, step, "plot-cross")
+
+
+def wait_label(page, start: str) -> None:
+    """Until the step line starts with `start`."""
+    page.wait_for_function(
+        "s => document.querySelector('#step-label').innerText.startsWith(s)", arg=start, timeout=WAIT
+    )
+
+
+def test_the_page_guesses_first_and_scores_in_english_and_japanese(app_tab, app_server):
+    url, folder = app_server
+    page, trace = app_tab, load_model(folder / "seed000", device="cpu").trace("I see the house.")
+    assert len(trace.target_tokens) >= 6
+    start_lesson(page, lesson_link(url))
+    on_the_lesson(page)
+    page.keyboard.press("g")
+    wait_hidden(page, trace, 0)
+    page.click(f"#guess-choices button >> nth={pick(page, piece_label(trace.target_tokens[0]), True)}")
+    wait_score(page, "en", 1, 1)
+    page.wait_for_function(f"() => !({HIDDEN})()", timeout=WAIT)
+    page.wait_for_function(f"a => !({TICKS_HIDDEN})(a)", arg=["plot-cross", 0], timeout=WAIT)  # labelled again
+    assert trace.target_text in page.input_value("#translation textarea")
+    on_the_lesson(page)
+    page.keyboard.press("ArrowRight")
+    wait_step(page, 1)
+    wait_hidden(page, trace, 1)
+    page.click(f"#guess-choices button >> nth={pick(page, piece_label(trace.target_tokens[1]), False)}")
+    wait_score(page, "en", 1, 2)
+    page.click("#step-next")
+    wait_step(page, 2)
+    wait_hidden(page, trace, 2)
+    letter = "ABCD"[pick(page, piece_label(trace.target_tokens[2]), True)]
+    on_the_lesson(page)
+    page.keyboard.press(letter)
+    wait_score(page, "en", 2, 3)
+    # the head guess at step 3: the row's strongest key of layer 0's mean, clicked in the strip
+    page.keyboard.press("ArrowRight")
+    wait_step(page, 3)
+    wait_hidden(page, trace, 3)
+    screenshot(page, ".gradio-container", "guess-first.png", max_height=720)
+    key = guess_data(trace)["strongest"]["pieces"]["0/mean"][3][0]
+    page.click(f'#token-strip [data-key="{key}"]')
+    wait_score(page, "en", 3, 4)
+    assert i18n.text("guess-head-right") in page.inner_text("#guess-said") and page.evaluate(HIDDEN)
+    page.keyboard.press("ArrowLeft")  # back at step 2: revealed
+    wait_step(page, 2)
+    assert not page.evaluate(HIDDEN) and page.locator("#guess-choices .tv-right").count() == 1
+    page.get_by_label("日本語").check()  # the score and its words follow the language, the count stays
+    wait_score(page, "ja", 3, 4)
+    on_the_lesson(page)
+    page.keyboard.press(" ")  # Play from the revealed step 2 pauses at the hidden step 3, its head's row shown
+    wait_label(page, "ステップ 3")
+    page.wait_for_function(f"() => !transformerViz.page.playing && ({HIDDEN})()", timeout=WAIT)
+    assert page.input_value("#step-slider input[type=number]") == "3"
+    assert i18n.text("guess-ask", "ja") in page.inner_text("#guess-ask")
+    page.keyboard.press("ArrowLeft")  # the keys step the lesson in Japanese
+    wait_label(page, "ステップ 2")
+    page.keyboard.press("g")  # off: the step shows, and the next test finds the page as a lesson opens
+    page.wait_for_function(f"() => !({HIDDEN})()", timeout=WAIT)
+    page.get_by_label("English").check()

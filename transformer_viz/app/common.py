@@ -8,6 +8,7 @@ import gradio as gr
 from gradio.components.plot import PlotData
 
 from .. import __version__, figures, i18n
+from ..figures.guess import GUESS_CSS
 from ..figures.keys import KEYS_CSS
 from ..figures.lesson import inline_scripts
 
@@ -74,13 +75,17 @@ CSS = (
     # plots side by side on screen are one under the other in a slide look: each is drawn as wide as a slide
     f" {SLIDE_LOOK} .{PLOT_ROW} {{flex-direction: column}} {SLIDE_LOOK} .{PLOT_ROW} > * {{width: 100%}}"
     f" {KEYS_CSS}"  # the presenter's keys' help panel, shown by the key ?
+    f" {GUESS_CSS} #guess-panel {{margin: -8px 0 -6px}}"  # guess first, and what it hides while a step is hidden
 )
 # System fonts only: the page must load nothing from outside the machine.
 # The page's browser code, in files of its own (js/): each defines its functions and, in the browser, puts them on
-# window.transformerViz (in this order: page.js uses stepping.js, plots.js and keys.js, the presenter's keys); the
+# window.transformerViz (in this order: page.js uses stepping.js, plots.js, keys.js, the presenter's keys, and
+# guess.js with guess-panel.js, guess first); the
 # events call them in one line. theme.js keeps the page light (a dark system setting or `?__theme=dark`
 # notwithstanding).
-JS_FILES = ("stepping.js", "plots.js", "keys.js", "page.js", "share.js", "lesson.js", "theme.js")
+JS_FILES = (
+    "stepping.js", "plots.js", "keys.js", "guess.js", "guess-panel.js", "page.js", "share.js", "lesson.js", "theme.js",
+)  # fmt: skip
 
 
 def page_head() -> str:

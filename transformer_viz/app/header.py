@@ -10,6 +10,7 @@ import gradio as gr
 from .. import i18n
 from ..decoding import CHOSEN, STRATEGIES
 from ..figures import UNITS
+from ..figures.guess import guess_panel
 from ..figures.keys import keys_help
 from ..translator import MAX_CHARS
 from .common import EXAMPLES, LESSON_EXAMPLE, LOOK_KEYS, LOOKS, PLOT_ROW, Words
@@ -298,6 +299,8 @@ def lay_out_steps(words: Words, top: Header) -> None:
             "label",
             "head",
         )
+    # guess first beside the step controls: its switch, and at a hidden step the choices (js/guess-panel.js)
+    words(gr.HTML(guess_panel(), elem_id="guess-panel"), "value-of", guess_panel)
     # the step in words, over the maps: on the first screen with them, one line at 1280 px in every language
     top.step_md = gr.Markdown(elem_id="step-label")
     # and what the maps show at the step, said to a screen reader (js/page.js makes it a polite live region, quiet
