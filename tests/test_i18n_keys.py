@@ -61,7 +61,7 @@ BUILT = {
     ("app/header.py", "key"): FORWARDED,  # slider
     ("app/header.py", "lambda lang: model_choices(models, lang)"): FORWARDED,  # models.model_label reads its keys
     ("app/header.py", "keys_help"): FORWARDED,  # figures/keys.py reads its keys
-    ("app/header.py", "guess_panel"): FORWARDED,  # figures/guess.py reads its keys
+    ("app/header.py", "guess_switch"): FORWARDED,  # figures/guess.py reads its keys
     ("figures/keys.py", "key"): [key for _, key in KEYS_HELP],  # the help panel's rows
     ("figures/keys.py", "name"): [SPACE],  # the one key named by a word
     ("app/tabs/__init__.py", "f'kind-{k}'"): [f"kind-{k}" for k in handlers.KINDS],

@@ -10,7 +10,7 @@ import gradio as gr
 from .. import i18n
 from ..decoding import CHOSEN, STRATEGIES
 from ..figures import UNITS
-from ..figures.guess import guess_panel
+from ..figures.guess import GUESS_PANEL, guess_switch
 from ..figures.keys import keys_help
 from ..translator import MAX_CHARS
 from .common import EXAMPLES, LESSON_EXAMPLE, LOOK_KEYS, LOOKS, PLOT_ROW, Words
@@ -27,6 +27,7 @@ PASTE_LIMIT = 10 * MAX_CHARS
 # The language menu's width: its five names ("English", "Deutsch", "日本語", "한국어", "简体中文") on one line.
 LANGUAGE_MENU_PX = 560
 DUPLICATE_PX = 160  # "Duplicate this Space" and its icon, in the longest language
+GUESS_SWITCH_PX = 140  # guess first's switch and its label ("Erst raten", "먼저 맞히기") on one line
 
 
 class Header:
@@ -299,8 +300,11 @@ def lay_out_steps(words: Words, top: Header) -> None:
             "label",
             "head",
         )
-    # guess first beside the step controls: its switch, and at a hidden step the choices (js/guess-panel.js)
-    words(gr.HTML(guess_panel(), elem_id="guess-panel"), "value-of", guess_panel)
+        # guess first's switch, beside the step controls (js/guess-panel.js)
+        switch = gr.HTML(guess_switch(), elem_id="guess-switch", scale=0, min_width=GUESS_SWITCH_PX, padding=False)
+        words(switch, "value-of", guess_switch)
+    # guess first's choices and score, under the step controls while it is on (js/guess-panel.js)
+    gr.HTML(GUESS_PANEL, elem_id="guess-panel")
     # the step in words, over the maps: on the first screen with them, one line at 1280 px in every language
     top.step_md = gr.Markdown(elem_id="step-label")
     # and what the maps show at the step, said to a screen reader (js/page.js makes it a polite live region, quiet

@@ -78,16 +78,21 @@ def guess_data(trace: Trace, lang: str = "en") -> dict:
     )
 
 
-def guess_panel(lang: str = "en") -> str:
-    """HTML: guess first's switch, its question, choices, verdict and score, empty until app/js/guess-panel.js
-    fills them at each step."""
+def guess_switch(lang: str = "en") -> str:
+    """HTML: guess first's switch, beside the step controls."""
     label = html.escape(i18n.text("guess-first", lang))
     return (
-        '<div class="tv-guess"><label class="tv-guess-switch"><input type="checkbox" id="guess-first" role="switch">'
-        f' <span id="guess-first-label">{label}</span></label><span id="guess-ask"></span>'
-        '<span id="guess-choices"></span><span id="guess-said" aria-live="polite"></span>'
-        '<span id="guess-score"></span></div>'
+        '<label class="tv-guess-switch"><input type="checkbox" id="guess-first" role="switch">'
+        f' <span id="guess-first-label">{label}</span></label>'
     )
+
+
+# Guess first's question, choices, verdict and score, filled at each step by app/js/guess-panel.js; shown while guess
+# first is on (GUESS_CSS), so that the lesson's first screen is as it was while it is off.
+GUESS_PANEL = (
+    '<div class="tv-guess"><span id="guess-ask"></span><span id="guess-choices"></span>'
+    '<span id="guess-said" aria-live="polite"></span><span id="guess-score"></span></div>'
+)
 
 
 HIDDEN = "html.tv-guess-hidden"  # the page's root while a step's answer is hidden (app/js/guess.js: HIDDEN_CLASS)
@@ -100,7 +105,9 @@ HIDDEN_PARTS = (
 # The panel's look and what it hides, in the page's CSS and the lesson file's alike.
 GUESS_CSS = (
     " .tv-guess {display: flex; flex-wrap: wrap; align-items: center; gap: .2em .6em; min-height: 1.6em}"
-    " .tv-guess-switch {display: flex; align-items: center; gap: .3em; cursor: pointer; font-weight: bold}"
+    " html:not(.tv-guess-on) #guess-panel {display: none !important}"
+    " .tv-guess-switch {display: flex; align-items: center; gap: .3em; cursor: pointer; font-weight: bold;"
+    " white-space: nowrap}"
     " #guess-choices {display: flex; flex-wrap: wrap; gap: .4em} #guess-score {margin-left: auto}"
     " .tv-choice {font: inherit; padding: 0 .6em; border: 1px solid #999; border-radius: 6px; background: white;"
     " color: inherit; cursor: pointer} .tv-choice b {margin-right: .4em}"

@@ -23,7 +23,7 @@ from ..trace import Trace
 from . import attention, steps
 from .alt import step_alt
 from .changes import frame_key, step_changes
-from .guess import GUESS_CSS, guess_data, guess_panel
+from .guess import GUESS_CSS, GUESS_PANEL, guess_data, guess_switch
 from .keys import KEYS_CSS, keys_help
 from .strip import token_strip
 from .style import figure_json, piece_label
@@ -109,7 +109,8 @@ def lesson(trace: Trace, path: str | Path | None = None, lang: str = "en", layer
     source, target = html.escape(trace.source_text), html.escape(trace.target_text)
     page = LESSON_HTML.format(
         lang=i18n.language(lang), source=source, target=target, plotly=plotly.offline.get_plotlyjs(),
-        data=data, scripts=scripts, keys=keys_help(lang), keys_css=KEYS_CSS + GUESS_CSS, guess=guess_panel(lang),
+        data=data, scripts=scripts, keys=keys_help(lang), keys_css=KEYS_CSS + GUESS_CSS, switch=guess_switch(lang),
+        panel=GUESS_PANEL,
     )  # fmt: skip
     if path is not None:
         Path(path).write_text(page, encoding="utf-8")
@@ -153,8 +154,9 @@ button.tv-piece.tv-current {{background: #2563eb; color: white; font-weight: bol
 <button id="step-play" type="button"></button>
 <label><span id="layer-label"></span> <select id="layer"></select></label>
 <label><span id="head-label"></span> <select id="head"></select></label>
+{switch}
 </div>
-<div id="guess-panel">{guess}</div>
+<div id="guess-panel">{panel}</div>
 <div id="step-label"></div>
 <div id="step-alt" class="sr-only" aria-live="polite" aria-atomic="true"></div>
 <div id="token-strip"></div>

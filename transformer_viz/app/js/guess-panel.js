@@ -1,13 +1,15 @@
 // Guess first on the page and in the lesson file: its switch, choices and score drawn, and its clicks answered.
 //
-// guess.js decides; this draws into the panel (figures/guess.py: guess_panel) and puts the class guess.HIDDEN_CLASS
-// on the page's root while the step's answer is hidden, under which the page's CSS hides the rest (GUESS_CSS). The
+// guess.js decides; this draws into the switch and the panel (figures/guess.py: guess_switch, GUESS_PANEL) and puts
+// the class guess.HIDDEN_CLASS on the page's root while the step's answer is hidden (and ON_CLASS while guess first
+// is on), under which the page's CSS hides the rest and shows the panel (GUESS_CSS). The
 // page (page.js) and the lesson file (lesson-file.js) each hand it their side: data() the shown frames' guess data,
 // id() the translation shown, view() {layer, head, units}, redraw() the lesson's plots drawn again at the step,
 // playing() and pause().
 'use strict';
 
 const {guess} = typeof module !== 'undefined' ? {guess: require('./guess.js')} : window.transformerViz;
+const ON_CLASS = 'tv-guess-on'; // on the page's root while guess first is on: its panel shows
 
 /** Guess first mounted on `doc` with the page's `side`: paint(t) after each step, figure(kind, json, t) for each
  * lesson plot drawn, and what the keys do (toggle, answer, choices). */
@@ -25,6 +27,7 @@ function mountGuess(side, doc = document) {
     step = t;
     const d = data(), hidden = guess.hides(g, d, t), root = doc.documentElement.classList;
     root.toggle(guess.HIDDEN_CLASS, hidden);
+    root.toggle(ON_CLASS, g.on);
     if (!d || !el('guess-first')) return;
     const words = d.words;
     el('guess-first').checked = g.on;
