@@ -76,6 +76,11 @@ CSS = (
     f" {SLIDE_LOOK} .{PLOT_ROW} {{flex-direction: column}} {SLIDE_LOOK} .{PLOT_ROW} > * {{width: 100%}}"
     f" {KEYS_CSS}"  # the presenter's keys' help panel, shown by the key ?
     f" {GUESS_CSS} #guess-panel {{margin: -8px 0 -6px}}"  # guess first, and what it hides while a step is hidden
+    # its switch: under the step controls' right end, beside the step line, where it takes no room from the maps;
+    # on a narrow screen, where the step line may wrap under it, at the end of the controls' row
+    " #guess-switch {flex: 0 0 auto; min-width: max-content; align-self: center} #step-controls {position: relative}"
+    " @media (min-width: 700px) {#guess-switch {position: absolute; right: 0; top: 100%; width: auto; z-index: 1}}"
+    " #guess-switch .html-container {padding: 0 12px}"
 )
 # System fonts only: the page must load nothing from outside the machine.
 # The page's browser code, in files of its own (js/): each defines its functions and, in the browser, puts them on

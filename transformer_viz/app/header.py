@@ -27,7 +27,6 @@ PASTE_LIMIT = 10 * MAX_CHARS
 # The language menu's width: its five names ("English", "Deutsch", "日本語", "한국어", "简体中文") on one line.
 LANGUAGE_MENU_PX = 560
 DUPLICATE_PX = 160  # "Duplicate this Space" and its icon, in the longest language
-GUESS_SWITCH_PX = 140  # guess first's switch and its label ("Erst raten", "먼저 맞히기") on one line
 
 
 class Header:
@@ -284,7 +283,7 @@ def lay_out_steps(words: Words, top: Header) -> None:
     # redraw that follows it fills the strip again.
     top.strip = words(gr.HTML(T("intro"), elem_id="token-strip"), "value", "intro")
     top.strip_click = hidden_box("strip-click")  # js/page.js writes the clicked target token's step here
-    with gr.Row(equal_height=True):
+    with gr.Row(equal_height=True, elem_id="step-controls"):
         top.prev_btn = words(gr.Button(T("prev"), elem_id="step-prev", scale=1, min_width=100), "value", "prev")
         top.step = words(
             gr.Slider(0, 1, value=0, step=1, label=T("step"), elem_id="step-slider", scale=4), "label", "step"
@@ -301,7 +300,7 @@ def lay_out_steps(words: Words, top: Header) -> None:
             "head",
         )
         # guess first's switch, beside the step controls (js/guess-panel.js)
-        switch = gr.HTML(guess_switch(), elem_id="guess-switch", scale=0, min_width=GUESS_SWITCH_PX, padding=False)
+        switch = gr.HTML(guess_switch(), elem_id="guess-switch", scale=0, padding=False)  # as wide as its label
         words(switch, "value-of", guess_switch)
     # guess first's choices and score, under the step controls while it is on (js/guess-panel.js)
     gr.HTML(GUESS_PANEL, elem_id="guess-panel")

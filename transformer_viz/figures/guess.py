@@ -106,8 +106,7 @@ HIDDEN_PARTS = (
 GUESS_CSS = (
     " .tv-guess {display: flex; flex-wrap: wrap; align-items: center; gap: .2em .6em; min-height: 1.6em}"
     " html:not(.tv-guess-on) #guess-panel {display: none !important}"
-    " .tv-guess-switch {display: flex; align-items: center; gap: .3em; cursor: pointer; font-weight: bold;"
-    " white-space: nowrap}"
+    " .tv-guess-switch {display: flex; align-items: center; gap: .3em; cursor: pointer; font-weight: bold}"
     " #guess-choices {display: flex; flex-wrap: wrap; gap: .4em} #guess-score {margin-left: auto}"
     " .tv-choice {font: inherit; padding: 0 .6em; border: 1px solid #999; border-radius: 6px; background: white;"
     " color: inherit; cursor: pointer} .tv-choice b {margin-right: .4em}"
