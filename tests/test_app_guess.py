@@ -11,6 +11,7 @@ import pytest
 
 from tests.pages import WAIT, lesson_link, offline_lesson, screenshot, start_lesson, wait_step
 from transformer_viz import i18n, load_model
+from transformer_viz.app.common import LOOKS
 from transformer_viz.figures import attention, language
 from transformer_viz.figures.guess import guess_data
 from transformer_viz.figures.strip import readable
@@ -176,3 +177,26 @@ def test_the_page_guesses_first_and_scores_in_english_and_japanese(app_tab, app_
     page.keyboard.press("g")  # off: the step shows, and the next test finds the page as a lesson opens
     page.wait_for_function(f"() => !({HIDDEN})()", timeout=WAIT)
     page.get_by_label("English").check()
+
+
+def test_a_slide_look_shows_the_choices_as_large_letters_and_one_key_reveals(app_tab, app_server):
+    url, _ = app_server
+    page = app_tab
+    start_lesson(page, lesson_link(url, step=1))
+    on_the_lesson(page)
+    page.keyboard.press("g")
+    page.wait_for_function(HIDDEN, timeout=WAIT)
+    size = "() => parseFloat(getComputedStyle(document.querySelector('#guess-choices .tv-choice')).fontSize)"
+    on_screen = page.evaluate(size)
+    page.check(f"#presentation input[value='{LOOKS[1]}']")
+    page.wait_for_function("() => document.documentElement.classList.contains('tv-slide-look')", timeout=WAIT)
+    assert page.evaluate(size) >= 1.5 * on_screen
+    letters = page.eval_on_selector_all("#guess-choices .tv-choice b", "bs => bs.map(b => b.textContent)")
+    assert letters == list("ABCD")[: len(letters)] and len(letters) >= 2
+    on_the_lesson(page)
+    page.keyboard.press("b")  # the class's letter: one key reveals
+    page.wait_for_function(f"() => !({HIDDEN})()", timeout=WAIT)
+    assert page.locator("#guess-choices .tv-right").count() == 1
+    page.check(f"#presentation input[value='{LOOKS[0]}']")
+    on_the_lesson(page)
+    page.keyboard.press("g")
