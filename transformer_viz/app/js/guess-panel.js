@@ -15,7 +15,7 @@ const ON_CLASS = 'tv-guess-on'; // on the page's root while guess first is on: i
  * lesson plot drawn, and what the keys do (toggle, answer, choices). */
 function mountGuess(side, doc = document) {
   const g = guess.newGuess(), el = (id) => doc.getElementById(id);
-  let step = 0;
+  let step = 0, drawn = null; // the step shown, and what the panel was last drawn from
   const data = () => {
     const d = side.data();
     if (d) guess.follow(g, side.id());
@@ -28,7 +28,12 @@ function mountGuess(side, doc = document) {
     const d = data(), hidden = guess.hides(g, d, t), root = doc.documentElement.classList;
     root.toggle(guess.HIDDEN_CLASS, hidden);
     root.toggle(ON_CLASS, g.on);
+    if (hidden && side.playing()) setTimeout(() => side.playing() && side.pause(), 0); // Play waits for the class
     if (!d || !el('guess-first')) return;
+    // a step with guess first off (or a repaint of the same step) leaves the panel as it is: stepping stays as fast
+    const what = JSON.stringify([g.on && t, g.id, g.right, g.asked, g.revealed.get(t), g.rows.get(t), d.words]);
+    if (what === drawn && el('guess-first').checked === g.on) return;
+    drawn = what;
     const words = d.words;
     el('guess-first').checked = g.on;
     el('guess-first-label').textContent = words['guess-first'];
@@ -59,7 +64,6 @@ function mountGuess(side, doc = document) {
       if (row) said.push(words[row.right ? 'guess-head-right' : 'guess-head-wrong']);
     }
     el('guess-said').textContent = said.join(' ');
-    if (hidden && side.playing()) setTimeout(() => side.playing() && side.pause(), 0); // Play waits for the class
   }
 
   /** A lesson plot's figure JSON as shown at step t: hidden (guess.hideFigure) while the step is. */
