@@ -348,3 +348,15 @@ def app_tab(browser, app_server):
     context, page = open_app_page(browser, app_server[0], "en-US", {"width": 1280, "height": 720})
     yield page
     context.close()
+
+
+@pytest.fixture(scope="module")
+def german_lesson(tmp_path_factory):
+    """(a lesson file in German at layer 0 and the head mean, the trace it holds)."""
+    from tests.tiny import tiny_translator
+    from transformer_viz.figures.lesson import lesson
+
+    trace = tiny_translator().trace("I see the house.", max_new_tokens=6)
+    path = tmp_path_factory.mktemp("lesson") / "lektion.html"
+    lesson(trace, path, lang="de")
+    return path, trace

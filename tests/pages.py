@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlparse
 
@@ -349,3 +350,22 @@ def start_lesson(page, link: str, fresh: bool = False) -> None:
             f"its stepping {page.evaluate(STEPPING_STATE)}"
         ) from None
     page.evaluate("() => window.scrollTo(0, 0)")
+
+
+@contextmanager
+def offline_lesson(browser, path: Path):
+    """A lesson file opened from the disk at a projector's size with the network cut, its map drawn; on leaving, no
+    error was thrown on it and nothing was asked of any network."""
+    context = browser.new_context(offline=True, viewport={"width": 1280, "height": 720})
+    asked, errors = [], []
+    context.route("**/*", lambda route: (asked.append(route.request.url), route.continue_()))
+    page = context.new_page()
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_function("() => !!document.querySelector('#lesson-cross .main-svg')", timeout=20_000)
+        yield page
+    finally:
+        context.close()
+    assert errors == []
+    assert all(url.startswith("file:") for url in asked), asked

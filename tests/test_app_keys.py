@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages import SENTENCE, WAIT, lesson_link, start_lesson, wait_plot, wait_step
-from tests.tiny import tiny_translator
+from tests.pages import SENTENCE, WAIT, lesson_link, offline_lesson, start_lesson, wait_plot, wait_step
 from transformer_viz import i18n
 from transformer_viz.figures import attention, language
-from transformer_viz.figures.lesson import lesson
 
 pytest.importorskip("playwright.sync_api")
 
@@ -139,15 +137,6 @@ def test_question_mark_shows_the_keys_in_the_pages_language(page, app_server):
     )
 
 
-@pytest.fixture(scope="module")
-def german_lesson(tmp_path_factory):
-    """(a lesson file in German at layer 0 and the head mean, the trace it holds)."""
-    trace = tiny_translator().trace("I see the house.", max_new_tokens=6)
-    path = tmp_path_factory.mktemp("keys") / "lektion.html"
-    lesson(trace, path, lang="de")
-    return path, trace
-
-
 def test_the_lesson_file_answers_the_keys_offline(browser, german_lesson):
     path, trace = german_lesson
     assert trace.n_layers == 2 and trace.n_heads == 4 and len(trace.target_ids) > 3
@@ -156,15 +145,8 @@ def test_the_lesson_file_answers_the_keys_offline(browser, german_lesson):
         with language("de"):
             return attention.attention_head(trace, "cross", layer, head, step=step).layout.title.text
 
-    context = browser.new_context(offline=True, viewport={"width": 1280, "height": 720})
-    asked, errors = [], []
-    context.route("**/*", lambda route: (asked.append(route.request.url), route.continue_()))
-    page = context.new_page()
-    page.on("pageerror", lambda err: errors.append(str(err)))
     shown = "() => document.querySelector('#lesson-cross').layout.title.text"
-    try:
-        page.goto(path.as_uri())
-        page.wait_for_function("() => !!document.querySelector('#lesson-cross .main-svg')", timeout=20_000)
+    with offline_lesson(browser, path) as page:
         assert page.evaluate(shown) == title(0, "mean", 0)
         page.keyboard.press("ArrowRight")
         page.keyboard.press("PageDown")
@@ -186,7 +168,3 @@ def test_the_lesson_file_answers_the_keys_offline(browser, german_lesson):
         assert all(i18n.text(key, "de") in help_text for key in ("keys-title", "keys-play", "keys-space"))
         page.keyboard.press("?")
         assert not page.evaluate(HELP_SHOWN)
-    finally:
-        context.close()
-    assert errors == []
-    assert all(url.startswith("file:") for url in asked), asked  # nothing asked of any network

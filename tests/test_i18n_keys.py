@@ -62,6 +62,7 @@ BUILT = {
     ("app/header.py", "key"): FORWARDED,  # slider
     ("app/header.py", "lambda lang: model_choices(models, lang)"): FORWARDED,  # models.model_label reads its keys
     ("app/header.py", "keys_help"): FORWARDED,  # figures/keys.py reads its keys
+    ("app/header.py", "guess_switch"): FORWARDED,  # figures/guess.py reads its keys
     ("figures/keys.py", "key"): [key for _, key in KEYS_HELP],  # the help panel's rows
     # the tour panel's words, and the packaged tours' titles and stops' texts (tours/*.json)
     ("app/tour.py", "key"): [*tour.WORDS, *(key for t in TOURS for key in tour.text_keys(t))],

@@ -14,12 +14,16 @@ function press(key, more = {}) {
   return {key, target: element('BODY'), keyCode: 0, isComposing: false, defaultPrevented: false, ...more};
 }
 
-// A model of 3 layers and 4 heads, shown at layer 1, its lesson's map on screen, the help panel hidden.
-const SHOWN = {layer: 1, layers: 3, heads: 4, onScreen: true, helpShown: false};
+// A model of 3 layers and 4 heads, shown at layer 1, its lesson's map on screen, the help panel hidden, guess first
+// offering four choices at the step.
+const SHOWN = {layer: 1, layers: 3, heads: 4, onScreen: true, helpShown: false, choices: 4};
 const action = (key, more = {}, context = {}) => k.keyAction(press(key, more), {...SHOWN, ...context});
 
 // Every key the lesson answers on SHOWN, for the rules that keep each of them from acting.
-const HANDLED = ['ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', '0', '3', 'm', 'M', ' ', '?'];
+const HANDLED = [
+  'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', '0', '3', 'm', 'M', ' ', '?', 'g', 'G', 'a',
+  'B', 'c', 'd',
+];
 
 test('every key the lesson answers does something on a lesson at rest', () => {
   for (const key of HANDLED) assert.notEqual(action(key), null, key);
@@ -60,9 +64,21 @@ test('Space plays and pauses; ? shows and hides the help, Escape hides it', () =
   assert.equal(action('Escape'), null);
 });
 
-test('other keys, and G and A to D (kept for guess first), are left to the browser', () => {
-  for (const key of ['g', 'G', 'a', 'A', 'b', 'c', 'd', 'D', 'x', 'Enter', 'Tab', 'Home', 'End', 'F5', 'Shift'])
-    assert.equal(action(key), null, key);
+test('G turns guess first on and off; A to D pick a choice where the step offers that many', () => {
+  assert.deepEqual(action('g'), {type: 'guess'});
+  assert.deepEqual(action('G', {shiftKey: true}), {type: 'guess'});
+  assert.equal(action('g', {}, {layers: 0}), null); // before a translation there is nothing to guess
+  assert.deepEqual(action('a'), {type: 'answer', index: 0});
+  assert.deepEqual(action('B', {shiftKey: true}), {type: 'answer', index: 1});
+  assert.deepEqual(action('d'), {type: 'answer', index: 3});
+  assert.equal(action('d', {}, {choices: 3}), null); // a top 5 of fewer distinct pieces: three choices
+  assert.deepEqual(action('c', {}, {choices: 3}), {type: 'answer', index: 2});
+  for (const key of ['a', 'b', 'c', 'd']) assert.equal(action(key, {}, {choices: 0}), null, key); // nothing hidden
+  assert.equal(action('a', {}, {choices: undefined}), null); // a page without guess first
+});
+
+test('other keys are left to the browser', () => {
+  for (const key of ['e', 'E', 'x', 'Enter', 'Tab', 'Home', 'End', 'F5', 'Shift']) assert.equal(action(key), null, key);
 });
 
 test('no key acts in a form control: input, textarea, select, an element being edited', () => {
@@ -137,6 +153,9 @@ function fakePage(mapTop = 300) {
     press: (id) => done.push(['press', id]),
     setLayer: (layer) => done.push(['layer', layer]),
     setHead: (head) => done.push(['head', head]),
+    choices: () => 4,
+    toggleGuess: () => done.push(['guess']),
+    answer: (index) => done.push(['answer', index]),
   };
   k.listenKeys(lesson, doc, {innerHeight: 720});
   assert.deepEqual(listeners.map(([type]) => type), ['keydown']);
@@ -168,6 +187,10 @@ test('each key is done through the page\'s own controls, and only the keys done 
   assert.equal(key('ArrowRight', {target: element('TEXTAREA')}), false);
   assert.equal(key('ArrowRight', {ctrlKey: true}), false);
   assert.equal(done.length, 6);
+  assert.equal(key('g'), true);
+  assert.equal(key('C'), true);
+  assert.equal(key('c', {target: element('BUTTON')}), false); // a choice's own button takes its keys
+  assert.deepEqual(done.slice(6), [['guess'], ['answer', 2]]);
 });
 
 test('off the lesson, PageDown scrolls the page as it would', () => {

@@ -8,6 +8,7 @@ import gradio as gr
 from gradio.components.plot import PlotData
 
 from .. import __version__, figures, i18n
+from ..figures.guess import GUESS_CSS
 from ..figures.keys import KEYS_CSS
 from ..js import inline_scripts
 
@@ -86,16 +87,25 @@ CSS = (
     " #tour-panel button:disabled {opacity: .4} #tour-note, #tour-link {width: 100%}"
     # the part of the page the tour's stop points at
     " .tv-tour-point {outline: 3px solid #e69f00 !important; outline-offset: 2px}"
+    f" {GUESS_CSS} #guess-panel {{margin: -8px 0 -6px}}"  # guess first, and what it hides while a step is hidden
+    # its switch: under the step controls' right end, beside the step line, where it takes no room from the maps;
+    # on a narrow screen, where the step line may wrap under it, at the end of the controls' row
+    " #guess-switch {flex: 0 0 auto; min-width: max-content; align-self: center} #step-controls {position: relative}"
+    " @media (min-width: 700px) {#guess-switch {position: absolute; right: 0; top: 100%; width: auto; z-index: 1}}"
+    " #guess-switch .html-container {padding: 0 12px}"
 )
 # System fonts only: the page must load nothing from outside the machine.
 # The page's browser code, in files of its own (js/): each defines its functions and, in the browser, puts them on
-# window.transformerViz (in this order: page.js uses stepping.js, plots.js and keys.js, the presenter's keys); the
+# window.transformerViz (in this order: page.js uses stepping.js, plots.js, keys.js, the presenter's keys, and
+# guess.js with guess-panel.js, guess first); the
 # events call them in one line. theme.js keeps the page light (a dark system setting or `?__theme=dark`
 # notwithstanding).
 JS_FILES = (
     "stepping.js",
     "plots.js",
     "keys.js",
+    "guess.js",
+    "guess-panel.js",
     "page.js",
     "share.js",
     "tour.js",

@@ -10,6 +10,7 @@ import gradio as gr
 from .. import i18n
 from ..decoding import CHOSEN, STRATEGIES
 from ..figures import UNITS
+from ..figures.guess import GUESS_PANEL, guess_switch
 from ..figures.keys import keys_help
 from ..translator import MAX_CHARS
 from .common import EXAMPLES, LESSON_EXAMPLE, LOOK_KEYS, LOOKS, PLOT_ROW, SCREEN, Words
@@ -286,7 +287,7 @@ def lay_out_steps(words: Words, top: Header) -> None:
     # redraw that follows it fills the strip again.
     top.strip = words(gr.HTML(T("intro"), elem_id="token-strip"), "value", "intro")
     top.strip_click = hidden_box("strip-click")  # js/page.js writes the clicked target token's step here
-    with gr.Row(equal_height=True):
+    with gr.Row(equal_height=True, elem_id="step-controls"):
         top.prev_btn = words(gr.Button(T("prev"), elem_id="step-prev", scale=1, min_width=100), "value", "prev")
         top.step = words(
             gr.Slider(0, 1, value=0, step=1, label=T("step"), elem_id="step-slider", scale=4), "label", "step"
@@ -302,6 +303,11 @@ def lay_out_steps(words: Words, top: Header) -> None:
             "label",
             "head",
         )
+        # guess first's switch, beside the step controls (js/guess-panel.js)
+        switch = gr.HTML(guess_switch(), elem_id="guess-switch", scale=0, padding=False)  # as wide as its label
+        words(switch, "value-of", guess_switch)
+    # guess first's choices and score, under the step controls while it is on (js/guess-panel.js)
+    gr.HTML(GUESS_PANEL, elem_id="guess-panel")
     # the step in words, over the maps: on the first screen with them, one line at 1280 px in every language
     top.step_md = gr.Markdown(elem_id="step-label")
     # and what the maps show at the step, said to a screen reader (js/page.js makes it a polite live region, quiet

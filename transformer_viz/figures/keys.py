@@ -19,6 +19,8 @@ KEYS_HELP = (
     (("0–9",), "keys-head"),
     (("M",), "keys-mean"),
     ((SPACE,), "keys-play"),
+    (("G",), "keys-guess"),
+    (("A–D",), "keys-answer"),
     (("?",), "keys-help"),
 )
 

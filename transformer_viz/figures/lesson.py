@@ -24,6 +24,7 @@ from ..trace import Trace
 from . import attention, steps
 from .alt import step_alt
 from .changes import frame_key, step_changes
+from .guess import GUESS_CSS, GUESS_PANEL, guess_data, guess_switch
 from .keys import KEYS_CSS, keys_help
 from .payload import Frames, Variants
 from .strip import token_strip
@@ -31,7 +32,7 @@ from .style import figure_json, piece_label
 from .words import language
 
 # The page's browser modules that the lesson file runs too (transformer_viz/js: one folder for both).
-JS_FILES = ("stepping.js", "keys.js", "tour.js", "lesson-file.js")
+JS_FILES = ("stepping.js", "keys.js", "tour.js", "guess.js", "guess-panel.js", "lesson-file.js")
 PLOT_IDS = ("lesson-cross", "lesson-topk")  # the main map and the top-k chart, as the page draws them
 LOOK, UNITS = "screen", "pieces"  # the controls of the page's that the lesson file does not offer
 
@@ -81,7 +82,8 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
         steps=total, plots=[cross, topk], label=[step_line(trace, t, lang) for t in range(total)],
         alternatives=[[] for _ in range(total)], strip=[token_strip(trace, t, lang) for t in range(total)],
         alt=alt[f"{layer}/{head}"], last=i18n.text("at-last-step", lang), play=i18n.text("play", lang),
-        pause=i18n.text("pause", lang), layers=trace.n_layers, heads=trace.n_heads, base="lesson", serial=1,
+        pause=i18n.text("pause", lang), layers=trace.n_layers, heads=trace.n_heads, guess=guess_data(trace, lang),
+        base="lesson", serial=1,
     )  # fmt: skip
     variants = Variants(
         base="lesson", keys=[keys, None], own=[f"{layer}/{head}", "all"], patches=[patches, None], alt=alt
@@ -91,7 +93,8 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
     }
     view = dict(step=0, layer=layer, head=head, presentation=LOOK, lang=lang, units=UNITS)
     return dict(
-        frames=frames.to_json(), variants=variants.to_json(), view=view, layers=trace.n_layers, heads=heads, words=words
+        frames=frames.to_json(), variants=variants.to_json(), view=view, layers=trace.n_layers, heads=heads,
+        words=words, source=trace.source_text,
     )
 
 
@@ -103,10 +106,11 @@ def lesson(trace: Trace, path: str | Path | None = None, lang: str = "en", layer
     data = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     data = data.replace("</", "<\\/")  # the JSON cannot end its <script> element
     scripts = inline_scripts(JS_FILES)
-    title = html.escape(f"{trace.source_text} → {trace.target_text}")
+    source, target = html.escape(trace.source_text), html.escape(trace.target_text)
     page = LESSON_HTML.format(
-        lang=i18n.language(lang), title=title, plotly=plotly.offline.get_plotlyjs(),
-        data=data, scripts=scripts, keys=keys_help(lang), keys_css=KEYS_CSS,
+        lang=i18n.language(lang), source=source, target=target, plotly=plotly.offline.get_plotlyjs(),
+        data=data, scripts=scripts, keys=keys_help(lang), keys_css=KEYS_CSS + GUESS_CSS, switch=guess_switch(lang),
+        panel=GUESS_PANEL,
     )  # fmt: skip
     if path is not None:
         Path(path).write_text(page, encoding="utf-8")
@@ -119,7 +123,7 @@ LESSON_HTML = """<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="transformer-viz">
-<title>{title}</title>
+<title>{source} → {target}</title>
 <style>
 body {{font-family: ui-sans-serif, system-ui, sans-serif; margin: 1em auto; max-width: 1280px; padding: 0 1em;}}
 h1 {{font-size: 1.2em; margin: 0 0 .5em}}
@@ -142,7 +146,7 @@ button.tv-piece.tv-current {{background: #2563eb; color: white; font-weight: bol
 <script>{plotly}</script>
 </head>
 <body>
-<h1>{title}</h1>
+<h1>{source} → <span id="lesson-target">{target}</span></h1>
 <div id="controls">
 <button id="step-prev" type="button"></button>
 <input id="step-slider" type="range" min="0" value="0">
@@ -150,9 +154,11 @@ button.tv-piece.tv-current {{background: #2563eb; color: white; font-weight: bol
 <button id="step-play" type="button"></button>
 <label><span id="layer-label"></span> <select id="layer"></select></label>
 <label><span id="head-label"></span> <select id="head"></select></label>
+{switch}
 </div>
 <div id="tour-panel" hidden><button id="tour-prev" type="button"></button> <span id="tour-count"></span>
 <button id="tour-next" type="button"></button><p id="tour-text"></p></div>
+<div id="guess-panel">{panel}</div>
 <div id="step-label"></div>
 <div id="step-alt" class="sr-only" aria-live="polite" aria-atomic="true"></div>
 <div id="token-strip"></div>

@@ -31,6 +31,7 @@ class Frames:
     pause: str  # and Pause's
     layers: int  # the model's layers and heads, for the presenter's keys (js/keys.js)
     heads: int
+    guess: dict  # guess first's data: each step's piece and top 5, the strongest keys (guess.guess_data, js/guess.js)
     base: str | None = None  # the variants' name for these frames, where they hold every step the variants change
     serial: int = 0  # the order the page's frames were drawn in: the page keeps none older than those it holds
     only: int | None = None  # the one step drawn, where not every step is (the lesson's frame)

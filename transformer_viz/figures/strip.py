@@ -1,7 +1,8 @@
 """The token strip: the source and target pieces in one glance, the step's target token marked, each one a button.
 
 HTML the page and the lesson file show; a click on a target token moves the step there (in the page, through a
-hidden box whose input event the page answers: js/page.js).
+hidden box whose input event the page answers: js/page.js). Each source piece names its key (data-key: guess first's
+head guess clicks it) and each target token from the step on is marked (tv-later: what guess first hides).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def window(n: int, centre: int, size: int = STRIP_PIECES) -> range:
 
 
 def _pieces(pieces: list[str], step: int | None) -> str:
-    """The pieces as spans (source) or buttons (target: `step` is the current one); a word start leaves a gap."""
+    """The pieces as spans (source) or buttons (target: `step` is the current one, it and those after it tv-later); a
+    word start leaves a gap."""
     shown = window(len(pieces), 0 if step is None else step)
     out = [FOLD] if shown.start > 0 else []
     for i in shown:
@@ -45,9 +47,9 @@ def _pieces(pieces: list[str], step: int | None) -> str:
         gap = " tv-word" if starts and i else ""
         title = html.escape(piece_label(piece))  # the piece as the axes show it
         if step is None:
-            out.append(f'<span class="tv-piece{gap}" title="{title}">{html.escape(text)}</span>')
+            out.append(f'<span class="tv-piece{gap}" data-key="{i}" title="{title}">{html.escape(text)}</span>')
         else:
-            current = " tv-current" if i == step else ""
+            current = (" tv-current" if i == step else "") + (" tv-later" if i >= step else "")
             pressed = "true" if i == step else "false"
             out.append(
                 f'<button type="button" class="tv-piece{gap}{current}" data-step="{i}" aria-pressed="{pressed}" '

@@ -4,7 +4,7 @@
 // Node's test runner checks every key and every rule without a browser. listenKeys hands each action to the page
 // that loads this module, which does it through its own controls: the app's page (page.js: the same buttons,
 // slider and menu a visitor uses, so that every view that follows them follows) and the lesson file
-// (lesson-file.js). Keys G and A–D are left free for "guess first".
+// (lesson-file.js). G turns guess first on and off, and A–D pick one of its choices (guess.js).
 'use strict';
 
 // Where the focus is in one of these, a key is the element's own (typing, moving a slider, picking a choice,
@@ -24,6 +24,7 @@ const STEP_KEYS = new Map([
 const SCROLL_KEYS = new Set(['PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', ' ']);
 const IME_KEY_CODE = 229; // a key that goes to an input method (Japanese, Korean, Chinese) while it composes
 const HELP_CLASS = 'tv-keys-help'; // on the page's root while the keys' help panel shows
+const ANSWER_KEYS = ['a', 'b', 'c', 'd']; // guess first's choices, as their letters read (guess.js: LETTERS)
 
 /** Whether the element `target` (where the focus is) takes keys itself: a form control, an element being edited,
  * or one whose role (slider, radio, list box, tab, button, …) has keys of its own. */
@@ -36,9 +37,10 @@ function inControl(target) {
 
 /** What the key `event` does to the lesson, or null where it is not the lesson's (then the browser does what it
  * would). `context`: {layer: the layer shown, layers and heads: how many the model has (0 before a translation),
- * onScreen: the lesson's map is on screen, helpShown: the help panel shows}. An action is {type: 'step', move:
- * 'prev' | 'next'}, {type: 'layer', layer}, {type: 'head', head: '0'… or 'mean'}, {type: 'play'} (play or pause) or
- * {type: 'help', show}. */
+ * onScreen: the lesson's map is on screen, helpShown: the help panel shows, choices: how many choices guess first
+ * offers at the step (0 where none is hidden)}. An action is {type: 'step', move: 'prev' | 'next'}, {type: 'layer',
+ * layer}, {type: 'head', head: '0'… or 'mean'}, {type: 'play'} (play or pause), {type: 'help', show}, {type: 'guess'}
+ * (guess first on or off) or {type: 'answer', index}. */
 function keyAction(event, context) {
   if (event.defaultPrevented || event.ctrlKey || event.altKey || event.metaKey) return null;
   if (event.isComposing || event.keyCode === IME_KEY_CODE) return null;
@@ -54,6 +56,9 @@ function keyAction(event, context) {
   if (/^[0-9]$/.test(key)) return Number(key) < context.heads ? {type: 'head', head: key} : null;
   if (key === 'm' || key === 'M') return context.heads > 0 ? {type: 'head', head: 'mean'} : null;
   if (key === ' ') return {type: 'play'};
+  if (key === 'g' || key === 'G') return context.layers > 0 ? {type: 'guess'} : null;
+  const answer = ANSWER_KEYS.indexOf(String(key).toLowerCase());
+  if (answer >= 0) return answer < (context.choices || 0) ? {type: 'answer', index: answer} : null;
   if (key === '?') return {type: 'help', show: !context.helpShown};
   if (key === 'Escape' && context.helpShown) return {type: 'help', show: false};
   return null;
@@ -87,22 +92,27 @@ function contextOf(lesson, doc, win) {
     heads: size.heads,
     onScreen: !!map && onScreen(map.getBoundingClientRect(), win.innerHeight),
     helpShown: helpShown(doc),
+    choices: lesson.choices ? lesson.choices() : 0,
   };
 }
 
 /** An action done with the page's own controls (`lesson`: press(id) for the buttons step-prev, step-next and
- * step-play; setLayer(layer) and setHead(head), which leave a control that shows it already as it is). */
+ * step-play; setLayer(layer) and setHead(head), which leave a control that shows it already as it is; toggleGuess()
+ * and answer(index), guess first's switch and choices). */
 function perform(action, lesson, doc) {
   if (action.type === 'step') lesson.press(`step-${action.move}`);
   else if (action.type === 'play') lesson.press('step-play');
   else if (action.type === 'layer') lesson.setLayer(action.layer);
   else if (action.type === 'head') lesson.setHead(action.head);
   else if (action.type === 'help') showHelp(doc, action.show);
+  else if (action.type === 'guess') lesson.toggleGuess();
+  else if (action.type === 'answer') lesson.answer(action.index);
 }
 
 /** The presenter's keys on `doc`: each key keyAction maps is done (perform) and kept from the browser
  * (preventDefault); every other key is left to it. `lesson` is the page's side: map() its main map's element,
- * size() {layers, heads} of the model shown, layer() the layer shown, and perform's controls. */
+ * size() {layers, heads} of the model shown, layer() the layer shown, choices() how many choices guess first offers
+ * now, and perform's controls. */
 function listenKeys(lesson, doc = document, win = window) {
   const onKey = (event) => {
     const action = keyAction(event, contextOf(lesson, doc, win));

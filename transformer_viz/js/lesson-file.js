@@ -4,26 +4,44 @@
 // decides what each step paints, as in the app; here its outputs are written into the file's plain elements.
 'use strict';
 
-const {stepping, keys, tour} =
+const {stepping, keys, tour, guessPanel} =
   typeof module !== 'undefined'
-    ? {stepping: require('./stepping.js'), keys: require('./keys.js'), tour: require('./tour.js')}
+    ? {
+        stepping: require('./stepping.js'),
+        keys: require('./keys.js'),
+        tour: require('./tour.js'),
+        guessPanel: require('./guess-panel.js'),
+      }
     : window.transformerViz;
+// Guess first's kind of each plot the file draws (guess.js: hideFigure): the main map and the top-k chart.
+const GUESS_KINDS = {'lesson-cross': 'map', 'lesson-topk': 'topk'};
 
 /** Gradio's "leave as it is", which the stepping functions return for what does not change. */
 const unchanged = (value) => value !== null && typeof value === 'object' && value.__type__ === 'update';
 
 /** A lesson over `data` (frames, variants, view, layers, heads, words) drawn into `doc` with `Plotly`, stepped by
- * its controls and the presenter's keys. */
+ * its controls, the presenter's keys and guess first. */
 function openLesson(data, doc, Plotly) {
-  const state = stepping.newState(), view = Object.assign({}, data.view);
+  const state = stepping.newState(), view = Object.assign({}, data.view), title = doc.title;
   stepping.keep(state, data.frames);
   state.variants = data.variants;
   const el = (id) => doc.getElementById(id);
+  const guessing = guessPanel.mountGuess(
+    {
+      data: () => data.frames.guess,
+      id: () => data.frames.shown,
+      view: () => view,
+      redraw: () => step('stay'),
+      playing: () => state.playing,
+      pause: () => el('step-play').click(),
+    },
+    doc,
+  );
   const page = {
     shown: data.frames.shown,
     outputs: data.frames.ids.length + 4,
-    drawPlot: (id, json) => {
-      const fig = JSON.parse(json);
+    drawPlot: (id, json, lesson, t) => {
+      const fig = JSON.parse(guessing.figure(GUESS_KINDS[id], json, t));
       Plotly.react(el(id), fig.data, fig.layout, Object.assign(fig.config || {}, {responsive: true}));
       return null;
     },
@@ -41,6 +59,9 @@ function openLesson(data, doc, Plotly) {
     if (typeof strip === 'string') el('token-strip').innerHTML = strip;
     if (typeof alt === 'string') el('step-alt').textContent = alt; // plain text, read by a screen reader
     el('step-slider').value = String(view.step);
+    guessing.paint(Number(view.step));
+    // the tab's title names the translation: only its source while the step's answer is hidden
+    doc.title = doc.documentElement.classList.contains('tv-guess-hidden') ? data.source : title;
   };
   const step = (move, extra = null) => show(stepping.step(state, move, view, page, {}, extra));
 
@@ -95,6 +116,9 @@ function openLesson(data, doc, Plotly) {
       press: (id) => el(id).click(),
       setLayer: (layer) => choose(el('layer'), layer),
       setHead: (head) => choose(el('head'), head),
+      choices: guessing.choices,
+      toggleGuess: guessing.toggle,
+      answer: guessing.answer,
     },
     doc,
     doc.defaultView,

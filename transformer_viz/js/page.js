@@ -5,10 +5,17 @@
 // page's controls as one object, named as the server's figures.views.View: {step, layer, head, presentation, lang, units}.
 'use strict';
 
-const {stepping, plots, keys} =
+const {stepping, plots, keys, guessPanel} =
   typeof module !== 'undefined'
-    ? {stepping: require('./stepping.js'), plots: require('./plots.js'), keys: require('./keys.js')}
+    ? {
+        stepping: require('./stepping.js'),
+        plots: require('./plots.js'),
+        keys: require('./keys.js'),
+        guessPanel: require('./guess-panel.js'),
+      }
     : window.transformerViz;
+// Guess first's kind of each lesson plot (guess.js: hideFigure): the main map and the top-k chart.
+const GUESS_KINDS = {'plot-cross': 'map', 'plot-topk': 'topk'};
 
 /** Everything the page remembers between events (stepping.newState's, and the query view's). */
 const PAGE = Object.assign(stepping.newState(), {
@@ -16,6 +23,8 @@ const PAGE = Object.assign(stepping.newState(), {
   // "One query, real numbers": whether a step moved while its tab was hidden, and how the tab is watched (qkvWatch)
   qkv: {stale: false, tab: null, button: null, watching: null, mounting: null},
   downloaded: {}, // the last link each file box's download clicked
+  view: null, // the view of the last step event: guess first's reveal draws the lesson's plots at it
+  guess: null, // guess first on this page (guess-panel.js: mountGuess), from start
 });
 
 /** The translation the page shows, as frames.shown_key writes it: its text and the model's name, which ends the
@@ -24,6 +33,12 @@ function shownKey(doc = document) {
   const text = doc.querySelector('#translation textarea'), model = doc.querySelector('#model input');
   const label = model ? model.value : '', name = label.match(/[(]([^()]*)[)]$/);
   return JSON.stringify([text ? text.value : '', name ? name[1] : label]);
+}
+
+/** A step plot's figure JSON as guess first shows it at step t (hidden while the step is), before it is mounted as
+ * it is. */
+function guessed(id, json, t) {
+  return PAGE.guess ? PAGE.guess.figure(GUESS_KINDS[id], json, t) : json;
 }
 
 /** The step of the strip's target token a click landed on (as text), or null. */
@@ -37,7 +52,7 @@ function inPage(doc = document) {
   return {
     shown: shownKey(doc),
     outputs: PAGE.outputs,
-    drawPlot: (id, json, lesson) => plots.drawPlot(id, json, lesson, doc),
+    drawPlot: (id, json, lesson, t) => plots.drawPlot(id, guessed(id, json, t), lesson, doc),
     current: () => Math.round(Number(doc.querySelector('#step-slider input[type=number]').value)),
     press: (id) => doc.getElementById(id).click(),
     later: (fn, ms) => setTimeout(fn, ms),
@@ -61,7 +76,26 @@ function start(config, doc = document) {
   watch();
   // delegated, so it survives every redraw of the strip's HTML
   doc.addEventListener('click', (event) => plots.writeBox('strip-click', stripStep(event), doc));
+  PAGE.guess = guessPanel.mountGuess(
+    {
+      data: () => PAGE.frames && PAGE.frames.guess,
+      id: () => PAGE.frames && PAGE.frames.shown,
+      view: () => PAGE.view,
+      redraw: () => PAGE.view && stepping.switched(PAGE, PAGE.view, inPage(doc)), // the lesson's plots, drawn again
+      playing: () => PAGE.playing,
+      pause: () => doc.getElementById('step-play').click(),
+    },
+    doc,
+  );
   keys.listenKeys(pageLesson(doc), doc);
+}
+
+/** A step event's outputs ([step or skip, ...]) passed on, guess first's panel painted at the step they show. */
+function guessPainted(out, view, at = 0) {
+  PAGE.view = view;
+  const to = out[at];
+  if (PAGE.guess) PAGE.guess.paint(typeof to === 'number' ? to : Math.round(Number(view.step)));
+  return out;
 }
 
 /** The presenter's keys' side of the page (js/keys.js: listenKeys): they press the step buttons and Play, move the
@@ -81,6 +115,9 @@ function pageLesson(doc = document) {
       slider.dispatchEvent(new Event('input', {bubbles: true})); // as a drag of the slider ends there
     },
     setHead: (head) => chooseOption('head', head, doc),
+    choices: () => PAGE.guess.choices(),
+    toggleGuess: () => PAGE.guess.toggle(),
+    answer: (index) => PAGE.guess.answer(index),
   };
 }
 
@@ -106,7 +143,7 @@ async function chooseOption(id, value, doc = document) {
 /** Previous, Next, the slider, a strip token (`extra`: the strip box's text), a new layer or head drawn:
  * [step, ...what the step paints]. */
 function onStep(move, view, extra = null) {
-  return stepping.step(PAGE, move, view, inPage(), {}, extra);
+  return guessPainted(stepping.step(PAGE, move, view, inPage(), {}, extra), view);
 }
 
 /** The look chosen, on the page's root: the class `tv-slide-look` when it is a slide look (the CSS stacks rows of
@@ -117,12 +154,12 @@ function markLook(slide, doc = document) {
 
 /** New frames from the server: kept, and the step the slider is at painted from them. */
 function onFrames(frames, view) {
-  return stepping.step(PAGE, 'stay', view, inPage(), {frames});
+  return guessPainted(stepping.step(PAGE, 'stay', view, inPage(), {frames}), view);
 }
 
 /** New variants: the view's layer and head painted from them where the page's frames are another's. */
 function onVariants(variants, view) {
-  return stepping.step(PAGE, 'stay', view, inPage(), {variants});
+  return guessPainted(stepping.step(PAGE, 'stay', view, inPage(), {variants}), view);
 }
 
 /** A new layer or head: the lesson's plots drawn now; the switch box's text, whose change paints the rest. */
@@ -140,7 +177,7 @@ function drawnHere(view) {
 function onPlay(view) {
   const out = stepping.play(PAGE, view, inPage());
   speak(PAGE.playing);
-  return out;
+  return guessPainted(out, view, 1);
 }
 
 /** The step's text alternative (#step-alt) a live region: polite, or off while Play is on (stepping.liveness). */

@@ -121,14 +121,14 @@ function fits(f, view, shown) {
   return !!f && f.key === frameKey(view) && f.shown === shown;
 }
 
-/** draw_step's outputs at step t from frames f: each step plot (drawPlot(id, figure JSON, in the lesson) decides how
- * it is drawn), the step's label (and `suffix`), its alternatives to branch on, the token strip, and the step's text
+/** draw_step's outputs at step t from frames f: each step plot (drawPlot(id, figure JSON, in the lesson, step) decides
+ * how it is drawn), the step's label (and `suffix`), its alternatives to branch on, the token strip, and the step's text
  * alternative (what the maps show, in a sentence: figures/alt.py). */
 function paint(f, t, suffix, drawPlot) {
   return [
     ...f.plots.map((frames, i) => {
       if (frames === null) return skip();
-      return frames[t] === null ? null : drawPlot(f.ids[i], frames[t], f.lesson[i]);
+      return frames[t] === null ? null : drawPlot(f.ids[i], frames[t], f.lesson[i], t);
     }),
     f.label[t] + (suffix || ''),
     {__type__: 'update', choices: f.alternatives[t], value: null},
@@ -210,7 +210,7 @@ function switched(state, view, page) {
   const f = framesFor(state, view, page.shown), t = Math.round(Number(view.step));
   if (fits(f, view, page.shown) && f.only === null && t < f.steps)
     f.plots.forEach((frames, i) => {
-      if (f.lesson[i] && frames && frames[t]) page.drawPlot(f.ids[i], frames[t], true);
+      if (f.lesson[i] && frames && frames[t]) page.drawPlot(f.ids[i], frames[t], true, t);
     });
   return String(++state.switches);
 }
