@@ -93,8 +93,13 @@ def lesson_data(trace: Trace, lang: str = "en", layer: int = 0, head: str = "mea
     }
     view = dict(step=0, layer=layer, head=head, presentation=LOOK, lang=lang, units=UNITS)
     return dict(
-        frames=frames.to_json(), variants=variants.to_json(), view=view, layers=trace.n_layers, heads=heads,
-        words=words, source=trace.source_text,
+        frames=frames.to_json(),
+        variants=variants.to_json(),
+        view=view,
+        layers=trace.n_layers,
+        heads=heads,
+        words=words,
+        source=trace.source_text,
     )
 
 
