@@ -179,8 +179,8 @@ def test_a_teachers_tour_is_built_downloaded_and_reopened_from_its_file_and_its_
 @pytest.mark.parametrize(
     "query, lang, key",
     [
-        ("tour=https://example.org/tour.json", "ja", "tour-err-url"),
-        ("tour=no-such-tour", "de", "tour-err-unknown"),
+        ("tour=https://example.org/tour.json", "ja", "err-tour-url"),
+        ("tour=no-such-tour", "de", "err-tour-unknown"),
     ],
 )
 def test_a_refused_tour_link_is_explained_in_the_visitors_language(page, app_server, query, lang, key):
@@ -188,7 +188,7 @@ def test_a_refused_tour_link_is_explained_in_the_visitors_language(page, app_ser
     page.asked.clear()
     page.goto(f"{url}?lang={lang}&{query}")
     page.wait_for_function(PANEL_SHOWN, timeout=WAIT)
-    values = {"name": "no-such-tour"} if key == "tour-err-unknown" else {}
+    values = {"name": "no-such-tour"} if key == "err-tour-unknown" else {}
     said = f"{i18n.text('tour-refused', lang)} {i18n.text(key, lang, **values)}"
     page.wait_for_function("t => document.querySelector('#tour-error').innerText === t", arg=said, timeout=WAIT)
     assert {urlparse(asked).hostname for asked in page.asked} <= {"127.0.0.1", None}  # nothing fetched from elsewhere
@@ -204,7 +204,7 @@ def test_a_refused_tour_file_is_explained_and_its_html_never_shown(page, app_ser
     file = tmp_path / "bad.json"
     file.write_text(json.dumps(bad), encoding="utf-8")
     page.set_input_files("#tour-file", str(file))
-    said = f"{i18n.text('tour-refused', 'ko')} {i18n.text('tour-err-html', 'ko', stop=3)}"
+    said = f"{i18n.text('tour-refused', 'ko')} {i18n.text('err-tour-html', 'ko', stop=3)}"
     page.wait_for_function("t => document.querySelector('#tour-error').innerText === t", arg=said, timeout=WAIT)
     assert page.locator("#tour-panel img").count() == 0
     assert "tour-stop" not in page.url  # nothing opened

@@ -74,19 +74,19 @@ def test_a_downloaded_tour_follows_the_schema():
     assert set(data) <= {"version", "title", "stops"}
     for stop in data["stops"]:
         assert set(stop["view"]) <= set(SCHEMA["view"])
-    assert refused(dict(data, version=SCHEMA["version"] + 1)).key == "tour-err-version"
-    assert refused(dict(data, stops=[])).key == "tour-err-stops"
+    assert refused(dict(data, version=SCHEMA["version"] + 1)).key == "err-tour-version"
+    assert refused(dict(data, stops=[])).key == "err-tour-stops"
     assert refused(own_tour(SCHEMA["max_stops"] + 1)).params == dict(
         count=SCHEMA["max_stops"] + 1, limit=SCHEMA["max_stops"]
     )
-    assert refused("{not json").key == "tour-err-json"
+    assert refused("{not json").key == "err-tour-json"
 
 
 def test_a_tour_over_the_size_limit_is_refused_by_its_bytes():
     data = own_tour(1)
     data["stops"][0]["note"] = "ä" * (SCHEMA["max_bytes"] // 2)  # under the limit in characters, over it in bytes
     err = refused(data)
-    assert err.key == "tour-err-too-large" and err.params["size"] > SCHEMA["max_bytes"]
+    assert err.key == "err-tour-too-large" and err.params["size"] > SCHEMA["max_bytes"]
 
 
 @pytest.mark.parametrize("change, field", BAD_STOPS)
@@ -94,18 +94,18 @@ def test_a_stop_the_share_links_reader_would_change_is_refused(change, field):
     data = own_tour()
     data["stops"][1]["view"].update(change)
     err = refused(data)
-    assert (err.key, err.params) == ("tour-err-stop", dict(stop=2, field=field))
+    assert (err.key, err.params) == ("err-tour-stop", dict(stop=2, field=field))
 
 
 def test_a_note_is_plain_text_and_a_point_is_an_element_of_the_list():
     data = own_tour()
     data["stops"][0]["note"] = "see <b>this</b>"
-    assert refused(data).key == "tour-err-html"
+    assert refused(data).key == "err-tour-html"
     data["stops"][0]["note"] = "p < 0.5, **as typed**"
     data["stops"][1]["point"] = "#plot-cross"
-    assert (refused(data).key, refused(data).params["element"]) == ("tour-err-element", "#plot-cross")
+    assert (refused(data).key, refused(data).params["element"]) == ("err-tour-element", "#plot-cross")
     data["stops"][1]["point"] = "https://example.org/x"
-    assert refused(data).key == "tour-err-url"
+    assert refused(data).key == "err-tour-url"
 
 
 def test_an_action_has_exactly_its_settings():
@@ -114,7 +114,7 @@ def test_an_action_has_exactly_its_settings():
     assert tour.check_tour(json.dumps(data))
     for action in (dict(name="head-off", kind="cross", layer=1), dict(name="compare", x=1), dict(name="rm")):
         data["stops"][0]["action"] = action
-        assert refused(data).key == "tour-err-action"
+        assert refused(data).key == "err-tour-action"
 
 
 def test_the_rules_the_browser_gets_are_the_schema_and_the_share_links_limits():

@@ -37,25 +37,25 @@ test('a tour over the size limit is refused before it is read', needsFixtures, (
   const tour = ownTour(1);
   tour.stops[0].note = 'x'.repeat(rules.max_bytes);
   const error = refusedAs(tour);
-  assert.equal(error.key, 'tour-err-too-large');
+  assert.equal(error.key, 'err-tour-too-large');
   assert.equal(error.values.limit, rules.max_bytes);
   assert.ok(error.values.size > rules.max_bytes);
 });
 
 test('too many stops, none, or not a tour at all', needsFixtures, () => {
-  assert.equal(refusedAs(ownTour(rules.max_stops + 1)).key, 'tour-err-stops');
+  assert.equal(refusedAs(ownTour(rules.max_stops + 1)).key, 'err-tour-stops');
   assert.equal(refusedAs(ownTour(rules.max_stops)), null);
-  assert.equal(refusedAs({version: rules.version, stops: []}).key, 'tour-err-stops');
-  assert.equal(refusedAs('{"version": 1, "stops": [').key, 'tour-err-json');
-  assert.equal(refusedAs([1, 2]).key, 'tour-err-json');
-  assert.equal(refusedAs(Object.assign(ownTour(), {version: rules.version + 1})).key, 'tour-err-version');
+  assert.equal(refusedAs({version: rules.version, stops: []}).key, 'err-tour-stops');
+  assert.equal(refusedAs('{"version": 1, "stops": [').key, 'err-tour-json');
+  assert.equal(refusedAs([1, 2]).key, 'err-tour-json');
+  assert.equal(refusedAs(Object.assign(ownTour(), {version: rules.version + 1})).key, 'err-tour-version');
 });
 
 test('a stop may point only at an element of the list, never at a selector', needsFixtures, () => {
   for (const point of ['#plot-cross', 'div.tv-hidden', 'sentence-box', '']) {
     const tour = ownTour();
     tour.stops[1].point = point;
-    assert.deepEqual(refusedAs(tour), {key: 'tour-err-element', values: {stop: 2, element: point}});
+    assert.deepEqual(refusedAs(tour), {key: 'err-tour-element', values: {stop: 2, element: point}});
   }
   for (const point of rules.elements) {
     const tour = ownTour(1);
@@ -69,7 +69,7 @@ test('a bad stop is refused as the link\'s reader would drop it, naming the fiel
   for (const [change, field] of served.bad_stops) {  // tests/test_tour.py's BAD_STOPS, checked there too
     const tour = ownTour();
     Object.assign(tour.stops[1].view, change);
-    assert.deepEqual(refusedAs(tour), {key: 'tour-err-stop', values: {stop: 2, field}}, JSON.stringify(change));
+    assert.deepEqual(refusedAs(tour), {key: 'err-tour-stop', values: {stop: 2, field}}, JSON.stringify(change));
   }
   const fine = ownTour();
   Object.assign(fine.stops[1].view, {branch: '2:3176,4:44', head: '3', step: 12});
@@ -88,7 +88,7 @@ test('an action is one of the named ones with exactly its settings', needsFixtur
     {name: 'constructor'},
     {name: 'run-script'},
   ]) {
-    assert.equal(refusedAs(withAction(action)).key, 'tour-err-action', JSON.stringify(action));
+    assert.equal(refusedAs(withAction(action)).key, 'err-tour-action', JSON.stringify(action));
   }
 });
 
@@ -96,48 +96,48 @@ test('a note is plain text: HTML in it is refused, and so is one too long', need
   for (const note of ['<b>bold</b> map', 'see <img src=x onerror=alert(1)>', 'a <!-- comment -->', '</p>']) {
     const tour = ownTour();
     tour.stops[0].note = note;
-    assert.deepEqual(refusedAs(tour), {key: 'tour-err-html', values: {stop: 1}}, note);
+    assert.deepEqual(refusedAs(tour), {key: 'err-tour-html', values: {stop: 1}}, note);
   }
   const maths = ownTour(1);
   maths.stops[0].note = 'p < 0.5 and 3 <4, **not bold**';
   assert.equal(refusedAs(maths), null);
   const long = ownTour(1);
   long.stops[0].note = 'x'.repeat(rules.max_text_chars + 1);
-  assert.equal(refusedAs(long).key, 'tour-err-text');
+  assert.equal(refusedAs(long).key, 'err-tour-text');
   const both = ownTour(1);
   both.stops[0].text = 'tour-pieces';
-  assert.deepEqual(refusedAs(both), {key: 'tour-err-stop', values: {stop: 1, field: 'text'}});
+  assert.deepEqual(refusedAs(both), {key: 'err-tour-stop', values: {stop: 1, field: 'text'}});
   const unknownKey = ownTour(1);
   delete unknownKey.stops[0].note;
   unknownKey.stops[0].text = 'tour-no-such-key';
-  assert.equal(refusedAs(unknownKey).key, 'tour-err-stop');
+  assert.equal(refusedAs(unknownKey).key, 'err-tour-stop');
 });
 
 test('a web address where a tour\'s name or an element belongs is refused, never fetched', needsFixtures, () => {
   const addresses = ['https://example.org/tour.json', '//example.org/t', 'www.example.org', 'file:tour', 'a/b.json'];
   for (const value of addresses) {
-    assert.deepEqual(tv.readTourParam(value, tours, rules, known), {error: {key: 'tour-err-url', values: {}}}, value);
+    assert.deepEqual(tv.readTourParam(value, tours, rules, known), {error: {key: 'err-tour-url', values: {}}}, value);
   }
   const tour = ownTour();
   tour.stops[0].point = 'javascript:alert(1)';
-  assert.equal(refusedAs(tour).key, 'tour-err-url');
+  assert.equal(refusedAs(tour).key, 'err-tour-url');
 });
 
 test('?tour= opens a packaged tour by its name, or a small one written inline', needsFixtures, () => {
   assert.deepEqual(tv.readTourParam('builtin', tours, rules, known), {name: 'builtin', tour: tours.builtin});
   const unknown = tv.readTourParam('nowhere', tours, rules, known).error;
-  assert.deepEqual(unknown, {key: 'tour-err-unknown', values: {name: 'nowhere'}});
+  assert.deepEqual(unknown, {key: 'err-tour-unknown', values: {name: 'nowhere'}});
   const own = ownTour(3);
   own.stops[2].note = 'Umlaute: Größe, 日本語';
   const inline = tv.encodeInline(own);
   assert.match(inline, /^[A-Za-z0-9_-]+$/);
   assert.deepEqual(tv.readTourParam(inline, tours, rules, known), {name: '', tour: own});
-  assert.equal(tv.readTourParam(inline.slice(0, -7) + '!!', tours, rules, known).error.key, 'tour-err-inline');
+  assert.equal(tv.readTourParam(inline.slice(0, -7) + '!!', tours, rules, known).error.key, 'err-tour-inline');
   const bad = ownTour(1);
   bad.stops[0].note = '<script>x</script>';
-  assert.equal(tv.readTourParam(tv.encodeInline(bad), tours, rules, known).error.key, 'tour-err-html');
+  assert.equal(tv.readTourParam(tv.encodeInline(bad), tours, rules, known).error.key, 'err-tour-html');
   const long = 'A'.repeat(rules.max_inline_chars + 1);
-  assert.equal(tv.readTourParam(long, tours, rules, known).error.key, 'tour-err-link-too-long');
+  assert.equal(tv.readTourParam(long, tours, rules, known).error.key, 'err-tour-link-too-long');
 });
 
 test('the panel steps through the stops, held to the tour, and counts them', needsFixtures, () => {
@@ -173,7 +173,7 @@ test('a stop\'s link is the share link\'s query of its view, the language and th
   assert.equal(link.searchParams.get('step'), '0');
   const big = ownTour(rules.max_stops);
   big.stops.forEach((s) => (s.note = 'n'.repeat(400)));
-  assert.equal(tv.tourLink(tv.openAt(tv.newPanel(), big, '', 0), HERE, rules).error.key, 'tour-err-link-too-long');
+  assert.equal(tv.tourLink(tv.openAt(tv.newPanel(), big, '', 0), HERE, rules).error.key, 'err-tour-link-too-long');
   const bigStop = new URL(tv.stopLink(tv.openAt(tv.newPanel(), big, '', 0), 3, 'en', HERE, rules));
   assert.equal(bigStop.searchParams.has('tour'), false); // too large to ride along: the tab's stored copy serves
 });
@@ -183,7 +183,7 @@ test('a stop\'s text in the visitor\'s language, a note as it was written, a ref
   assert.equal(tv.stopText(stop, words, 'ja'), words.ja[stop.text]);
   assert.notEqual(words.ja[stop.text], words.en[stop.text]);
   assert.equal(tv.stopText({note: '<b>as typed</b>'}, words, 'ja'), '<b>as typed</b>');
-  const said = tv.explain({key: 'tour-err-stops', values: {count: 31, limit: 30}}, words, 'de');
+  const said = tv.explain({key: 'err-tour-stops', values: {count: 31, limit: 30}}, words, 'de');
   assert.ok(said.startsWith(words.de['tour-refused']));
   assert.ok(said.includes('31') && said.includes('30') && !said.includes('{'));
 });

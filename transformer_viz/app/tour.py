@@ -25,9 +25,9 @@ URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//|^www\.", re.IGNORECASE)  # a we
 WORDS = (
     *("tour-start", "tour-prev", "tour-next", "tour-close", "tour-own", "tour-note", "tour-point", "tour-add"),
     *("tour-remove", "tour-earlier", "tour-later", "tour-download", "tour-open", "tour-link", "tour-empty"),
-    *("tour-refused", "tour-err-json", "tour-err-version", "tour-err-too-large", "tour-err-stops", "tour-err-stop"),
-    *("tour-err-element", "tour-err-action", "tour-err-text", "tour-err-html", "tour-err-url", "tour-err-unknown"),
-    *("tour-err-inline", "tour-err-link-too-long"),
+    *("tour-refused", "err-tour-json", "err-tour-version", "err-tour-too-large", "err-tour-stops", "err-tour-stop"),
+    *("err-tour-element", "err-tour-action", "err-tour-text", "err-tour-html", "err-tour-url", "err-tour-unknown"),
+    *("err-tour-inline", "err-tour-link-too-long"),
 )
 
 
@@ -87,19 +87,19 @@ def check_tour(data: bytes | str) -> dict:
     """A tour file read and checked against the schema: the tour, or a UserError saying (by key) what is wrong."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if len(raw) > SCHEMA["max_bytes"]:
-        raise UserError("tour-err-too-large", size=len(raw), limit=SCHEMA["max_bytes"])
+        raise UserError("err-tour-too-large", size=len(raw), limit=SCHEMA["max_bytes"])
     try:
         tour = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
-        raise UserError("tour-err-json") from None
+        raise UserError("err-tour-json") from None
     if not isinstance(tour, dict):
-        raise UserError("tour-err-json")
+        raise UserError("err-tour-json")
     if tour.get("version") != SCHEMA["version"]:
-        raise UserError("tour-err-version", version=tour.get("version"), expected=SCHEMA["version"])
+        raise UserError("err-tour-version", version=tour.get("version"), expected=SCHEMA["version"])
     stops = tour.get("stops")
     if not isinstance(stops, list) or not 0 < len(stops) <= SCHEMA["max_stops"]:
         count = len(stops) if isinstance(stops, list) else 0
-        raise UserError("tour-err-stops", count=count, limit=SCHEMA["max_stops"])
+        raise UserError("err-tour-stops", count=count, limit=SCHEMA["max_stops"])
     if "title" in tour:
         check_text(0, tour["title"])
     for number, stop in enumerate(stops, start=1):
@@ -110,55 +110,55 @@ def check_tour(data: bytes | str) -> dict:
 def check_stop(number: int, stop) -> None:
     """One stop: its view as a share link's, its action, its text (a catalogue key or a plain note), its element."""
     if not isinstance(stop, dict) or set(stop) - {"view", "action", "text", "note", "point"}:
-        raise UserError("tour-err-stop", stop=number, field="stop")
+        raise UserError("err-tour-stop", stop=number, field="stop")
     check_view(number, stop.get("view"))
     if "action" in stop:
         check_action(number, stop["action"])
     if ("text" in stop) == ("note" in stop):  # one or the other
-        raise UserError("tour-err-stop", stop=number, field="text")
+        raise UserError("err-tour-stop", stop=number, field="text")
     check_text(number, stop.get("text", stop.get("note")), key="text" in stop)
     point = stop.get("point")
     if isinstance(point, str) and URL.search(point):
-        raise UserError("tour-err-url")
+        raise UserError("err-tour-url")
     if point not in SCHEMA["elements"]:
-        raise UserError("tour-err-element", stop=number, element=str(point)[:64])
+        raise UserError("err-tour-element", stop=number, element=str(point)[:64])
 
 
 def check_view(number: int, view) -> None:
     """A stop's view is a share link's query: the link's reader (share.parse_query) must keep every value as it is."""
     if not isinstance(view, dict) or not view.get("sentence"):
-        raise UserError("tour-err-stop", stop=number, field="sentence")
+        raise UserError("err-tour-stop", stop=number, field="sentence")
     for key, value in view.items():
         if key not in SCHEMA["view"] or isinstance(value, bool) or not isinstance(value, str | int):
-            raise UserError("tour-err-stop", stop=number, field=str(key)[:64])
+            raise UserError("err-tour-stop", stop=number, field=str(key)[:64])
     query = {key: str(value) for key, value in view.items()}
     kept = parse_query(query)
     if "branch" in kept:
         kept["branch"] = ",".join(f"{step}:{token}" for step, token in kept["branch"])
     for key, value in query.items():
         if key not in kept or str(kept[key]) != value:
-            raise UserError("tour-err-stop", stop=number, field=key)
+            raise UserError("err-tour-stop", stop=number, field=key)
 
 
 def check_action(number: int, action) -> None:
     """A named action and exactly its settings (schema: "actions")."""
     settings = SCHEMA["actions"].get(action.get("name")) if isinstance(action, dict) else None
     if settings is None or set(action) != {"name", *settings}:
-        raise UserError("tour-err-action", stop=number, action=str(action)[:64])
+        raise UserError("err-tour-action", stop=number, action=str(action)[:64])
     for name, allowed in settings.items():
         value = action[name]
         fits = value in allowed if isinstance(allowed, list) else type(value) is int and value >= 0
         if not fits:
-            raise UserError("tour-err-action", stop=number, action=action["name"])
+            raise UserError("err-tour-action", stop=number, action=action["name"])
 
 
 def check_text(number: int, text, key: bool = False) -> None:
     """A catalogue key the English catalogue has (`key`), or a note of plain text within the length limit."""
     if key:
         if not (isinstance(text, str) and re.fullmatch(SCHEMA["text_key"], text)) or text not in i18n.CATALOGUES["en"]:
-            raise UserError("tour-err-stop", stop=number, field="text")
+            raise UserError("err-tour-stop", stop=number, field="text")
         return
     if not isinstance(text, str) or len(text) > SCHEMA["max_text_chars"]:
-        raise UserError("tour-err-text", stop=number, limit=SCHEMA["max_text_chars"])
+        raise UserError("err-tour-text", stop=number, limit=SCHEMA["max_text_chars"])
     if HTML.search(text):
-        raise UserError("tour-err-html", stop=number)
+        raise UserError("err-tour-html", stop=number)

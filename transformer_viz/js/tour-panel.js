@@ -206,7 +206,7 @@ function openFile(file, doc = document) {
     go(0);
   };
   if (file.size > PANEL.config.rules.max_bytes) {
-    return refused({key: 'tour-err-too-large', values: {size: file.size, limit: PANEL.config.rules.max_bytes}}, doc);
+    return refused({key: 'err-tour-too-large', values: {size: file.size, limit: PANEL.config.rules.max_bytes}}, doc);
   }
   reader.readAsText(file);
 }

@@ -27,18 +27,18 @@ function refuse(key, values) {
 function checkTour(text, rules, known = new Set()) {
   try {
     const size = new TextEncoder().encode(text).length;
-    if (size > rules.max_bytes) refuse('tour-err-too-large', {size, limit: rules.max_bytes});
+    if (size > rules.max_bytes) refuse('err-tour-too-large', {size, limit: rules.max_bytes});
     let tour;
     try {
       tour = JSON.parse(text);
     } catch (error) {
-      refuse('tour-err-json');
+      refuse('err-tour-json');
     }
-    if (!tour || typeof tour !== 'object' || Array.isArray(tour)) refuse('tour-err-json');
-    if (tour.version !== rules.version) refuse('tour-err-version', {version: tour.version, expected: rules.version});
+    if (!tour || typeof tour !== 'object' || Array.isArray(tour)) refuse('err-tour-json');
+    if (tour.version !== rules.version) refuse('err-tour-version', {version: tour.version, expected: rules.version});
     const stops = tour.stops;
     if (!Array.isArray(stops) || stops.length === 0 || stops.length > rules.max_stops) {
-      refuse('tour-err-stops', {count: Array.isArray(stops) ? stops.length : 0, limit: rules.max_stops});
+      refuse('err-tour-stops', {count: Array.isArray(stops) ? stops.length : 0, limit: rules.max_stops});
     }
     if ('title' in tour) checkText(0, tour.title, rules, known, false);
     stops.forEach((stop, i) => checkStop(i + 1, stop, rules, known));
@@ -53,21 +53,21 @@ function checkTour(text, rules, known = new Set()) {
 function checkStop(number, stop, rules, known) {
   const fields = ['view', 'action', 'text', 'note', 'point'];
   if (!stop || typeof stop !== 'object' || Object.keys(stop).some((key) => !fields.includes(key))) {
-    refuse('tour-err-stop', {stop: number, field: 'stop'});
+    refuse('err-tour-stop', {stop: number, field: 'stop'});
   }
   checkView(number, stop.view, rules);
   if ('action' in stop) checkAction(number, stop.action, rules);
-  if ('text' in stop === 'note' in stop) refuse('tour-err-stop', {stop: number, field: 'text'});
+  if ('text' in stop === 'note' in stop) refuse('err-tour-stop', {stop: number, field: 'text'});
   checkText(number, 'text' in stop ? stop.text : stop.note, rules, known, 'text' in stop);
-  if (typeof stop.point === 'string' && URL_LIKE.test(stop.point)) refuse('tour-err-url');
+  if (typeof stop.point === 'string' && URL_LIKE.test(stop.point)) refuse('err-tour-url');
   if (!rules.elements.includes(stop.point)) {
-    refuse('tour-err-element', {stop: number, element: String(stop.point).slice(0, 64)});
+    refuse('err-tour-element', {stop: number, element: String(stop.point).slice(0, 64)});
   }
 }
 
 /** A stop's view holds what a share link's reader keeps as it is (share.py: parse_query, with the same limits). */
 function checkView(number, view, rules) {
-  const link = rules.link, bad = (field) => refuse('tour-err-stop', {stop: number, field});
+  const link = rules.link, bad = (field) => refuse('err-tour-stop', {stop: number, field});
   if (!view || typeof view !== 'object' || typeof view.sentence !== 'string' || !view.sentence) bad('sentence');
   const tab = new RegExp(`^(?:${link.tab})$`);
   const fits = {
@@ -91,7 +91,7 @@ function checkView(number, view, rules) {
 /** A named action and exactly its settings (schema: "actions"). */
 function checkAction(number, action, rules) {
   const settings = action && typeof action === 'object' ? rules.actions[action.name] : undefined;
-  const wrong = () => refuse('tour-err-action', {stop: number, action: String(action && action.name).slice(0, 64)});
+  const wrong = () => refuse('err-tour-action', {stop: number, action: String(action && action.name).slice(0, 64)});
   if (!settings || Object.prototype.hasOwnProperty.call(Object.prototype, action.name)) wrong();
   const keys = Object.keys(action).sort(), wanted = ['name', ...Object.keys(settings)].sort();
   if (keys.join() !== wanted.join()) wrong();
@@ -105,14 +105,14 @@ function checkAction(number, action, rules) {
 function checkText(number, text, rules, known, key) {
   if (key) {
     if (typeof text !== 'string' || !new RegExp(rules.text_key).test(text) || !known.has(text)) {
-      refuse('tour-err-stop', {stop: number, field: 'text'});
+      refuse('err-tour-stop', {stop: number, field: 'text'});
     }
     return;
   }
   if (typeof text !== 'string' || [...text].length > rules.max_text_chars) {
-    refuse('tour-err-text', {stop: number, limit: rules.max_text_chars});
+    refuse('err-tour-text', {stop: number, limit: rules.max_text_chars});
   }
-  if (HTML.test(text)) refuse('tour-err-html', {stop: number});
+  if (HTML.test(text)) refuse('err-tour-html', {stop: number});
 }
 
 /** A tour written into a link: its JSON as URL-safe base64 (no padding). */
@@ -139,14 +139,14 @@ function readTourParam(value, packaged, rules, known) {
   if (new RegExp(rules.name).test(value)) {
     return Object.prototype.hasOwnProperty.call(packaged, value)
       ? {name: value, tour: packaged[value]}
-      : {error: refusal('tour-err-unknown', {name: value})};
+      : {error: refusal('err-tour-unknown', {name: value})};
   }
-  if (URL_LIKE.test(value) || /[/.:]/.test(value)) return {error: refusal('tour-err-url')};
+  if (URL_LIKE.test(value) || /[/.:]/.test(value)) return {error: refusal('err-tour-url')};
   if (value.length > rules.max_inline_chars) {
-    return {error: refusal('tour-err-link-too-long', {limit: rules.max_inline_chars})};
+    return {error: refusal('err-tour-link-too-long', {limit: rules.max_inline_chars})};
   }
   const text = decodeInline(value);
-  if (text === null) return {error: refusal('tour-err-inline')};
+  if (text === null) return {error: refusal('err-tour-inline')};
   const checked = checkTour(text, rules, known);
   return checked.error ? checked : {name: '', tour: checked.tour};
 }
@@ -190,7 +190,7 @@ function stopLink(panel, at, lang, here, rules) {
 function tourLink(panel, here, rules) {
   const inline = encodeInline(panel.tour);
   if (inline.length > rules.max_inline_chars) {
-    return {error: refusal('tour-err-link-too-long', {limit: rules.max_inline_chars})};
+    return {error: refusal('err-tour-link-too-long', {limit: rules.max_inline_chars})};
   }
   return {link: stopLink(panel, 0, '', here, rules)};
 }
