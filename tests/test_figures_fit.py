@@ -21,7 +21,8 @@ import pytest
 from PIL import Image
 
 from tests.pages import DRAWN_LOOKS, RECORD_TOASTS, WAIT, choose, expected_trace, open_tab, toasts, wait_translation
-from transformer_viz.app.common import slides
+from transformer_viz import i18n
+from transformer_viz.app.common import LOOK_KEYS, LOOKS, slides
 from transformer_viz.app.registry import PLOTS, View
 from transformer_viz.figures.style import style
 from transformer_viz.figures.views import LESSON_FIT_PX
@@ -152,7 +153,9 @@ def pages(browser, app_server, library):
         page = context.new_page()
         page.goto(url, wait_until="load")
         page.wait_for_selector("#sentence textarea", timeout=WAIT)
-        page.get_by_role("radio", name=look, exact=True).check()  # before the translation: its figures come in it
+        # the radio's label in English names the look (its value: the look's name); before the translation: its
+        # figures come in it
+        page.get_by_role("radio", name=i18n.text(LOOK_KEYS[LOOKS.index(look)], "en"), exact=True).check()
         page.fill("#sentence textarea", SENTENCE)
         page.click("#translate")
         wait_translation(page, library.translate(SENTENCE))
@@ -241,7 +244,8 @@ def walks(pages):
 def test_every_plot_keeps_its_text_inside_and_apart(walks, library, look):
     walked = walks(look)
     grid = next(plot for plot in PLOTS if plot.id == "plot-cross")  # the lesson's grid, as the page shows it first
-    grid_height = grid.figure(View(expected_trace(library, SENTENCE), presentation=slides(look))).layout.height
+    drawn_for_page = View(expected_trace(library, SENTENCE), presentation=slides(look), in_box=True)
+    grid_height = grid.figure(drawn_for_page).layout.height
     found = {}
     for plot_id, drawn in walked["drawn"].items():
         assert drawn["texts"], f"{plot_id} [{look}] shows no text at all"

@@ -82,7 +82,9 @@ def build_demo() -> gr.Blocks:
         offers = [Event(offered, [top.session], [top.download]), Event(lesson_ready, [top.session], [top.lesson_btn])]
         new_frames = Event.merged([frames, *offers])
         on_new = [event for group in groups for event in group.on_new_session]
-        closing = [event for event in on_new if event.inputs == [top.session]]
+        # what reads only states (the session, what a lab ran) closes views, or keeps them: in one round trip, before
+        # the redraws
+        closing = [event for event in on_new if event.inputs[:1] == [top.session] and all_states(event.inputs)]
         scripts = [event for event in on_new if event.fn is None]
         closed = Event.merged(closing)
         redrawn = Event.merged([event for event in on_new if event not in closing + scripts])
@@ -109,6 +111,11 @@ def build_demo() -> gr.Blocks:
         )
         gr.api(translate_api(models), api_name="translate")
     return demo
+
+
+def all_states(components: list) -> bool:
+    """Whether every one of `components` is a gr.State (a value of the session's, not a control on the page)."""
+    return all(isinstance(component, gr.State) for component in components)
 
 
 def draw_others(sess, t, lay, hd, pres, lng, unt, knd):
