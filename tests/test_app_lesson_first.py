@@ -66,7 +66,7 @@ def translate_another(page) -> None:
 @pytest.mark.parametrize("change", [change_look, change_language, translate_another], ids=lambda f: f.__name__)
 def test_the_lesson_is_painted_before_the_tabs_plots(lesson, change):
     """The lesson's map is what a class looks at: it comes first, and the server's drawing of the rest waits for it."""
-    page = lesson(fresh=True)
+    page = lesson()
     wait_plot(page, "plot-alignment", "step 0")
     page.evaluate(WATCH, list(WATCHED))
     change(page)
