@@ -105,6 +105,12 @@ def on_the_lesson(page) -> None:
     page.click("#step-label")
 
 
+def start_guessing(page) -> None:
+    """Guess first switched on by its key G (the page opened afresh: guess first off, no score yet)."""
+    on_the_lesson(page)
+    page.keyboard.press("g")
+
+
 def wait_score(page, lang: str, right: int, asked: int) -> None:
     """Until the score reads `right` of `asked` in `lang`."""
     text = i18n.text("guess-score", lang).format(right=right, asked=asked)
@@ -130,9 +136,8 @@ def test_the_page_guesses_first_and_scores_in_english_and_japanese(app_tab, app_
     url, folder = app_server
     page, trace = app_tab, load_model(folder / "seed000", device="cpu").trace("I see the house.")
     assert len(trace.target_tokens) >= 6
-    start_lesson(page, lesson_link(url))
-    on_the_lesson(page)
-    page.keyboard.press("g")
+    start_lesson(page, lesson_link(url), fresh=True)  # a lesson in place keeps guess first and its score
+    start_guessing(page)
     wait_hidden(page, trace, 0)
     page.click(f"#guess-choices button >> nth={pick(page, piece_label(trace.target_tokens[0]), True)}")
     wait_score(page, "en", 1, 1)
@@ -182,9 +187,8 @@ def test_the_page_guesses_first_and_scores_in_english_and_japanese(app_tab, app_
 def test_a_slide_look_shows_the_choices_as_large_letters_and_one_key_reveals(app_tab, app_server):
     url, _ = app_server
     page = app_tab
-    start_lesson(page, lesson_link(url, step=1))
-    on_the_lesson(page)
-    page.keyboard.press("g")
+    start_lesson(page, lesson_link(url, step=1), fresh=True)
+    start_guessing(page)
     page.wait_for_function(HIDDEN, timeout=WAIT)
     size = "() => parseFloat(getComputedStyle(document.querySelector('#guess-choices .tv-choice')).fontSize)"
     on_screen = page.evaluate(size)
