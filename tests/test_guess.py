@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import copy
 import re
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from transformer_viz import i18n
 from transformer_viz.app.frames import lesson_frame, step_frames
+from transformer_viz.app.session import Session
 from transformer_viz.figures import attention
-from transformer_viz.figures.guess import TOP, guess_data
+from transformer_viz.figures.guess import TOP, guess_data, guess_keys
 from transformer_viz.figures.lesson import lesson_data
 from transformer_viz.figures.strip import token_strip
 from transformer_viz.figures.style import piece_label
@@ -86,7 +86,7 @@ def test_in_words_the_strongest_words_pieces_count(trace):
 
 
 def test_the_pages_frames_and_the_lesson_file_carry_it_in_their_language(trace):
-    sess = SimpleNamespace(trace=trace, model="tiny-seed000")
+    sess = Session(trace, "tiny-seed000", {})
     for frames in (step_frames(sess, 0, 0, "mean", "screen", "ko"), lesson_frame(sess, 2, 0, "mean", "screen", "ko")):
         assert frames["guess"] == guess_data(trace, "ko")
     data = lesson_data(trace, "de")
@@ -104,3 +104,17 @@ def test_the_strip_marks_the_target_tokens_from_the_step_on_and_names_each_sourc
     assert later == list(range(2, len(trace.target_tokens)))
     keys = [int(key) for key in re.findall(r'data-key="(\d+)"', strip)]
     assert keys == list(range(len(trace.source_tokens)))
+
+
+def test_a_session_makes_the_language_free_part_once_for_all_its_frames(trace, monkeypatch):
+    """The lesson's frame, every step's frames and a new look or language after them share the session's keys: the
+    strongest keys of every layer and head are computed once per translation, not on the lesson's first paint and
+    again for each frame."""
+    from transformer_viz.app import session as sessions
+
+    made = []
+    monkeypatch.setattr(sessions, "guess_keys", lambda t: made.append(t) or guess_keys(t))
+    sess = Session(trace, "tiny-seed000", {})
+    lesson_frame(sess, 0, 0, "mean", "screen", "en")
+    step_frames(sess, 0, 0, "mean", "slides-png", "ja", "words")
+    assert made == [trace] and step_frames(sess, 0, 1, "0", "screen", "ko")["guess"] == guess_data(trace, "ko")

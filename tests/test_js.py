@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -24,6 +23,7 @@ from transformer_viz.app import stepping, tour
 from transformer_viz.app.common import LOOKS, plot
 from transformer_viz.app.frames import N_OUT, lesson_frame, shown_key, step_frames, variants
 from transformer_viz.app.registry import PLOTS
+from transformer_viz.app.session import Session
 from transformer_viz.figures.changes import json_changes, step_changes
 from transformer_viz.figures.narrow import NARROW_PX, drawn
 from transformer_viz.figures.views import PHONE_FIT_PX
@@ -44,7 +44,7 @@ CHANGES = [
 
 def write_fixtures(folder: Path) -> None:
     """The server's side of what the browser code reads, drawn from a tiny model, as JSON files in `folder`."""
-    sess = SimpleNamespace(trace=tiny_translator(max_len=8).trace("I see the house."), model="tiny-seed000")
+    sess = Session(tiny_translator(max_len=8).trace("I see the house."), "tiny-seed000", {})
     lay, hd, pres, lng, unt = CONTROLS
     lesson = lesson_frame(sess, 0, *CONTROLS)  # in the order the server sends them: the lesson's frame first
     complete = step_frames(sess, 0, *CONTROLS)

@@ -3,8 +3,6 @@ row weighs most at the layer and head shown, in every language; carried in the f
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
@@ -12,6 +10,7 @@ from tests.tiny import tiny_translator
 from transformer_viz import i18n
 from transformer_viz.app.common import LOOKS
 from transformer_viz.app.frames import alt_text, step_frames, variants
+from transformer_viz.app.session import Session
 from transformer_viz.figures.alt import step_alt, strongest_key
 from transformer_viz.figures.labels import piece_label
 from transformer_viz.figures.units import map_axes
@@ -51,7 +50,7 @@ def test_it_is_said_in_every_language(trace, lang):
 
 
 def test_the_frames_and_the_variants_carry_it_for_every_step_layer_and_head(trace):
-    sess = SimpleNamespace(trace=trace, model="tiny-seed000")
+    sess = Session(trace, "tiny-seed000", {})
     frames = step_frames(sess, 0, 1, "2", LOOKS[0], "ja", "pieces")
     steps = range(len(trace.target_ids))
     assert frames["alt"] == [alt_text(trace, t, 1, "2", "ja", "pieces") for t in steps]

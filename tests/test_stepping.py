@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import pytest
 
@@ -12,11 +11,12 @@ from transformer_viz.app.common import LOOKS
 from transformer_viz.app.frames import LESSON_PLOTS, N_OUT, draw_step, lesson_frame, step_frames
 from transformer_viz.app.models import model_label
 from transformer_viz.app.registry import STEP_PLOTS
+from transformer_viz.app.session import Session
 
 
 @pytest.fixture(scope="module")
 def session():
-    return SimpleNamespace(trace=tiny_translator(max_len=8).trace("I see the house."), model="tiny-seed000")
+    return Session(tiny_translator(max_len=8).trace("I see the house."), "tiny-seed000", {})
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,6 @@ is compared with the frame the server draws for that layer and head.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from tests.tiny import tiny_translator
@@ -21,6 +19,7 @@ from transformer_viz.app.frames import (
     variants,
 )
 from transformer_viz.app.registry import HEAD, STEP_PLOTS
+from transformer_viz.app.session import Session
 from transformer_viz.figures.changes import json_changes
 
 CONTROLS = (1, "2", LOOKS[0], "en", "pieces")  # the layer, head, look, language and units the frames are drawn at
@@ -29,7 +28,7 @@ IDS = [p.id for p in STEP_PLOTS]
 
 @pytest.fixture(scope="module")
 def session():
-    return SimpleNamespace(trace=tiny_translator(max_len=8).trace("I see the house."), model="tiny-seed000")
+    return Session(tiny_translator(max_len=8).trace("I see the house."), "tiny-seed000", {})
 
 
 @pytest.fixture(scope="module")

@@ -122,7 +122,7 @@ def frames(sess, steps, plots, lay, hd, pres, lng, unt) -> dict:
         pause=i18n.text("pause", lng),
         layers=sess.trace.n_layers,
         heads=sess.trace.n_heads,
-        guess=guess_data(sess.trace, lng),
+        guess=guess_data(sess.trace, lng, keys=sess.guess_keys),
         # the variants' name for these frames, where they hold every step of the SWITCHED plots
         base=variants_base([plot_frames[STEP_PLOTS.index(p)] for p in SWITCHED]) if complete else None,
         serial=next(SERIALS),  # new frames, even of the same figures, are told apart: their arrival repaints

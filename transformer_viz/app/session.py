@@ -7,10 +7,12 @@ a visitor adds to a trace goes into a copy in their own session.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 
 from ..decoding import CHOSEN, DecodeOptions, chosen_options
 from ..errors import UserError
+from ..figures.guess import guess_keys
 from ..trace import Trace
 from .models import get_translator
 from .traces import shared_trace
@@ -26,6 +28,12 @@ class Session:
     original: Trace | None = None  # set while looking at a branch
     branches: list[tuple[int, str, str]] = field(default_factory=list)  # (step, the model's piece, the forced piece)
     german: str = ""  # the visitor's German that the trace forces as the output (score.german_session); '' if none
+
+    @functools.cached_property
+    def guess_keys(self) -> dict:
+        """Guess first's data that no language, look or units changes (figures.guess.guess_keys): made once for
+        the lesson's frame, every step's frames and each new look, units or language after them."""
+        return guess_keys(self.trace)
 
 
 # The decoding sliders' ranges (the page builds the sliders from these): a shared link is held to them too.

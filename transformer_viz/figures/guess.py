@@ -32,9 +32,9 @@ def strongest_keys(weights: np.ndarray, key_spans: list[list[int]] | None) -> li
     return [piece for k in best for piece in key_spans[k]]
 
 
-def guess_data(trace: Trace, lang: str = "en") -> dict:
-    """The guess-first data of one translation, in `lang` (the title's step line is the map's own), with the words
-    the switch, the choices and the score say."""
+def guess_keys(trace: Trace) -> dict:
+    """The part of the guess-first data that no language changes, and the costly one: the pieces, each step's top 5,
+    the step's row on the map in each units, and every layer's and head's strongest keys."""
     total = len(trace.target_tokens)
     axes = {units: map_axes(*attention_axes(trace, "cross"), units) for units in UNITS}
     heads = ["mean", *range(trace.n_heads)]
@@ -47,20 +47,28 @@ def guess_data(trace: Trace, lang: str = "en") -> dict:
                 strongest[units][f"{layer}/{head}"] = [
                     strongest_keys(rows[ax.row(step)], ax.key_spans) for step in range(total)
                 ]
+    return dict(
+        forced=trace.forced_prefix,
+        piece=[piece_label(token) for token in trace.target_tokens],
+        top=[[piece_label(option["token"]) for option in record["top_k"][:TOP]] for record in trace.steps],
+        rows={units: [ax.row(step) for step in range(total)] for units, ax in axes.items()},
+        strongest=strongest,
+    )
+
+
+def guess_data(trace: Trace, lang: str = "en", keys: dict | None = None) -> dict:
+    """The guess-first data of one translation, in `lang` (the title's step line is the map's own), with the words
+    the switch, the choices and the score say; `keys`: guess_keys(trace), where it was made already."""
     with language(lang):
         title = [
             dict(
                 line=step_suffix(trace, "cross", step).removeprefix("<br>"), hidden=t("producing", step=step, token="?")
             )
-            for step in range(total)
+            for step in range(len(trace.target_tokens))
         ]
     return dict(
-        forced=trace.forced_prefix,
-        piece=[piece_label(token) for token in trace.target_tokens],
-        top=[[piece_label(option["token"]) for option in record["top_k"][:TOP]] for record in trace.steps],
+        keys if keys is not None else guess_keys(trace),
         title=title,
-        rows={units: [ax.row(step) for step in range(total)] for units, ax in axes.items()},
-        strongest=strongest,
         words={
             key: i18n.text(key, lang)
             for key in (
