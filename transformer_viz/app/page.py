@@ -94,7 +94,9 @@ def build_demo() -> gr.Blocks:
         ]
         demo.load(None, None, None, js=start_js())
         demo.load(None, None, None, js=WATCH_LESSON_JS)
-        after_session = [new_frames, your_german.following(top, german), closed, others, redrawn, *scripts, every_head]
+        # the labs' reset first (a quick round trip reading only states): a link's Translate is enabled after it, so
+        # a head ticked once Translate is back (the tour's "head-off") is never unticked by a late reset
+        after_session = [closed, new_frames, your_german.following(top, german), others, redrawn, *scripts, every_head]
         wire_translation(demo, top, models, session_out, lesson, after_session, views)
         your_german.wire(top, german, session_out, outputs_of, lesson, after_session)
         wire_steps(top, step_out)
@@ -286,13 +288,14 @@ def wire_translation(
         Each trigger writes and reads its own flag. With one flag for all, a trigger that made no session (after
         which nothing should run) read the True of a translation made meanwhile and ran the new-session events a
         second time, late: they wiped a replay the visitor had started, or drew a view at a step since left.
-        Returns the trigger's listener.
+        Returns the listener of `after`'s first event (the page's reset of what the old session showed).
         """
         fresh = gr.State(False)  # a sentence's message goes under it, in place; whether it made a new session
         translate_out = [top.sentence_error, top.sentence_said, fresh] + session_out + lesson.outputs
         translating = trigger(fn, [*inputs, *translate_in], translate_out, api_visibility="private", **options)
-        then(translating, [PAINTED, *(only_when(fresh, event) for event in after)])
-        return translating
+        first = then(translating, [PAINTED, only_when(fresh, after[0])])
+        then(first, [only_when(fresh, event) for event in after[1:]])
+        return first
 
     def on_unbranch(lng, sess, t):
         if sess is None:
@@ -318,7 +321,7 @@ def wire_translation(
     link = gr.State(None)  # what a share link restores once its sentence is translated: German, branches, step, …
     loaded_out = [top.sentence, top.model] + top.options + [top.lang, link] + containers
     loaded = demo.load(link_reader(models, containers, tab_paths), None, loaded_out, api_visibility="private")
-    opened = gated(loaded.then, open_link, inputs=[link])
+    opened = gated(loaded.then, open_link, inputs=[link])  # the link translated and the labs reset
     opened.then(enabled, None, [top.sentence, top.model, top.translate_btn], api_visibility="private", **QUICK)
 
 
