@@ -33,17 +33,29 @@ def pytest_addoption(parser) -> None:
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """--shuffle SEED: each module's tests in a random order of that seed (module fixtures are still set up once)."""
-    seed = config.getoption("shuffle")
-    if seed is None:
-        return
-    import random
-
+    """The modules that drive a browser first, then those with slow tests, then the rest, each module whole: two
+    workers (scripts/test) take the long modules first and end together on short ones, not one long module alone
+    at the end. --shuffle SEED: each module's tests in a random order of that seed (module fixtures are still set
+    up once)."""
     modules: dict[str, list] = {}
     for item in items:
         modules.setdefault(item.nodeid.split("::")[0], []).append(item)
-    shuffle = random.Random(seed)
-    items[:] = [item for tests in modules.values() for item in shuffle.sample(tests, len(tests))]
+
+    def weight(tests: list) -> int:
+        """0 for a module that drives a browser, 1 for one with a slow test, 2 for the rest."""
+        for rank, marker in enumerate(("browser", "slow")):
+            if any(test.get_closest_marker(marker) for test in tests):
+                return rank
+        return 2
+
+    ordered = sorted(modules.values(), key=weight)  # stable: alphabetical within each weight
+    seed = config.getoption("shuffle")
+    if seed is not None:
+        import random
+
+        shuffle = random.Random(seed)
+        ordered = [shuffle.sample(tests, len(tests)) for tests in ordered]
+    items[:] = [item for tests in ordered for item in tests]
 
 
 @pytest.fixture(autouse=True)

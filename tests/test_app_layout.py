@@ -133,14 +133,14 @@ LESSONS = [("seed000", SENTENCE, 6), ("seed004", LONG_SENTENCE, 20)]
 
 @pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
 def test_the_whole_lesson_map_and_top_k_fit_a_projectors_first_screen(browser, app_server, lang):
-    """At 1280×720, after a 6-token and a 20-token translation, in each language: the whole main map and top-k
-    chart are inside the first screen, neither is cut off or scrolled in its box, and no two query labels overlap;
-    the language menu names every language on one line beside the title."""
+    """At 1280×720, after a 6-token and a 20-token translation in English, and the 20-token one in each other
+    language: the whole main map and top-k chart are inside the first screen, neither is cut off or scrolled in its
+    box, and no two query labels overlap; the language menu names every language on one line beside the title."""
     url, folder = app_server
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     try:
-        for model, sentence, length in LESSONS:
+        for model, sentence, length in LESSONS if lang == "en" else LESSONS[-1:]:  # the long one in every language
             options = DecodeOptions(max_new_tokens=length)
             trace = load_model(folder / model, device="cpu").trace(sentence, options=options)
             assert len(trace.target_ids) == length, "the tiny model runs on to the length asked for"

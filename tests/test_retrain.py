@@ -14,7 +14,7 @@ from transformer_viz.training import retrain as R
 from transformer_viz.training.snapshots import list_snapshots
 from transformer_viz.translator import load_model
 
-BUDGET = 0.2  # minutes: a schedule of a few hundred tiny steps on two cores
+BUDGET = 0.1  # minutes: a schedule of a few hundred tiny steps on two cores
 SLOWER = 2  # the runs train this many times slower than their calibration measured
 
 
