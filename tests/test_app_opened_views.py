@@ -9,7 +9,7 @@ from gradio.components.plot import PlotData
 from tests.tiny import tiny_translator
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
-from transformer_viz.app.tabs import analysis, attention, beyond, experiments, inside
+from transformer_viz.app.tabs import analysis, attention, beyond, beyond_qkv, experiments, inside
 from transformer_viz.decoding import DecodeOptions
 
 OPENED_VIEWS = ("plot-head", "plot-heads-open", "plot-beam-node")
@@ -93,8 +93,27 @@ def test_a_thumbnail_click_names_the_head_the_menu_opens(page):
     """The click's text (written by js/plots.js) becomes the menu's choice, and the menu's choice opens that head
     (tests/test_app_views.py clicks a thumbnail in the browser)."""
     _, _, sess = page
-    assert attention.menu_choice("layer 1 head 3 (1732456789)") == "layer 1 head 3"
+    assert attention.menu_choice("plot-overview layer 1 head 3 (1732456789)") == "layer 1 head 3"
     assert attention.menu_choice("") == SKIP
-    assert attention.menu_choice("layer 0 head 1 (17)") == "layer 0 head 1"
+    assert attention.menu_choice("plot-overview layer 0 head 1 (17)") == "layer 0 head 1"
+    assert attention.menu_choice("plot-beam 1 (17)") == SKIP  # the one click box: another plot's click
     shown, choice = attention.open_head(sess, "layer 0 head 1", "cross", "screen", "en", "pieces")
     assert choice == "layer 0 head 1" and shown["visible"] is True and isinstance(shown["value"], PlotData)
+
+
+def test_each_view_opens_only_for_a_click_on_its_own_plot(page):
+    """Every click on a server-drawn plot goes to one box: the head summaries', the beam tree's and the one-query
+    view's handlers each open their view for their own plot's click, and leave everything as it is for another's."""
+    _, _, sess = page
+    opened, choice = analysis.summary_clicked(
+        sess, "plot-heads-dec-self decoder_self 0 1 (17)", "screen", "en", "pieces"
+    )
+    assert opened["visible"] is True and choice == "decoder_self 0 1 (17)"
+    assert analysis.summary_clicked(sess, "plot-beam 1 (17)", "screen", "en", "pieces") == (SKIP, SKIP)
+    info, node, choice = analysis.beam_clicked("en", sess, "plot-beam 1 (17)", 0, "screen", "pieces")
+    assert "Node 1" in info and node["visible"] is True and choice == "1 (17)"
+    assert analysis.beam_clicked("en", sess, "plot-overview layer 0 head 1 (17)", 0, "screen", "pieces") == (SKIP,) * 3
+    view = ("en", sess, "cross", "auto", 0, 0, 0, "screen")
+    *figs, key = beyond_qkv.key_clicked("plot-qkv 0 (17)", *view, None)
+    assert key == 0 and figs[1]["visible"] is True  # the key's q ∘ k is drawn
+    assert beyond_qkv.key_clicked("plot-heads-cross cross 0 1 (17)", *view, None) == [SKIP] * 4

@@ -9,7 +9,7 @@ from transformer_viz.app import handlers as h
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
 from transformer_viz.app.frames import N_OUT
-from transformer_viz.app.registry import CLICKABLE, OTHER_PLOTS, PLOTS, STEP_PLOTS, VIEW_CLICKS
+from transformer_viz.app.registry import CLICK_BOX, CLICKABLE, OTHER_PLOTS, PLOTS, STEP_PLOTS, VIEW_CLICKS
 from transformer_viz.app.stepping import start_config, start_js
 from transformer_viz.app.tabs import Event
 
@@ -49,11 +49,14 @@ def test_every_registered_plot_sits_in_its_group_and_tab(page_config):
     assert all(plot_ids.count(plot.id) == 1 for plot in PLOTS)
 
 
-def test_the_page_starts_with_every_clickable_plot_and_its_box(page_config):
+def test_the_page_starts_with_every_clickable_plot_and_the_click_box(page_config):
     config = start_config()
-    clicks = {(plot_id, box) for plot_id, box, _, _ in config["clicks"]}
-    # the views a tab draws itself are clicked the same way
-    assert clicks == {(p.id, p.click.box) for p in CLICKABLE} | {(view, c.box) for view, c in VIEW_CLICKS}
+    clicks = {plot_id for plot_id, _, _ in config["clicks"]}
+    # the views a tab draws itself are clicked the same way, into the same box
+    assert clicks == {p.id for p in CLICKABLE} | {view for view, _ in VIEW_CLICKS}
+    assert config["click_box"] == CLICK_BOX and CLICK_BOX in {
+        c["props"].get("elem_id") for c in page_config["components"]
+    }
     assert len(config["clicks"]) == len(clicks) and config["outputs"] == N_OUT
     assert [dep["js"] for dep in page_config["dependencies"]].count(start_js()) == 1  # run once, on load
 

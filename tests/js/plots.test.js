@@ -23,12 +23,27 @@ test('a click on a point reads what its plot\'s box takes', () => {
   assert.equal(customdata({customdata: null}), null);
 });
 
-test('every reader the page names exists', needsFixtures, () => {
-  const {outputs, clicks} = fixture('start.json');
-  assert.ok(outputs > 3 && clicks.length >= 5);
-  for (const [plotId, boxId, reader] of clicks) {
-    assert.equal(typeof plots.READERS[reader], 'function', `${plotId} → ${boxId}: ${reader}`);
+test('every reader the page names exists, and every click goes to one box', needsFixtures, () => {
+  const {outputs, clicks, click_box: box} = fixture('start.json');
+  assert.ok(outputs > 3 && clicks.length >= 5 && typeof box === 'string');
+  for (const [plotId, reader] of clicks) {
+    assert.equal(typeof plots.READERS[reader], 'function', `${plotId}: ${reader}`);
   }
+});
+
+test('a click on a plot is written into the one box after its plot\'s id; a point saying nothing writes nothing', () => {
+  const {doc, box} = boxPage('plot-click');
+  const handlers = {};
+  const plot = {dataset: {}, on: (name, fn) => (handlers[name] = fn)};
+  doc.querySelector = ((find) => (sel) => (sel === '#plot-beam .js-plotly-plot' ? plot : find(sel)))(doc.querySelector);
+  plots.attachClicks([['plot-beam', 'customdata', null]], 'plot-click', doc);
+  plots.attachClicks([['plot-beam', 'customdata', null]], 'plot-click', doc); // attached once
+  handlers.plotly_click({points: [{customdata: 7}]});
+  assert.match(box.value, /^plot-beam 7 \(\d+\)$/);
+  handlers.plotly_click({points: [{customdata: null}]});
+  assert.match(box.value, /^plot-beam 7 /, 'unchanged');
+  assert.equal(plots.clickText('plot-qkv', '0'), 'plot-qkv 0');
+  assert.equal(plots.clickText('plot-qkv', null), null);
 });
 
 /** A page holding one hidden box (#id textarea) that records the events sent to it. */

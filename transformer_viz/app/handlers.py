@@ -176,6 +176,13 @@ def analysis_figures(trace: Trace, layer: int, presentation: bool, lang: str = "
     return view_figures(plots, trace, layer=layer, presentation=presentation, lang=lang)
 
 
+def clicked_on(value: str, *plot_ids: str) -> str | None:
+    """What a click written into the click box said, if it was on one of `plot_ids` ('plot-beam 7 (1732…)' →
+    '7 (1732…)'); None for a click on another plot."""
+    plot_id, _, said = (value or "").partition(" ")
+    return said if plot_id in plot_ids and said else None
+
+
 def parse_click(value: str, fields: int) -> list[str]:
     """The first `fields` words of a click box's value ('cross 1 2 (1732…)' → ['cross', '1', '2'])."""
     parts = (value or "").split()

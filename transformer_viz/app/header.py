@@ -17,6 +17,7 @@ from .common import EXAMPLES, LESSON_EXAMPLE, LOOK_KEYS, LOOKS, PLOT_ROW, SCREEN
 from .downloads import lesson_download
 from .handlers import tokens_table
 from .models import model_choices
+from .registry import CLICK_BOX
 from .session import SLIDER_RANGES
 from .tabs import Controls, Plots, hidden_box
 
@@ -62,6 +63,7 @@ class Header:
     # the decoding steps, one at a time
     strip: gr.HTML  # the source and target tokens, the step's one marked (strip.token_strip)
     strip_click: gr.Textbox  # hidden: the step of the target token clicked in the strip
+    plot_click: gr.Textbox  # hidden: a click on a server-drawn plot (registry.CLICK_BOX)
     prev_btn: gr.Button
     step: gr.Slider
     next_btn: gr.Button
@@ -97,6 +99,7 @@ class Header:
             self.units,
             download=self.download,
             step=self.step,
+            click=self.plot_click,
         )
 
 
@@ -287,6 +290,7 @@ def lay_out_steps(words: Words, top: Header) -> None:
     # redraw that follows it fills the strip again.
     top.strip = words(gr.HTML(T("intro"), elem_id="token-strip"), "value", "intro")
     top.strip_click = hidden_box("strip-click")  # js/page.js writes the clicked target token's step here
+    top.plot_click = hidden_box(CLICK_BOX)  # js/plots.js writes a click on a server-drawn plot here
     with gr.Row(equal_height=True, elem_id="step-controls"):
         top.prev_btn = words(gr.Button(T("prev"), elem_id="step-prev", scale=1, min_width=100), "value", "prev")
         top.step = words(

@@ -16,14 +16,30 @@ from ..trace import Trace
 from .models import learned_and_sinusoidal, loaded_translator
 from .neighbours import draw_neighbours
 
-__all__ = ["CLICKABLE", "HEAD", "KIND", "LAYER", "OTHER_PLOTS", "PLOTS", "STEP", "STEP_PLOTS", "VIEW_CLICKS", "View"]
+__all__ = [
+    "CLICK_BOX",
+    "CLICKABLE",
+    "HEAD",
+    "KIND",
+    "LAYER",
+    "OTHER_PLOTS",
+    "PLOTS",
+    "STEP",
+    "STEP_PLOTS",
+    "VIEW_CLICKS",
+    "View",
+]
+
+
+# The one hidden box every click on a server-drawn plot is written into, as "<plot id> <what the point says>
+# (<time>)" (js/plots.js: writeBox); each view's handler reads the clicks on its own plot (handlers.clicked_on).
+CLICK_BOX = "plot-click"
 
 
 @dataclass(frozen=True)
 class Click:
-    """A click on a point writes text into a hidden box, whose change event the server handles."""
+    """A click on a point: what it says (`reader`) written into the click box after the plot's id."""
 
-    box: str  # the hidden box's elem_id
     reader: str  # how a Plotly point becomes the box's text (or nothing): a name in js/plots.js's READERS
     arg: str | None = None  # what the reader is handed besides the point
 
@@ -61,7 +77,7 @@ class Plot:
 
 def _head_click(kind: str) -> Click:
     """A head-summary cell: 'kind layer head'."""
-    return Click("heads-click", "head", kind)
+    return Click("head", kind)
 
 
 # The views drawn from the bundled models or the loaded translator rather than from the trace alone: figures never
@@ -104,7 +120,7 @@ PLOTS = [
     Plot("plot-alignment", "attention", "tab-cross", VIEWS["alignment"]),
     Plot("plot-dec-self", "attention", "tab-dec-self", VIEWS["decoder_self"]),
     Plot("plot-enc-self", "attention", "tab-enc-self", VIEWS["encoder_self"]),
-    Plot("plot-overview", "attention", "tab-overview", VIEWS["overview"], click=Click("overview-click", "thumbnail")),
+    Plot("plot-overview", "attention", "tab-overview", VIEWS["overview"], click=Click("thumbnail")),
     Plot("plot-heads-cross", "analysis", "tab-heads", VIEWS["heads_cross"], click=_head_click("cross")),
     Plot("plot-heads-dec-self", "analysis", "tab-heads", VIEWS["heads_decoder_self"],
          click=_head_click("decoder_self")),
@@ -113,7 +129,7 @@ PLOTS = [
     Plot("plot-rollout", "analysis", "tab-rollout", VIEWS["rollout"]),
     Plot("plot-rollout-words", "analysis", "tab-rollout", VIEWS["rollout_words"]),
     Plot("plot-words-cross", "analysis", "tab-rollout", VIEWS["words_cross"]),
-    Plot("plot-beam", "analysis", "tab-beam", BEAM, click=Click("beam-click", "customdata")),
+    Plot("plot-beam", "analysis", "tab-beam", BEAM, click=Click("customdata")),
     Plot("plot-pe", "model", "tab-pe", VIEWS["pe"]),
     Plot("plot-pe-curves", "model", "tab-pe", VIEWS["pe_curves"]),
     Plot("plot-pe-similarity", "model", "tab-pe", VIEWS["pe_similarity"]),
@@ -135,7 +151,7 @@ assert len({plot.id for plot in PLOTS}) == len(PLOTS), "a plot id is defined twi
 
 # Clicks on views that a tab draws itself (not registered plots): (the view's elem_id, its Click), for stepping.start_js
 VIEW_CLICKS = [
-    ("plot-qkv", Click("qkv-click", "customdata")),
+    ("plot-qkv", Click("customdata")),
 ]
 
 STEP_PLOTS = [plot for plot in PLOTS if plot.follows & (STEP | HEAD)]  # redrawn on every step and head change

@@ -29,7 +29,7 @@ import gradio as gr
 from .common import SCREEN
 from .frames import N_OUT, step_frames
 from .header import Header
-from .registry import CLICKABLE, VIEW_CLICKS
+from .registry import CLICK_BOX, CLICKABLE, VIEW_CLICKS
 from .tabs import Event
 
 # The page's controls a step reads, named as figures.views.View names them: a js-only event hands them to the page's
@@ -46,11 +46,11 @@ def view_js(call: str, before: tuple[str, ...] = (), after: tuple[str, ...] = ()
 
 
 def start_config() -> dict:
-    """What the page's start reads: how many outputs a step paints, and the clicks on plots to listen to ([plot id,
-    box id, reader, argument]: registry.Click)."""
-    clicks = [[plot.id, plot.click.box, plot.click.reader, plot.click.arg] for plot in CLICKABLE]
-    clicks += [[view_id, click.box, click.reader, click.arg] for view_id, click in VIEW_CLICKS]
-    return {"outputs": N_OUT, "clicks": clicks}
+    """What the page's start reads: how many outputs a step paints, the clicks on plots to listen to ([plot id,
+    reader, argument]: registry.Click) and the box they are written into."""
+    clicks = [[plot.id, plot.click.reader, plot.click.arg] for plot in CLICKABLE]
+    clicks += [[view_id, click.reader, click.arg] for view_id, click in VIEW_CLICKS]
+    return {"outputs": N_OUT, "clicks": clicks, "click_box": CLICK_BOX}
 
 
 def start_js() -> str:

@@ -61,15 +61,15 @@ function inPage(doc = document) {
   };
 }
 
-/** Once, when the page loads: how many outputs a step paints, and the clicks on plots ([plot id, box id, reader,
- * argument]: registry.Click) and on the strip's tokens written into their hidden boxes; plots refitted to their
- * boxes as they appear. */
+/** Once, when the page loads: how many outputs a step paints, and the clicks on plots ([plot id, reader, argument]:
+ * registry.Click, into the one box `click_box`) and on the strip's tokens written into their hidden boxes; plots
+ * refitted to their boxes as they appear. */
 function start(config, doc = document) {
   PAGE.outputs = config.outputs;
   speak(false, doc);
   const refit = plots.refitPlots(doc);
   const watch = () => {
-    plots.attachClicks(config.clicks, doc);
+    plots.attachClicks(config.clicks, config.click_box, doc);
     refit();
   };
   new MutationObserver(watch).observe(doc.body, {childList: true, subtree: true});

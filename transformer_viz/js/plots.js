@@ -155,17 +155,26 @@ function writeBox(boxId, value, doc = document, now = Date.now()) {
   return true;
 }
 
-/** Plotly's click on each plot of `clicks` ([plot id, box id, reader, argument]) written into its box, attached once
- * to each plot as it appears. */
-function attachClicks(clicks, doc = document) {
-  for (const [plotId, boxId, reader, arg] of clicks) {
+/** What a click on `plotId` says, after the plot's id ("plot-beam 7"), for the one click box; null where the point
+ * says nothing. */
+function clickText(plotId, said) {
+  return said === null || said === undefined ? null : `${plotId} ${said}`;
+}
+
+/** Plotly's click on each plot of `clicks` ([plot id, reader, argument]) written into the one box `boxId` after the
+ * plot's id, attached once to each plot as it appears. */
+function attachClicks(clicks, boxId, doc = document) {
+  for (const [plotId, reader, arg] of clicks) {
     const plot = doc.querySelector(`#${plotId} .js-plotly-plot`);
     if (!plot || plot.dataset.tvClick || !plot.on) continue;
     plot.dataset.tvClick = '1';
-    plot.on('plotly_click', (event) => writeBox(boxId, READERS[reader](event.points[0], arg), doc));
+    plot.on('plotly_click', (event) => writeBox(boxId, clickText(plotId, READERS[reader](event.points[0], arg)), doc));
   }
 }
 
-const api = {layoutChanges, forWidth, narrowFor, redraw, drawPlot, fitPlot, refitPlots, READERS, writeBox, attachClicks};
+const api = {
+  ...{layoutChanges, forWidth, narrowFor, redraw, drawPlot, fitPlot, refitPlots},
+  ...{READERS, writeBox, clickText, attachClicks},
+};
 if (typeof module !== 'undefined') module.exports = api;
 else window.transformerViz = Object.assign(window.transformerViz || {}, {plots: api});

@@ -36,6 +36,7 @@ class Controls:
     # the step slider, for a view a tab draws itself at the page's step; it moves in the browser (stepping.py)
     # without asking the server: such a view asks only while it is on screen (see beyond_qkv.STEP_JS)
     step: gr.Slider | None = None
+    click: gr.Textbox | None = None  # the one box clicks on server-drawn plots are written into (registry.CLICK_BOX)
 
 
 @dataclass
@@ -151,7 +152,7 @@ def tab(words: Words, key: str) -> gr.Tab:
 
 
 def hidden_box(elem_id: str) -> gr.Textbox:
-    """A hidden textbox that js/plots.js writes a click into."""
+    """A hidden textbox that the page's script writes a click into."""
     return gr.Textbox(elem_id=elem_id, elem_classes=["tv-hidden"], show_label=False, container=False)
 
 

@@ -7,7 +7,7 @@ import gradio as gr
 from ... import figures
 from .. import handlers as h
 from ..common import PLOT_ROW, Words, localised_errors, plot, slides
-from . import Controls, Event, Plots, TabGroup, emptied, explain, hidden_box, opened_view, redrawn, shown, tab
+from . import Controls, Event, Plots, TabGroup, emptied, explain, opened_view, redrawn, shown, tab
 
 
 def open_summary_head(sess, choice, pres, lng, unt):
@@ -18,6 +18,25 @@ def open_summary_head(sess, choice, pres, lng, unt):
     with figures.language(lng):
         fig = figures.attention_head(sess.trace, knd, int(lay), int(hd), presentation=slides(pres), units=unt)
     return shown(plot(fig, pres))
+
+
+def summary_clicked(sess, clicked, pres, lng, unt):
+    """A click on one of the head-summary plots: that head opened large, and its choice kept to redraw it later."""
+    choice = h.clicked_on(clicked, *HEAD_SUMMARIES)
+    if choice is None:
+        return gr.skip(), gr.skip()
+    return open_summary_head(sess, choice, pres, lng, unt), choice
+
+
+HEAD_SUMMARIES = ("plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self")
+
+
+def beam_clicked(lng, sess, clicked, lay, pres, unt):
+    """A click on the beam tree: its node opened, and its choice kept to redraw it later."""
+    choice = h.clicked_on(clicked, "plot-beam")
+    if choice is None:
+        return gr.skip(), gr.skip(), gr.skip()
+    return *open_beam_node(lng, sess, choice, lay, pres, unt), choice
 
 
 @localised_errors
@@ -39,10 +58,10 @@ def build(words: Words, controls: Controls) -> TabGroup:
         with tab(words, "tab-heads"):
             explain(words, "heads")
             with gr.Row(elem_classes=[PLOT_ROW]):
-                for plot_id in ("plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self"):
+                for plot_id in HEAD_SUMMARIES:
                     plots.place(plot_id)
-            heads_clicked = hidden_box("heads-click")  # js/plots.js writes the clicked cell's "kind layer head" here
             heads_open = opened_view("plot-heads-open")
+            heads_choice = gr.State("")  # the cell clicked last: "kind layer head" (in the tab: see attention.py)
         with tab(words, "tab-rollout"):
             explain(words, "rollout")
             plots.place("plot-rollout")
@@ -52,15 +71,15 @@ def build(words: Words, controls: Controls) -> TabGroup:
         with tab(words, "tab-beam"):
             explain(words, "beam")
             plots.place("plot-beam")
-            beam_clicked = hidden_box("beam-click")  # js/plots.js writes the clicked node's number here
             beam_info = gr.Markdown(elem_id="beam-node-info")
             beam_node = opened_view("plot-beam-node")
+            beam_choice = gr.State("")  # the node clicked last: its number
 
     s, lang, look, units = controls.session, controls.lang, controls.presentation, controls.units
-    heads_in = [s, heads_clicked, look, lang, units]
-    heads_clicked.change(open_summary_head, heads_in, heads_open, api_visibility="private")
-    beam_in = [lang, s, beam_clicked, controls.layer, look, units]
-    beam_clicked.change(open_beam_node, beam_in, [beam_info, beam_node], api_visibility="private")
+    click = controls.click
+    click.change(summary_clicked, [s, click, look, lang, units], [heads_open, heads_choice], api_visibility="private")
+    beam_in = [lang, s, click, controls.layer, look, units]
+    click.change(beam_clicked, beam_in, [beam_info, beam_node, beam_choice], api_visibility="private")
 
     def reopen(lng, sess, summary_choice, beam_choice, lay, pres, unt):
         """The head-summary cell and the beam node opened by clicks, redrawn in a new language, look, units or layer."""
@@ -69,10 +88,10 @@ def build(words: Words, controls: Controls) -> TabGroup:
             *redrawn(open_beam_node, lng, sess, beam_choice, lay, pres, unt, width=2),
         ]
 
-    reopen_in = [lang, s, heads_clicked, beam_clicked, controls.layer, look, units]
+    reopen_in = [lang, s, heads_choice, beam_choice, controls.layer, look, units]
     reopen_event = Event(reopen, reopen_in, [heads_open, beam_info, beam_node])
     reopen_event.on(controls.layer.input, look.input, units.input)
     # a new translation: the views opened by clicks on the old one no longer apply
-    closed = {heads_clicked: "", heads_open: shown(None), beam_clicked: "", beam_info: "", beam_node: shown(None)}
+    closed = {heads_choice: "", heads_open: shown(None), beam_choice: "", beam_info: "", beam_node: shown(None)}
     closed = emptied(s, closed)
     return TabGroup(plots=plots, on_new_session=[closed], on_language=[reopen_event])

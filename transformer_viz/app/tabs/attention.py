@@ -20,7 +20,6 @@ from . import (
     TabGroup,
     emptied,
     explain,
-    hidden_box,
     kind_radio,
     opened_view,
     redrawn,
@@ -47,10 +46,12 @@ def open_head(sess, choice, knd, pres, lng, unt):
 
 
 def menu_choice(clicked: str):
-    """The menu's "layer L head H" for a thumbnail's click ("layer L head H (timestamp)"); the menu then opens it."""
-    if not clicked:
+    """The menu's "layer L head H" for a click on a thumbnail ("plot-overview layer L head H (time)"); the menu then
+    opens it. A click on another plot changes nothing."""
+    said = h.clicked_on(clicked, "plot-overview")
+    if said is None:
         return gr.skip()
-    _, lay, _, hd = h.parse_click(clicked, 4)
+    _, lay, _, hd = h.parse_click(said, 4)
     return f"layer {lay} head {hd}"
 
 
@@ -75,14 +76,13 @@ def build(words: Words, controls: Controls) -> AttentionGroup:
                     gr.Dropdown([], label=T("overview-pick"), elem_id="overview-pick"), "label", "overview-pick"
                 )
             plots.place("plot-overview")
-            clicked = hidden_box("overview-click")  # js/plots.js writes the clicked thumbnail's "layer L head H" here
             large = opened_view("plot-head")
             # the head shown in `large`: the menu and the thumbnails both open one. Inside the tab: a State among
             # the tabs of a gr.Tabs shifts the tab order Gradio counts, and a clicked tab then takes another's place
             large_choice = gr.State("")
 
     # a click on a thumbnail sets the menu to its head, and the menu opens that head large
-    clicked.change(menu_choice, clicked, pick, api_visibility="private")
+    controls.click.change(menu_choice, controls.click, pick, api_visibility="private")
     pick.change(
         open_head,
         [controls.session, pick, kind, controls.presentation, controls.lang, controls.units],
@@ -98,5 +98,5 @@ def build(words: Words, controls: Controls) -> AttentionGroup:
     reopen_event = Event(reopen, [controls.lang, controls.session, large_choice, kind, *drawn_as], [large])
     reopen_event.on(controls.layer.input, controls.presentation.input, controls.units.input, kind.input)
     # a new translation: the head opened on the old one no longer applies
-    closed = emptied(controls.session, {large: shown(None), large_choice: "", clicked: ""})
+    closed = emptied(controls.session, {large: shown(None), large_choice: ""})
     return AttentionGroup(plots=plots, kind=kind, pick=pick, on_new_session=[closed], on_language=[reopen_event])

@@ -13,7 +13,7 @@ import gradio as gr
 from ... import figures, i18n
 from .. import handlers as h
 from ..common import Words, plot, slides
-from . import Controls, Event, Plots, T, TabGroup, emptied, explain, hidden_box, kind_radio, opened_view, shown, tab
+from . import Controls, Event, Plots, T, TabGroup, emptied, explain, kind_radio, opened_view, shown, tab
 
 AUTO = "auto"  # the encoder query: the source token the head's cross-attention weighs most at the step
 # The step moves in the browser without asking the server (stepping.py). While the tab is on screen, a step move
@@ -54,11 +54,14 @@ def draw(lng, sess, knd, query, t, lay, hd, pres, key):
     return shown(plot(fig, pres)), shown(plot(product, pres)), menu
 
 
-def clicked_key(value: str):
-    """The key a click on the view chose ('3 (1732…)' → 3), or None."""
-    if not value:
-        return None
-    return int(h.parse_click(value, 1)[0])
+def key_clicked(clicked, lng, sess, knd, query, t, lay, hd, pres, _key):
+    """A click on a key of the view ("plot-qkv 3 (1732…)"): its q ∘ k drawn, and the key kept; a click on another
+    plot changes nothing."""
+    said = h.clicked_on(clicked, "plot-qkv")
+    if said is None:
+        return [gr.skip()] * 4
+    key = int(h.parse_click(said, 1)[0])
+    return [*draw(lng, sess, knd, query, t, lay, hd, pres, key), key]
 
 
 def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
@@ -71,7 +74,6 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
                 query_choices(None, i18n.DEFAULT), value=AUTO, label=T("qkv-query"), elem_id="qkv-query"
             )
             words(query, "label", "qkv-query")
-        clicked = hidden_box("qkv-click")  # js/plots.js writes the clicked key's index here (registry.VIEW_CLICKS)
         view = opened_view("plot-qkv")
         product = opened_view("plot-qkv-key")
         step_moved = gr.Button("", elem_id="qkv-redraw", elem_classes=["tv-hidden"])  # pressed by STEP_JS
@@ -83,7 +85,7 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
     redraw.on(kind.input, query.input, c.layer.input, c.head.input, c.presentation.input)
     redraw.on(step_moved.click, trigger_mode="always_last")
     c.step.change(None, None, None, js=STEP_JS, api_visibility="private")  # in the browser: no request
-    redraw.after(clicked.change(clicked_key, clicked, key, api_visibility="private"))
+    c.click.change(key_clicked, [c.click, *inputs], [view, product, query, key], api_visibility="private")
 
     def fresh(lng, sess):
         """A new translation (or branch, or model): its own encoder menu, on the step's strongest source token."""
@@ -104,7 +106,7 @@ def build(words: Words, controls: Controls, plots: Plots) -> TabGroup:
     # could land after a step the visitor chose meanwhile. Not on the session State's change: attribution writes
     # its result into the same session, and the key a visitor clicked here must stay open through that.
     menu = Event(fresh, [c.lang, c.session], [query])
-    closed = emptied(c.session, {key: None, clicked: ""})
+    closed = emptied(c.session, {key: None})
     pressed = Event(None, [], [], js=STEP_JS)  # after the menu: the redraw reads its new value
     language = Event(relabel, inputs, [view, product, query])
     return TabGroup(plots={}, on_new_session=[closed, menu, pressed], on_language=[language])
