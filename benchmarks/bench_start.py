@@ -78,7 +78,7 @@ def answer(sentence: str, model: str) -> dict[str, float]:
 
     began = time.perf_counter()
     sess = session.translate(sentence, model, DecodeOptions())
-    model_card(get_translator(model))  # what a new session shows beside its plots (page.session_outputs)
+    model_card(get_translator(model))  # what a new session shows beside its plots (shown.session_outputs)
     handlers.tokens_table(sess.trace)
     handlers.notices_info(sess.trace)
     frames.lesson_frame(sess, 0, 0, "mean", LOOKS[0], "en")

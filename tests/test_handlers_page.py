@@ -12,7 +12,7 @@ from transformer_viz.app import handlers as h
 from transformer_viz.app import models
 from transformer_viz.app import session as sessions
 from transformer_viz.app.markdown import md
-from transformer_viz.app.page import N_SESSION_OUT
+from transformer_viz.app.page import SHOWN
 from transformer_viz.app.registry import PLOTS, View
 from transformer_viz.figures.style import piece_label
 
@@ -292,7 +292,7 @@ def test_an_empty_sentence_is_refused_in_place_and_leaves_the_page_as_it_was(pag
     assert out[0]["value"].startswith(h.sentence_message(said, lang))
     assert out[2] is False  # no new session: the redraws after it leave the maps alone
     assert all(value == {"__type__": "update"} for value in out[3:])  # gr.skip(): translation, strip, link kept
-    assert len(out) == 3 + N_SESSION_OUT + 1  # the box, what is said, the flag, the session's outputs, the lesson
+    assert len(out) == 3 + len(SHOWN) + 1  # the box, what is said, the flag, the session's outputs, the lesson
 
 
 def test_a_sentence_the_model_cannot_read_at_all_is_refused_with_its_notice(page_handlers):
@@ -310,20 +310,20 @@ def test_a_good_sentence_clears_the_message_and_a_long_paste_says_where_it_was_c
     from transformer_viz.translator import MAX_CHARS
 
     said, values = on_translate("en", SENTENCE, "tiny-a", 0, "mean", *OPTIONS)
-    assert said == [] and values[0].trace.source_text == SENTENCE
+    assert said == [] and values.session.trace.source_text == SENTENCE
     # a translation the output limit stopped says so beside the translation, not under the sentence
-    (limited,) = [n for n in values[0].trace.notices if n.key == "notice-output-limit"]  # the tiny model rambles
-    assert i18n.message(limited, "en") in h.notices_info(values[0].trace, "en")
+    (limited,) = [n for n in values.session.trace.notices if n.key == "notice-output-limit"]  # the tiny model rambles
+    assert i18n.message(limited, "en") in h.notices_info(values.session.trace, "en")
     _, translated = page_handlers
     out = translated(None, "en", SENTENCE, "tiny-a", 0, "mean", "screen", "pieces", *OPTIONS)
     assert out[0]["visible"] is False and out[0]["value"] == "" and out[1:3] == [[], True]
     assert out[0]["elem_classes"] == []  # a translation takes the grey off again
     # the lesson's map and top-k at step 0 come with the translation, before every step's frames
-    assert len(out) == 3 + N_SESSION_OUT + 1 and out[-1]["only"] == 0
+    assert len(out) == 3 + len(SHOWN) + 1 and out[-1]["only"] == 0
     assert out[-1]["shown"] == json.dumps([out[3].trace.target_text, "tiny-a"], separators=(",", ":"))
     long = "the dog. " * 334  # 3,006 characters, as pasted
     said, values = on_translate("ja", long, "tiny-a", 0, "mean", *OPTIONS)
-    assert values is not None and values[0].trace.source_text == long  # translated: its first part, said so
+    assert values is not None and values.session.trace.source_text == long  # translated: its first part, said so
     assert f"入力は先頭の {MAX_CHARS} 文字で切り詰めました" in said_in(said, "ja")
 
 
@@ -406,10 +406,10 @@ def test_a_share_links_branches_and_step_are_made_again(page_handlers):
 
     greedy = ["greedy", *OPTIONS[1:]]  # forced tokens are decoded afresh: greedy makes the run repeatable
     _, values = on_translate("en", SENTENCE, "tiny-a", 1, "2", *greedy)
-    first = values[0]
+    first = values.session
     forced = next(i for i in range(5, 50) if i != first.trace.target_ids[2])
     branched = sessions.branch(sessions.branch(first, 2, forced), 4, 7)
-    query = values[9]
+    query = values.share
     assert "branch" not in dict(parse_qsl(query[1:]))  # no branch yet
     link = dict(
         parse_qsl(
@@ -421,13 +421,13 @@ def test_a_share_links_branches_and_step_are_made_again(page_handlers):
     assert link["branch"] == f"2:{forced},4:7"
     restored = share.parse_query(link | {"step": "3"})
     said, values = on_translate("en", SENTENCE, "tiny-a", 1, "2", *greedy, branches=restored["branch"], step=3)
-    again = values[0]
+    again = values.session
     assert again.trace.target_ids == branched.trace.target_ids and again.branches == branched.branches
     assert again.original.target_ids == first.trace.target_ids  # "back to the original" leads where it did
-    assert values[4]["value"] == 3 and values[5]["value"] == 1 and values[6]["value"] == "2"
-    assert dict(parse_qsl(values[9][1:]))["branch"] == link["branch"]  # the reopened page shares the same lesson
+    assert values.step["value"] == 3 and values.layer["value"] == 1 and values.head["value"] == "2"
+    assert dict(parse_qsl(values.share[1:]))["branch"] == link["branch"]  # the reopened page shares the same lesson
     too_far = len(first.trace.target_ids) + 5
     _, values = on_translate("en", SENTENCE, "tiny-a", 0, "mean", *greedy, branches=[(2, forced), (too_far, 7), (3, 9)])
-    assert [b[0] for b in values[0].branches] == [2]
+    assert [b[0] for b in values.session.branches] == [2]
     _, values = on_translate("en", SENTENCE, "tiny-a", 0, "mean", *greedy, branches=[(1, 10**9)])
-    assert values[0].original is None and values[0].trace.target_ids == first.trace.target_ids
+    assert values.session.original is None and values.session.trace.target_ids == first.trace.target_ids

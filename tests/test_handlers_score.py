@@ -217,14 +217,14 @@ def test_a_links_german_is_forced_again_before_its_branches_and_shared_again(ses
     query = share.share_query(SENTENCE, "tiny-b", options_of, share.forced_tokens(branched), german=GERMAN)
     link = share.parse_query(dict(parse_qsl(query[1:])))
     said, values = on_translate("en", SENTENCE, "tiny-b", 0, "mean", *options, branches=link["branch"], german=GERMAN)
-    again = values[0]
+    again = values.session
     assert said == [] and again.german == GERMAN and again.branches == branched.branches
     assert again.trace.target_ids == branched.trace.target_ids and again.original.target_ids == session.trace.target_ids
-    assert dict(parse_qsl(values[9][1:])) == dict(parse_qsl(query[1:]))  # the reopened page shares the same lesson
+    assert dict(parse_qsl(values.share[1:])) == dict(parse_qsl(query[1:]))  # the reopened page shares the same lesson
     said, values = on_translate("ja", SENTENCE, "tiny-b", 0, "mean", *options, german="<b></b>")  # a hand-edited one
     assert [err.key for err in said] == ["err-german-only-markup"]  # said under the sentence, in the page's language
-    assert values[0].german == "" and values[0].trace.target_ids == session.trace.target_ids
-    assert "german" not in dict(parse_qsl(values[9][1:]))
+    assert values.session.german == "" and values.session.trace.target_ids == session.trace.target_ids
+    assert "german" not in dict(parse_qsl(values.share[1:]))
 
 
 # ---------------------------------------------------------------- what the page shows for a session

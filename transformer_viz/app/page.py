@@ -10,7 +10,6 @@ from __future__ import annotations
 import gradio as gr
 
 from .. import __version__, i18n
-from ..decoding import DecodeOptions
 from ..errors import Notice, UserError
 from . import handlers as h
 from . import warm, your_german
@@ -20,12 +19,11 @@ from .frames import lesson_frame, step_frames, variants
 from .header import Header
 from .header import lay_out as lay_out_header
 from .links import link_reader, page_tabs, wire_share, wire_tour
-from .model_card import model_card
 from .models import available_models, get_translator
 from .registry import OTHER_PLOTS, STEP_PLOTS
 from .score import german_session
 from .session import Session, branch, decode_options, translate, unbranch
-from .share import forced_tokens, share_query
+from .shown import SHOWN, Shown, outputs_of, session_outputs
 from .stepping import PAINTED, start_js, wire_steps, wire_switch
 from .tabs import PLOT_IDS, Event, T, analysis, attention, beyond, experiments, inside, only_when, then
 
@@ -88,17 +86,21 @@ def build_demo() -> gr.Blocks:
         scripts = [event for event in on_new if event.fn is None]
         closed = Event.merged(closing)
         redrawn = Event.merged([event for event in on_new if event not in closing + scripts])
-        session_out = [  # in the order of what session_outputs returns
-            *(top.session, top.translation, top.notices, top.tokens, top.step, top.layer, top.head),
-            *(attention_tabs.pick, top.download, top.share, inside_tabs.card, top.branch_md, top.unbranch_btn),
-        ]
+        shows = dict(  # the component that shows each of a new session's values (Shown), by its name
+            session=top.session, translation=top.translation, notices=top.notices, tokens=top.tokens, step=top.step,
+            layer=top.layer, head=top.head, pick=attention_tabs.pick, download=top.download, share=top.share,
+            card=inside_tabs.card, branch=top.branch_md, unbranch=top.unbranch_btn,
+        )  # fmt: skip
+        if set(shows) != set(SHOWN):
+            raise RuntimeError(f"a new session shows {sorted(SHOWN)}, the page places {sorted(shows)}")
+        session_out = [shows[name] for name in SHOWN]
         demo.load(None, None, None, js=start_js())
         demo.load(None, None, None, js=WATCH_LESSON_JS)
         # the labs' reset first (a quick round trip reading only states): a link's Translate is enabled after it, so
         # a head ticked once Translate is back (the tour's "head-off") is never unticked by a late reset
         after_session = [closed, new_frames, your_german.following(top, german), others, redrawn, *scripts, every_head]
         wire_translation(demo, top, models, session_out, lesson, after_session, views)
-        your_german.wire(top, german, session_out, outputs_of, lesson, after_session)
+        your_german.wire(top, german, session_out, lesson, after_session)
         wire_steps(top, step_out)
         for listener in lesson_first[:-1]:
             then(listener, [PAINTED, frames, others, every_head])
@@ -129,46 +131,7 @@ def draw_others(sess, t, lay, hd, pres, lng, unt, knd):
     return [plot(figs[p.id], pres) for p in OTHER_PLOTS]
 
 
-# How many components a new session fills (build_demo's session_out, in the order session_outputs returns them).
-N_SESSION_OUT = 13
-
-
-def session_outputs(sess, text, model_name, options: DecodeOptions, lng, lay=None, hd=None, step=0) -> list:
-    """Everything a new session shows, at `step`; the layer and head, when given, are kept where its model has them."""
-    trace = sess.trace
-    translator = get_translator(sess.model)
-    cfg = translator.config
-    last = len(trace.target_ids) - 1
-    heads = ["mean"] + [str(i) for i in range(cfg.n_heads)]
-    picks = [f"layer {i} head {hh}" for i in range(cfg.n_layers) for hh in range(cfg.n_heads)]
-    layer = dict(minimum=0, maximum=max(cfg.n_layers - 1, 1), interactive=cfg.n_layers > 1)
-    head = dict(choices=heads)
-    if lay is not None:
-        layer["value"], head["value"] = h.layer_and_head(cfg, lay, hd)
-    return [
-        sess,
-        trace.target_text,
-        h.notices_info(trace, lng),
-        h.tokens_table(trace, lng),
-        gr.update(minimum=0, maximum=max(last, 1), value=h.clamp_step(trace, step), interactive=last > 0),
-        gr.update(**layer),
-        gr.update(**head),
-        gr.update(choices=picks, value=None),
-        gr.update(interactive=False),  # until its file is written, with the frames (offered)
-        share_query(text, model_name, options, forced_tokens(sess), german=sess.german),
-        model_card(translator),
-        h.branch_info(sess, lng),
-        gr.update(interactive=sess.original is not None),  # "back to the original" only after a branch
-    ]
-
-
-def outputs_of(sess: Session, lng: str, step: int = 0) -> list:
-    """session_outputs of a session made from the one before (a branch, its undoing, a German), from its sentence,
-    model and options."""
-    return session_outputs(sess, sess.trace.source_text, sess.model, DecodeOptions(**sess.options), lng, step=step)
-
-
-def on_translate(lng, text, model_name, lay, hd, *opts, branches=(), step=0, german="") -> tuple[list, list | None]:
+def on_translate(lng, text, model_name, lay, hd, *opts, branches=(), step=0, german="") -> tuple[list, Shown | None]:
     """(what to say under the sentence box, the new session's outputs): its notices say what was cut, if anything.
 
     A sentence that cannot be translated (empty, bad options, not one piece the model knows) gives only why, and
@@ -229,11 +192,11 @@ def on_branch(lng, sess, t, token_id):
     # the page draws a step's candidates itself, so the server checks the choice (the dropdown does not)
     if str(token_id) not in {str(i) for _, i in h.alternatives(sess.trace, t)}:
         raise UserError("err-not-candidate", token=token_id, step=t)
-    return outputs_of(branch(sess, t, int(token_id)), lng, step=t)  # the view stays on the step now forced
+    return outputs_of(branch(sess, t, int(token_id)), lng, step=t).values()  # the view stays on the step now forced
 
 
 # What a translation leaves as it is where it made no session: session_outputs's values and the lesson.
-SKIPPED = [gr.skip()] * (N_SESSION_OUT + 1)
+SKIPPED = [gr.skip()] * (len(SHOWN) + 1)
 
 
 def translated(shown, lng, text, model_name, lay, hd, pres, unt, *opts, link=None) -> list:
@@ -243,15 +206,15 @@ def translated(shown, lng, text, model_name, lay, hd, pres, unt, *opts, link=Non
     link = link or {}
     lay, hd = link.get("layer", lay), link.get("head", hd)
     restored = dict(branches=link.get("branch", ()), step=link.get("step", 0), german=link.get("german", ""))
-    said, values = on_translate(lng, text, model_name, lay, hd, *opts, **restored)
-    if values is None:  # a translation on the page is the sentence before's: said, and greyed (CSS: tv-refused)
+    said, shown_now = on_translate(lng, text, model_name, lay, hd, *opts, **restored)
+    if shown_now is None:  # a translation on the page is the sentence before's: said, and greyed (CSS: tv-refused)
         said = refused(said, shown)
         return [refused_box(said, lng, shown), said, False] + SKIPPED
     box = gr.update(value=h.sentence_message(said, lng), visible=bool(said), elem_classes=[])
-    sess = values[0]
+    sess = shown_now.session
     lay, hd = h.layer_and_head(get_translator(sess.model).config, lay, hd)  # as session_outputs sets them
     step = h.clamp_step(sess.trace, restored["step"])
-    return [box, said, True] + values + [lesson_frame(sess, step, lay, hd, pres, lng, unt)]
+    return [box, said, True] + shown_now.values() + [lesson_frame(sess, step, lay, hd, pres, lng, unt)]
 
 
 def translate_if_linked(shown, lng, text, model_name, *values) -> list:
@@ -278,8 +241,6 @@ def wire_translation(
 ) -> None:
     """Translate, a new model, a branch and its undoing, a share link on load: each a new session, its `lesson`
     (a translation sends it with its own outputs), then `after`. The share box follows what the page shows."""
-    if len(session_out) != N_SESSION_OUT:
-        raise RuntimeError(f"session_outputs fills {N_SESSION_OUT} components, not {len(session_out)}")
     unchanged = [gr.skip()] * len(session_out)
 
     def gated(trigger, fn, inputs=(), **options):
@@ -301,7 +262,7 @@ def wire_translation(
         if sess is None:
             return unchanged
         # at the same step, to compare what the model wrote there with the forced token
-        return outputs_of(unbranch(sess), lng, step=t)
+        return outputs_of(unbranch(sess), lng, step=t).values()
 
     translate_in = [top.session, top.lang, top.sentence, top.model, top.layer, top.head, top.presentation, top.units]
     translate_in += top.options

@@ -11,15 +11,13 @@ the visitor's language, and nothing else changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import gradio as gr
 
 from .common import Words
 from .handlers import sentence_message
 from .header import PASTE_LIMIT, Header
 from .score import PageScore, german_session, score_view, session_score
-from .session import Session
+from .shown import outputs_of
 from .stepping import PAINTED
 from .tabs import Event, T, explain, only_when, opened_view, shown, then
 
@@ -107,20 +105,19 @@ def wire(
     top: Header,
     section: Section,
     session_out: list,
-    outputs_of: Callable[[Session, str], list],
     lesson: Event,
     after: list[Event],
 ) -> None:
-    """The button (or Enter in the box): the German's session and its outputs (`outputs_of`, in `session_out`'s
-    order), then `lesson` and `after` as a branch has them (`after` draws the score: following); a refused German
-    only says why. A new look redraws the figure."""
+    """The button (or Enter in the box): the German's session and what it shows (`shown.outputs_of`, in
+    `session_out`'s order), then `lesson` and `after` as a branch has them (`after` draws the score: following); a
+    refused German only says why. A new look redraws the figure."""
 
     def score_it(lng, sess, german):
         try:
             new = german_session(sess, german)
         except (ValueError, TypeError) as err:  # a UserError by its key; anything else with its English detail
             return [refused([err], lng), [err], False] + [gr.skip()] * len(session_out)
-        return [gr.update(value="", visible=False, elem_classes=[]), [], True] + outputs_of(new, lng)
+        return [gr.update(value="", visible=False, elem_classes=[]), [], True] + outputs_of(new, lng).values()
 
     fresh = gr.State(False)  # whether the German made a new session: what follows runs only then
     outputs = [section.message, section.said, fresh] + session_out
