@@ -86,14 +86,7 @@ def build_demo() -> gr.Blocks:
         scripts = [event for event in on_new if event.fn is None]
         closed = Event.merged(closing)
         redrawn = Event.merged([event for event in on_new if event not in closing + scripts])
-        shows = dict(  # the component that shows each of a new session's values (Shown), by its name
-            session=top.session, translation=top.translation, notices=top.notices, tokens=top.tokens, step=top.step,
-            layer=top.layer, head=top.head, pick=attention_tabs.pick, download=top.download, share=top.share,
-            card=inside_tabs.card, branch=top.branch_md, unbranch=top.unbranch_btn,
-        )  # fmt: skip
-        if set(shows) != set(SHOWN):
-            raise RuntimeError(f"a new session shows {sorted(SHOWN)}, the page places {sorted(shows)}")
-        session_out = [shows[name] for name in SHOWN]
+        session_out = placed(top, pick=attention_tabs.pick, card=inside_tabs.card)
         demo.load(None, None, None, js=start_js())
         demo.load(None, None, None, js=WATCH_LESSON_JS)
         # the labs' reset first (a quick round trip reading only states): a link's Translate is enabled after it, so
@@ -115,6 +108,19 @@ def build_demo() -> gr.Blocks:
         )
         gr.api(translate_api(models), api_name="translate")
     return demo
+
+
+def placed(top: Header, **others) -> list:
+    """The component that shows each of a new session's values (`Shown`), in SHOWN's order: the header's, and
+    `others` (the tab groups' own) by their names."""
+    shows = dict(
+        session=top.session, translation=top.translation, notices=top.notices, tokens=top.tokens, step=top.step,
+        layer=top.layer, head=top.head, download=top.download, share=top.share, branch=top.branch_md,
+        unbranch=top.unbranch_btn, **others,
+    )  # fmt: skip
+    if set(shows) != set(SHOWN):
+        raise RuntimeError(f"a new session shows {sorted(SHOWN)}, the page places {sorted(shows)}")
+    return [shows[name] for name in SHOWN]
 
 
 def all_states(components: list) -> bool:
