@@ -20,6 +20,7 @@ from tests.pages import (
     open_tab,
     wait_at_rest,
     wait_plot,
+    wait_settled,
     wait_translation,
 )
 from tests.test_figures_fit import download_problems, settled
@@ -265,6 +266,7 @@ def test_an_overview_thumbnail_click_opens_its_head_and_sets_the_menu(open_app, 
     open_tab(page, "overview")
     wait_plot(page, "plot-overview")
     assert not page.locator("#plot-head").is_visible()  # no empty box waits under the overview
+    wait_settled(page)  # the link's translation at rest: its views no longer redrawn under the mouse
     page.locator("#plot-overview").scroll_into_view_if_needed()
     thumb = next(t for t in page.evaluate(THUMBNAILS, "plot-overview") if t["meta"] == [1, 2])
     click_point(page, "plot-overview", thumb)
