@@ -7,6 +7,7 @@ import gradio as gr
 from ... import figures
 from .. import handlers as h
 from ..common import PLOT_ROW, Words, localised_errors, plot, slides
+from ..registry import CLICKABLE
 from . import Controls, Event, Plots, TabGroup, emptied, explain, opened_view, redrawn, shown, tab
 
 
@@ -20,15 +21,16 @@ def open_summary_head(sess, choice, pres, lng, unt):
     return shown(plot(fig, pres))
 
 
+# The head summaries' plots (the registry's, in its order): a click on a cell of any of them opens that head.
+HEAD_SUMMARIES = tuple(plot.id for plot in CLICKABLE if plot.click.reader == "head")
+
+
 def summary_clicked(sess, clicked, pres, lng, unt):
     """A click on one of the head-summary plots: that head opened large, and its choice kept to redraw it later."""
     choice = h.clicked_on(clicked, *HEAD_SUMMARIES)
     if choice is None:
         return gr.skip(), gr.skip()
     return open_summary_head(sess, choice, pres, lng, unt), choice
-
-
-HEAD_SUMMARIES = ("plot-heads-cross", "plot-heads-dec-self", "plot-heads-enc-self")
 
 
 def beam_clicked(lng, sess, clicked, lay, pres, unt):
